@@ -1,0 +1,281 @@
+//! The body of each of the 32 event kinds, field for field as the kernel
+//! writes them. The `kind` tag lives on `SessionEvent`; unknown top-level
+//! fields are ignored (the event's original text keeps them).
+
+use serde::{Deserialize, Serialize};
+
+use super::content::{ContentPart, Message, ProviderReplay, ToolCall, ToolResult};
+use super::records::{CancellationReason, MemoryKind, MemoryRecall, MemoryScope, RollbackReason};
+use super::Str;
+
+/// Declares a kind's body struct; with `<'a>` its strings borrow from the log.
+macro_rules! body {
+    ($name:ident<'a> { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(bound(deserialize = "'de: 'a"))]
+        pub struct $name<'a> {
+            $($(#[$fm])* pub $field: $ty,)*
+        }
+    };
+    ($name:ident { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        pub struct $name {
+            $($(#[$fm])* pub $field: $ty,)*
+        }
+    };
+}
+
+body!(RunStarted<'a> {
+    run_id: Str<'a>,
+    goal: Str<'a>,
+    #[serde(default)]
+    criteria: Vec<Str<'a>>,
+    #[serde(default)]
+    agent_id: Option<Str<'a>>,
+    #[serde(default)]
+    system_prompt: Option<Str<'a>>,
+    #[serde(default)]
+    attachments: Vec<ContentPart<'a>>,
+});
+
+/// An assistant completion. Also accepts the Node SDK's flat shape
+/// `{turn, content, tool_calls, token_count?}`, normalised to `message`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'a"), try_from = "LlmCompletedWire<'a>")]
+pub struct LlmCompleted<'a> {
+    pub turn: u32,
+    pub message: Message<'a>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_replay: Option<ProviderReplay<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(bound(deserialize = "'de: 'a"))]
+struct LlmCompletedWire<'a> {
+    turn: u32,
+    #[serde(default)]
+    message: Option<Message<'a>>,
+    #[serde(default)]
+    content: Option<super::Content<'a>>,
+    #[serde(default)]
+    tool_calls: Option<Vec<ToolCall<'a>>>,
+    #[serde(default)]
+    token_count: Option<u32>,
+    #[serde(default)]
+    provider_replay: Option<ProviderReplay<'a>>,
+}
+
+impl<'a> TryFrom<LlmCompletedWire<'a>> for LlmCompleted<'a> {
+    type Error = String;
+    fn try_from(w: LlmCompletedWire<'a>) -> Result<Self, String> {
+        let message = match (w.message, w.content) {
+            (Some(message), _) => message,
+            (None, Some(content)) => Message {
+                role: super::Role::Assistant,
+                content,
+                tool_calls: w.tool_calls.ok_or("missing field `tool_calls`")?,
+                token_count: w.token_count,
+            },
+            (None, None) => return Err("missing field `message`".into()),
+        };
+        Ok(LlmCompleted { turn: w.turn, message, provider_replay: w.provider_replay })
+    }
+}
+
+body!(ToolRequested<'a> { turn: u32, calls: Vec<ToolCall<'a>> });
+
+body!(ToolCompleted<'a> { turn: u32, results: Vec<ToolResult<'a>> });
+
+body!(Compressed<'a> {
+    turn: u32,
+    archived_seq_range: (u64, u64),
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    action: Option<Str<'a>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    summary: Option<Str<'a>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    summary_tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    preserved_refs: Vec<Str<'a>>,
+});
+
+body!(PageOut<'a> {
+    turn: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    action: Option<Str<'a>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    summary: Option<Str<'a>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tier_hint: Option<Str<'a>>,
+    #[serde(default)]
+    message_count: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    archive_ref: Option<Str<'a>>,
+});
+
+body!(PageIn { turn: u32, entry_count: u32 });
+
+body!(RunTerminal<'a> { reason: Str<'a>, turns_used: u32, total_tokens: u64 });
+
+body!(ToolArgumentRepaired<'a> {
+    turn: u32,
+    tool: Str<'a>,
+    original_arguments: Str<'a>,
+    repaired_arguments: Str<'a>,
+});
+
+body!(PermissionRequested<'a> {
+    turn: u32,
+    tool: Str<'a>,
+    arguments: Str<'a>,
+    #[serde(default)]
+    reason: Option<Str<'a>>,
+});
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Responder {
+    User,
+    PolicyGate,
+}
+
+body!(PermissionResolved { turn: u32, approved: bool, responder: Responder });
+
+body!(ToolDenied<'a> { turn: u32, call_id: Str<'a>, tool_name: Str<'a>, reason: Str<'a> });
+
+body!(CapabilityChanged<'a> {
+    turn: u32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    added: Vec<Str<'a>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    removed: Vec<Str<'a>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    change_kind: Option<Str<'a>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    capability_id: Option<Str<'a>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    version: Option<Str<'a>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mounted_by: Option<Str<'a>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mount_reason: Option<Str<'a>>,
+});
+
+body!(ContextRenewed<'a> { turn: u32, sprint: u32, handoff_ref: Str<'a> });
+
+body!(Suspended<'a> {
+    turn: u32,
+    reason: Str<'a>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pending_calls: Vec<Str<'a>>,
+});
+
+body!(Resumed<'a> {
+    turn: u32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    approved: Vec<Str<'a>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    denied: Vec<Str<'a>>,
+});
+
+body!(ToolGated<'a> { turn: u32, call_id: Str<'a>, tool: Str<'a>, reason: Str<'a> });
+
+body!(SignalDeliveryDisposed<'a> {
+    turn: u32,
+    operation_id: Str<'a>,
+    delivery_id: Str<'a>,
+    attempt: u32,
+    signal_id: Str<'a>,
+    disposition: Str<'a>,
+    queue_depth: u32,
+});
+
+body!(BudgetExceeded<'a> {
+    turn: u32,
+    operation_id: Str<'a>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reservation_id: Option<Str<'a>>,
+    budget: Str<'a>,
+});
+
+body!(BudgetUsageReported<'a> {
+    turn: u32,
+    operation_id: Str<'a>,
+    reservation_id: Str<'a>,
+    tokens: u64,
+    subagents: u32,
+    rounds: u32,
+});
+
+body!(OperationCancelled<'a> {
+    turn: u32,
+    operation_id: Str<'a>,
+    reason: CancellationReason,
+    #[serde(default)]
+    pending_call_ids: Vec<Str<'a>>,
+});
+
+body!(CheckpointTaken { turn: u32, history_len: u32 });
+
+body!(EntropySample {
+    turn: u32,
+    score: f64,
+    rho: f64,
+    repeat_pressure: f64,
+    failure_rate: f64,
+    rollbacks_in_window: u32,
+    window_turns: u32,
+});
+
+body!(EntropyAlert { turn: u32, score: f64, threshold: f64 });
+
+body!(Rollbacked<'a> {
+    turn: u32,
+    checkpoint_history_len: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reason: Option<RollbackReason<'a>>,
+});
+
+body!(AgentProcessChanged<'a> {
+    turn: u32,
+    agent_id: Str<'a>,
+    parent_session_id: Str<'a>,
+    role: Str<'a>,
+    isolation: Str<'a>,
+    context_inheritance: Str<'a>,
+    state: Str<'a>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    permitted_capability_ids: Vec<Str<'a>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    result_termination: Option<Str<'a>>,
+});
+
+body!(MilestoneAdvanced<'a> {
+    turn: u32,
+    phase_id: Str<'a>,
+    #[serde(default)]
+    capabilities_unlocked: Vec<Str<'a>>,
+});
+
+body!(MilestoneBlocked<'a> { turn: u32, phase_id: Str<'a>, reason: Str<'a> });
+
+body!(MemoryWritten<'a> {
+    turn: u32,
+    record_id: Str<'a>,
+    scope: MemoryScope<'a>,
+    memory_kind: MemoryKind,
+    name: Str<'a>,
+    size_bytes: u32,
+});
+
+body!(MemoryQueried<'a> {
+    turn: u32,
+    scope: MemoryScope<'a>,
+    query: Str<'a>,
+    requested_k: u64,
+    requires_async_response: bool,
+});
+
+body!(MemoryValidationFailed<'a> { turn: u32, record_id: Str<'a>, error: Str<'a> });
+
+body!(MemoryRetrievalResult<'a> { hits: Vec<MemoryRecall<'a>> });

@@ -1,0 +1,103 @@
+//! Nested types of the kernel OS events: cancellation and rollback reasons,
+//! and the closed memory types.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::Str;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CancellationReason {
+    User,
+    Deadline,
+    LeaseLost,
+    HostShutdown,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", bound(deserialize = "'de: 'a"))]
+pub enum RollbackReason<'a> {
+    FatalToolError { tool_name: Str<'a>, error: Str<'a> },
+    GovernanceDenied { tool_name: Str<'a>, reason: Str<'a> },
+    ProviderFailure { error: Str<'a> },
+    Timeout,
+    UserInterrupt,
+    MalformedReplay { reason: Str<'a> },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
+pub struct MemoryScope<'a> {
+    pub tenant_id: Str<'a>,
+    pub namespace: Str<'a>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemoryKind {
+    User,
+    Feedback,
+    Project,
+    Reference,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
+pub struct MemoryRecall<'a> {
+    pub record: MemoryRecord<'a>,
+    pub score: f64,
+    pub why: Str<'a>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
+pub struct MemoryRecord<'a> {
+    pub record_id: Str<'a>,
+    pub scope: MemoryScope<'a>,
+    pub name: Str<'a>,
+    pub kind: MemoryKind,
+    pub content: Str<'a>,
+    pub description: Str<'a>,
+    pub provenance: Provenance<'a>,
+    pub created_at: u64,
+    pub updated_at: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_recalled_at: Option<u64>,
+    #[serde(default)]
+    pub recall_count: u64,
+    pub confidence: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<Vec<Value>>,
+    #[serde(default)]
+    pub pinned: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_days: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
+pub struct Provenance<'a> {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<Str<'a>>,
+    pub author: Author,
+    pub trust: Trust,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_refs: Option<Vec<Str<'a>>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Author {
+    Model,
+    Host,
+    Extraction,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Trust {
+    Untrusted,
+    UserAsserted,
+    HostVerified,
+}

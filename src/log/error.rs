@@ -1,0 +1,56 @@
+//! Load errors with their positions.
+
+use serde::Serialize;
+
+/// What kind of problem a load error is; stable strings for callers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogErrorCode {
+    /// Not JSON at all (a syntax error).
+    InvalidJson,
+    /// JSON, but not a valid event (type, missing field, bad enum value).
+    InvalidEvent,
+    /// A kind this version does not know (an error only in strict mode).
+    UnknownKind,
+    /// The last line ends mid-event: its writer stopped mid-append.
+    Truncated,
+    /// The bytes of a line are not UTF-8.
+    InvalidUtf8,
+    /// A stored-entry line is not `{"seq", "event"}`.
+    InvalidEntry,
+    /// Stored-entry `seq` skipped numbers: entries are missing.
+    SeqGap,
+    /// Stored-entry `seq` went backwards or repeated.
+    SeqDisorder,
+}
+
+/// One problem in a log, with where it is. `line` and `column` are 1-based;
+/// the column counts characters. `index` is the element index in a JSON array.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LogError {
+    pub line: usize,
+    pub column: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+    pub code: LogErrorCode,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+}
+
+impl std::fmt::Display for LogError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}, column {}", self.line, self.column)?;
+        if let Some(i) = self.index {
+            write!(f, " (element {i})")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, ", field `{field}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for LogError {}

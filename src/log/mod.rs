@@ -1,0 +1,460 @@
+//! Loading event logs: a JSON array, JSON Lines, or the kernel's stored-entry
+//! lines `{"seq","event"}`, from a string, bytes, or chunks. Tolerant by
+//! default (every valid event is delivered, errors are collected beside
+//! them); strict stops at the first error.
+
+mod error;
+mod position;
+
+pub use error::{LogError, LogErrorCode};
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::error::Category;
+use serde_json::value::RawValue;
+
+use crate::event::{EventError, SessionEvent, Str};
+use position::{char_column, LineCursor};
+
+/// How a log is loaded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LogOptions {
+    /// Fail on the first error, unknown kinds included.
+    pub strict: bool,
+}
+
+/// The three framings a log can come in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Framing {
+    JsonArray,
+    JsonLines,
+    StoredEntries,
+}
+
+/// Receives each valid event with its original JSON text, in log order.
+pub trait EventSink {
+    fn event(&mut self, json: &str, event: SessionEvent<'_>);
+}
+
+impl<F: FnMut(&str, SessionEvent<'_>)> EventSink for F {
+    fn event(&mut self, json: &str, event: SessionEvent<'_>) {
+        self(json, event)
+    }
+}
+
+/// What a finished load found besides its events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadReport {
+    pub framing: Framing,
+    pub events: usize,
+    pub errors: Vec<LogError>,
+}
+
+/// Loads a whole log held in a string, without copying it.
+pub fn read_str(text: &str, opts: LogOptions, sink: &mut impl EventSink) -> Result<LoadReport, LogError> {
+    let mut reader = LogReader::new(opts);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if starts_array(text.as_bytes()) {
+        reader.framing = Some(Framing::JsonArray);
+        reader.array(text, sink)?;
+    } else {
+        reader.lines_str(text, sink)?;
+    }
+    Ok(reader.report())
+}
+
+/// Loads a whole log held in bytes; lines that are not UTF-8 are errors.
+pub fn read_bytes(bytes: &[u8], opts: LogOptions, sink: &mut impl EventSink) -> Result<LoadReport, LogError> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => read_str(text, opts, sink),
+        Err(_) => {
+            let mut reader = LogReader::new(opts);
+            reader.push(bytes, sink)?;
+            reader.finish(sink)?;
+            Ok(reader.report())
+        }
+    }
+}
+
+/// Incremental loader: `push` chunks as they arrive, then `finish`.
+/// JSON Lines are handled as soon as each line is complete; a JSON array
+/// is buffered until `finish`.
+#[derive(Debug, Default)]
+pub struct LogReader {
+    strict: bool,
+    framing: Option<Framing>,
+    lines_done: usize,
+    next_seq: u64,
+    pending: Vec<u8>,
+    events: usize,
+    errors: Vec<LogError>,
+}
+
+impl LogReader {
+    pub fn new(opts: LogOptions) -> Self {
+        LogReader { strict: opts.strict, ..Default::default() }
+    }
+
+    /// Valid events delivered so far.
+    pub fn events(&self) -> usize {
+        self.events
+    }
+
+    /// Errors collected so far (tolerant mode).
+    pub fn errors(&self) -> &[LogError] {
+        &self.errors
+    }
+
+    pub fn report(&self) -> LoadReport {
+        LoadReport {
+            framing: self.framing.unwrap_or(Framing::JsonLines),
+            events: self.events,
+            errors: self.errors.clone(),
+        }
+    }
+
+    /// Feeds the next chunk of the log.
+    pub fn push(&mut self, chunk: &[u8], sink: &mut impl EventSink) -> Result<(), LogError> {
+        if self.framing.is_none() && self.lines_done == 0 {
+            let seen = [self.pending.as_slice(), chunk].concat();
+            let body = seen.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(&seen);
+            if starts_array(body) {
+                self.framing = Some(Framing::JsonArray);
+            }
+        }
+        if self.framing == Some(Framing::JsonArray) {
+            self.pending.extend_from_slice(chunk);
+            return Ok(());
+        }
+        let Some(last_nl) = chunk.iter().rposition(|&b| b == b'\n') else {
+            self.pending.extend_from_slice(chunk);
+            return Ok(());
+        };
+        let mut rest = &chunk[..=last_nl];
+        if !self.pending.is_empty() {
+            let first_nl = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len() - 1);
+            let mut line = std::mem::take(&mut self.pending);
+            line.extend_from_slice(&rest[..=first_nl]);
+            self.lines_bytes(&line, sink)?;
+            rest = &rest[first_nl + 1..];
+        }
+        self.lines_bytes(rest, sink)?;
+        self.pending.extend_from_slice(&chunk[last_nl + 1..]);
+        Ok(())
+    }
+
+    /// Ends the log: handles an unterminated last line or the buffered array.
+    pub fn finish(&mut self, sink: &mut impl EventSink) -> Result<(), LogError> {
+        let pending = std::mem::take(&mut self.pending);
+        if self.framing != Some(Framing::JsonArray) {
+            return self.lines_bytes(&pending, sink);
+        }
+        let body = pending.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(&pending);
+        match std::str::from_utf8(body) {
+            Ok(text) => self.array(text, sink),
+            Err(e) => {
+                let valid = &body[..e.valid_up_to()];
+                // The valid prefix cannot contain an error past its end.
+                let text = std::str::from_utf8(valid).unwrap_or_default();
+                let before = self.errors.len();
+                self.array(text, sink)?;
+                self.errors.truncate(before + self.errors[before..].iter().filter(|err| err.code != LogErrorCode::Truncated).count());
+                let (line, column) = LineCursor::new(text).locate(text.len());
+                self.fail(LogError {
+                    line,
+                    column,
+                    index: None,
+                    code: LogErrorCode::InvalidUtf8,
+                    message: "invalid UTF-8".into(),
+                    kind: None,
+                    field: None,
+                })
+            }
+        }
+    }
+
+    fn fail(&mut self, err: LogError) -> Result<(), LogError> {
+        if self.strict {
+            return Err(err);
+        }
+        self.errors.push(err);
+        Ok(())
+    }
+
+    /// Lines of a string; all but the last end in `\n`.
+    fn lines_str(&mut self, text: &str, sink: &mut impl EventSink) -> Result<(), LogError> {
+        let mut rest = text;
+        while !rest.is_empty() {
+            let (line, terminated, next) = match rest.find('\n') {
+                Some(i) => (&rest[..i], true, &rest[i + 1..]),
+                None => (rest, false, ""),
+            };
+            self.lines_done += 1;
+            self.line(line, terminated, sink)?;
+            rest = next;
+        }
+        Ok(())
+    }
+
+    /// Lines of bytes, each checked for UTF-8 on its own.
+    fn lines_bytes(&mut self, bytes: &[u8], sink: &mut impl EventSink) -> Result<(), LogError> {
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let (line, terminated, next) = match rest.iter().position(|&b| b == b'\n') {
+                Some(i) => (&rest[..i], true, &rest[i + 1..]),
+                None => (rest, false, &[][..]),
+            };
+            self.lines_done += 1;
+            match std::str::from_utf8(line) {
+                Ok(text) => self.line(text, terminated, sink)?,
+                Err(e) => {
+                    let column = char_column(std::str::from_utf8(&line[..e.valid_up_to()]).unwrap_or_default());
+                    self.fail(LogError {
+                        line: self.lines_done,
+                        column,
+                        index: None,
+                        code: LogErrorCode::InvalidUtf8,
+                        message: "invalid UTF-8".into(),
+                        kind: None,
+                        field: None,
+                    })?;
+                }
+            }
+            rest = next;
+        }
+        Ok(())
+    }
+
+    /// One line of JSON Lines or stored entries.
+    fn line(&mut self, raw: &str, terminated: bool, sink: &mut impl EventSink) -> Result<(), LogError> {
+        let raw = if self.lines_done == 1 { raw.strip_prefix('\u{feff}').unwrap_or(raw) } else { raw };
+        let trimmed = raw.trim_start();
+        let lead = raw.len() - trimmed.len();
+        let text = trimmed.trim_end();
+        if text.is_empty() {
+            return Ok(());
+        }
+        if self.framing.is_none() {
+            self.framing = detect_line_framing(text);
+        }
+        let (event_text, base) = if self.framing == Some(Framing::StoredEntries) {
+            match self.entry(text) {
+                Ok(Some(event_text)) => {
+                    let base = event_text.as_ptr() as usize - text.as_ptr() as usize;
+                    (event_text, base)
+                }
+                Ok(None) => return Ok(()),
+                Err(mut err) => {
+                    err.column = char_column(&raw[..(lead + err.column).min(raw.len())]);
+                    return self.fail(self.finish_error(err, terminated));
+                }
+            }
+        } else {
+            (text, 0)
+        };
+        match SessionEvent::from_json(event_text) {
+            Ok(event) => self.deliver(event_text, event, sink).or_else(|kind| {
+                let column = char_column(&raw[..lead + base]);
+                Err(unknown_kind(self.lines_done, column, None, kind))
+            }),
+            Err(e) => {
+                let err = LogError {
+                    line: self.lines_done,
+                    column: char_column(&raw[..(lead + base + e.offset).min(raw.len())]),
+                    index: None,
+                    code: code_of(&e),
+                    message: e.message,
+                    kind: e.kind,
+                    field: e.field,
+                };
+                self.fail(self.finish_error(err, terminated))
+            }
+        }
+    }
+
+    /// Marks an end-of-input error on an unterminated last line as truncation.
+    fn finish_error(&self, mut err: LogError, terminated: bool) -> LogError {
+        if !terminated && err.code == LogErrorCode::Truncated {
+            err.message = format!("truncated last line: the log ends mid-event ({})", err.message);
+        } else if err.code == LogErrorCode::Truncated {
+            err.code = LogErrorCode::InvalidJson;
+        }
+        err
+    }
+
+    /// A stored entry: checks `seq` and returns the event's text. The error's
+    /// `column` is a byte offset into `text` until the caller converts it.
+    fn entry<'t>(&mut self, text: &'t str) -> Result<Option<&'t str>, LogError> {
+        #[derive(Deserialize)]
+        struct Entry<'a> {
+            seq: u64,
+            #[serde(borrow)]
+            event: &'a RawValue,
+        }
+        let entry: Entry = serde_json::from_str(text).map_err(|e| {
+            let ev = EventError::from_serde(text, &e);
+            LogError {
+                line: self.lines_done,
+                column: ev.offset,
+                index: None,
+                code: match ev.class {
+                    Category::Eof => LogErrorCode::Truncated,
+                    Category::Syntax | Category::Io => LogErrorCode::InvalidJson,
+                    Category::Data => LogErrorCode::InvalidEntry,
+                },
+                message: ev.message,
+                kind: None,
+                field: ev.field,
+            }
+        })?;
+        let expected = self.next_seq;
+        self.next_seq = expected.max(entry.seq.saturating_add(1));
+        if entry.seq != expected {
+            let (code, message) = if entry.seq > expected {
+                (LogErrorCode::SeqGap, format!("seq {} where {} was expected: {} entries missing", entry.seq, expected, entry.seq - expected))
+            } else {
+                (LogErrorCode::SeqDisorder, format!("seq {} where {} was expected: out of order or repeated", entry.seq, expected))
+            };
+            // The event itself is valid: report the seq problem and keep it.
+            self.fail(LogError {
+                line: self.lines_done,
+                column: 1,
+                index: None,
+                code,
+                message,
+                kind: None,
+                field: Some("seq".into()),
+            })?;
+        }
+        Ok(Some(entry.event.get()))
+    }
+
+    /// Hands a valid event to the sink; in strict mode an unknown kind is
+    /// an error instead (returned as the kind's name for the caller to place).
+    fn deliver(&mut self, text: &str, event: SessionEvent<'_>, sink: &mut impl EventSink) -> Result<(), String> {
+        if let (true, SessionEvent::Unknown(u)) = (self.strict, &event) {
+            return Err(u.kind.to_string());
+        }
+        self.events += 1;
+        sink.event(text, event);
+        Ok(())
+    }
+
+    /// A whole JSON array, element by element, so that a broken or cut-off
+    /// array still yields every complete element before the break.
+    fn array(&mut self, text: &str, sink: &mut impl EventSink) -> Result<(), LogError> {
+        let mut cursor = LineCursor::new(text);
+        let mut stop: Option<LogError> = None;
+        let mut de = serde_json::Deserializer::from_str(text);
+        let result = ArraySeed { reader: self, text, cursor: &mut cursor, sink, stop: &mut stop }.deserialize(&mut de);
+        if let Some(err) = stop {
+            return Err(err);
+        }
+        let failure = match result {
+            Ok(()) => de.end().err(),
+            Err(e) => Some(e),
+        };
+        if let Some(e) = failure {
+            let ev = EventError::from_serde(text, &e);
+            let (line, column) = cursor.locate(ev.offset.min(text.len()));
+            let truncated = ev.class == Category::Eof;
+            return self.fail(LogError {
+                line,
+                column,
+                index: None,
+                code: if truncated { LogErrorCode::Truncated } else { LogErrorCode::InvalidJson },
+                message: if truncated {
+                    format!("the array ends early: {} complete events kept", self.events)
+                } else {
+                    ev.message
+                },
+                kind: None,
+                field: None,
+            });
+        }
+        Ok(())
+    }
+}
+
+struct ArraySeed<'r, 't, 'c, S> {
+    reader: &'r mut LogReader,
+    text: &'t str,
+    cursor: &'c mut LineCursor<'t>,
+    sink: &'r mut S,
+    stop: &'r mut Option<LogError>,
+}
+
+impl<'de, S: EventSink> DeserializeSeed<'de> for ArraySeed<'_, '_, '_, S> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de, S: EventSink> Visitor<'de> for ArraySeed<'_, '_, '_, S> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an array of events")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut index = 0usize;
+        while let Some(raw) = seq.next_element::<&'de RawValue>()? {
+            let element = raw.get();
+            let base = element.as_ptr() as usize - self.text.as_ptr() as usize;
+            // `element` borrows from the same buffer as `self.text`.
+            let element = &self.text[base..base + element.len()];
+            let outcome = match SessionEvent::from_json(element) {
+                Ok(event) => self.reader.deliver(element, event, self.sink).or_else(|kind| {
+                    let (line, column) = self.cursor.locate(base);
+                    Err(unknown_kind(line, column, Some(index), kind))
+                }),
+                Err(e) => {
+                    let (line, column) = self.cursor.locate(base + e.offset);
+                    let err = LogError { line, column, index: Some(index), code: code_of(&e), message: e.message, kind: e.kind, field: e.field };
+                    self.reader.fail(err)
+                }
+            };
+            if let Err(err) = outcome {
+                *self.stop = Some(err);
+                return Err(de::Error::custom("stopped at the first error (strict)"));
+            }
+            index += 1;
+        }
+        Ok(())
+    }
+}
+
+fn unknown_kind(line: usize, column: usize, index: Option<usize>, kind: String) -> LogError {
+    LogError {
+        line,
+        column,
+        index,
+        code: LogErrorCode::UnknownKind,
+        message: format!("unknown event kind `{kind}` (strict mode)"),
+        kind: Some(kind),
+        field: Some("kind".into()),
+    }
+}
+
+fn code_of(e: &EventError) -> LogErrorCode {
+    match e.class {
+        Category::Eof => LogErrorCode::Truncated,
+        Category::Syntax | Category::Io => LogErrorCode::InvalidJson,
+        Category::Data => LogErrorCode::InvalidEvent,
+    }
+}
+
+fn starts_array(b: &[u8]) -> bool {
+    b.iter().find(|c| !c.is_ascii_whitespace()) == Some(&b'[')
+}
+
+/// Stored entries when the first parsable line has `event` and no `kind`.
+fn detect_line_framing(line: &str) -> Option<Framing> {
+    #[derive(Deserialize)]
+    #[serde(bound(deserialize = "'de: 'a"))]
+    struct Keys<'a>(std::collections::BTreeMap<Str<'a>, IgnoredAny>);
+    let keys: Keys = serde_json::from_str(line).ok()?;
+    let has = |k: &str| keys.0.contains_key(&Str::from(k));
+    Some(if has("event") && !has("kind") { Framing::StoredEntries } else { Framing::JsonLines })
+}

@@ -1,0 +1,42 @@
+//! Turning byte offsets into 1-based lines and character columns, on the
+//! error path only.
+
+/// Character column (1-based) of the end of `prefix`, a line's start.
+pub fn char_column(prefix: &str) -> usize {
+    prefix.chars().count() + 1
+}
+
+/// Locates offsets in a text in increasing order, each step counting only
+/// the bytes since the last: O(n) over any number of errors.
+pub struct LineCursor<'t> {
+    text: &'t str,
+    offset: usize,
+    line: usize,
+    line_start: usize,
+}
+
+impl<'t> LineCursor<'t> {
+    pub fn new(text: &'t str) -> Self {
+        LineCursor { text, offset: 0, line: 1, line_start: 0 }
+    }
+
+    /// (line, column) of a byte offset; restarts if asked to go backwards.
+    pub fn locate(&mut self, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        if offset < self.offset {
+            *self = LineCursor::new(self.text);
+        }
+        let span = &self.text.as_bytes()[self.offset..offset];
+        for (i, &b) in span.iter().enumerate() {
+            if b == b'\n' {
+                self.line += 1;
+                self.line_start = self.offset + i + 1;
+            }
+        }
+        self.offset = offset;
+        (self.line, char_column(&self.text[self.line_start..offset]))
+    }
+}

@@ -1,0 +1,195 @@
+//! The kernel's OS snapshot: a left fold over the kernel OS events (and
+//! `memory_retrieval_result`), exactly as the kernel computes it, kept
+//! incrementally so one event at a time gives the whole-log result.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::event::{CancellationReason, SessionEvent};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuspendRecord {
+    pub turn: u32,
+    pub reason: String,
+    pub pending_calls: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessRecord {
+    pub turn: u32,
+    pub agent_id: String,
+    pub parent_session_id: String,
+    pub state: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BudgetExceededRecord {
+    pub turn: u32,
+    pub operation_id: String,
+    pub reservation_id: Option<String>,
+    pub budget: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BudgetUsageRecord {
+    pub turn: u32,
+    pub operation_id: String,
+    pub reservation_id: String,
+    pub tokens: u64,
+    pub subagents: u32,
+    pub rounds: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CancellationRecord {
+    pub turn: u32,
+    pub operation_id: String,
+    pub reason: CancellationReason,
+    pub pending_call_ids: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignalRecord {
+    pub turn: u32,
+    pub operation_id: String,
+    pub delivery_id: String,
+    pub attempt: u32,
+    pub signal_id: String,
+    pub disposition: String,
+    pub queue_depth: u32,
+}
+
+/// The snapshot, keys in the kernel's order. Reading one back, the four
+/// `memory_*` counts default to 0.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OsSnapshot {
+    pub last_suspend: Option<SuspendRecord>,
+    pub last_resumed_turn: Option<u32>,
+    pub process_by_agent: Vec<ProcessRecord>,
+    pub budget_exceeded: Vec<BudgetExceededRecord>,
+    pub budget_usage_reported: Vec<BudgetUsageRecord>,
+    pub cancellations: Vec<CancellationRecord>,
+    pub signals: Vec<SignalRecord>,
+    pub page_out_count: u32,
+    pub page_in_count: u32,
+    pub tool_gated_count: u32,
+    #[serde(default)]
+    pub memory_written_count: u32,
+    #[serde(default)]
+    pub memory_queried_count: u32,
+    #[serde(default)]
+    pub memory_validation_failed_count: u32,
+    #[serde(default)]
+    pub memory_retrieval_result_count: u32,
+}
+
+impl OsSnapshot {
+    /// Compact JSON, byte for byte what the kernel writes.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// Folds events into an `OsSnapshot` one at a time.
+#[derive(Debug, Clone, Default)]
+pub struct OsSnapshotFolder {
+    snapshot: OsSnapshot,
+    process_index: HashMap<String, usize>,
+}
+
+fn owned(v: &[crate::event::Str<'_>]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+impl OsSnapshotFolder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn snapshot(&self) -> &OsSnapshot {
+        &self.snapshot
+    }
+
+    pub fn into_snapshot(self) -> OsSnapshot {
+        self.snapshot
+    }
+
+    pub fn apply(&mut self, event: &SessionEvent<'_>) {
+        use SessionEvent as E;
+        let snap = &mut self.snapshot;
+        // Counters saturate: a count past u32::MAX cannot trap the fold.
+        let bump = |n: &mut u32| *n = n.saturating_add(1);
+        match event {
+            E::Suspended(e) => {
+                snap.last_suspend = Some(SuspendRecord {
+                    turn: e.turn,
+                    reason: e.reason.to_string(),
+                    pending_calls: owned(&e.pending_calls),
+                })
+            }
+            E::Resumed(e) => snap.last_resumed_turn = Some(e.turn),
+            E::ToolGated(_) => bump(&mut snap.tool_gated_count),
+            E::AgentProcessChanged(e) => {
+                let record = ProcessRecord {
+                    turn: e.turn,
+                    agent_id: e.agent_id.to_string(),
+                    parent_session_id: e.parent_session_id.to_string(),
+                    state: e.state.to_string(),
+                };
+                match self.process_index.get(e.agent_id.as_str()) {
+                    Some(&i) => snap.process_by_agent[i] = record,
+                    None => {
+                        self.process_index.insert(record.agent_id.clone(), snap.process_by_agent.len());
+                        snap.process_by_agent.push(record);
+                    }
+                }
+            }
+            E::BudgetExceeded(e) => snap.budget_exceeded.push(BudgetExceededRecord {
+                turn: e.turn,
+                operation_id: e.operation_id.to_string(),
+                reservation_id: e.reservation_id.as_ref().map(|s| s.to_string()),
+                budget: e.budget.to_string(),
+            }),
+            E::BudgetUsageReported(e) => snap.budget_usage_reported.push(BudgetUsageRecord {
+                turn: e.turn,
+                operation_id: e.operation_id.to_string(),
+                reservation_id: e.reservation_id.to_string(),
+                tokens: e.tokens,
+                subagents: e.subagents,
+                rounds: e.rounds,
+            }),
+            E::OperationCancelled(e) => snap.cancellations.push(CancellationRecord {
+                turn: e.turn,
+                operation_id: e.operation_id.to_string(),
+                reason: e.reason,
+                pending_call_ids: owned(&e.pending_call_ids),
+            }),
+            E::SignalDeliveryDisposed(e) => snap.signals.push(SignalRecord {
+                turn: e.turn,
+                operation_id: e.operation_id.to_string(),
+                delivery_id: e.delivery_id.to_string(),
+                attempt: e.attempt,
+                signal_id: e.signal_id.to_string(),
+                disposition: e.disposition.to_string(),
+                queue_depth: e.queue_depth,
+            }),
+            E::PageOut(_) => bump(&mut snap.page_out_count),
+            E::PageIn(_) => bump(&mut snap.page_in_count),
+            E::MemoryWritten(_) => bump(&mut snap.memory_written_count),
+            E::MemoryQueried(_) => bump(&mut snap.memory_queried_count),
+            E::MemoryValidationFailed(_) => bump(&mut snap.memory_validation_failed_count),
+            E::MemoryRetrievalResult(_) => bump(&mut snap.memory_retrieval_result_count),
+            _ => {}
+        }
+    }
+}
+
+/// Folds a whole sequence of events.
+pub fn rebuild_os_snapshot<'a>(events: impl IntoIterator<Item = &'a SessionEvent<'a>>) -> OsSnapshot {
+    let mut folder = OsSnapshotFolder::new();
+    for event in events {
+        folder.apply(event);
+    }
+    folder.into_snapshot()
+}
