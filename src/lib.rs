@@ -10,3 +10,7 @@ pub mod log;
 pub mod snapshot;
 
 pub use event::SessionEvent;
+pub mod view;
+pub mod json;
+pub mod state;
+pub mod generate;

@@ -80,7 +80,7 @@ pub fn read_bytes(bytes: &[u8], opts: LogOptions, sink: &mut impl EventSink) -> 
 /// Incremental loader: `push` chunks as they arrive, then `finish`.
 /// JSON Lines are handled as soon as each line is complete; a JSON array
 /// is buffered until `finish`.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct LogReader {
     strict: bool,
     framing: Option<Framing>,

@@ -1,0 +1,76 @@
+//! `SessionState`: the OS snapshot and the session view folded together,
+//! from events, whole logs, or log chunks.
+
+use crate::event::SessionEvent;
+use crate::log::{self, LoadReport, LogError, LogOptions, LogReader};
+use crate::snapshot::{OsSnapshot, OsSnapshotFolder};
+use crate::view::{SessionView, SessionViewFolder};
+
+#[derive(Debug, Clone)]
+pub struct SessionState {
+    os: OsSnapshotFolder,
+    view: SessionViewFolder,
+    stream: Option<LogReader>,
+}
+
+impl SessionState {
+    pub fn new(session_id: Option<String>) -> Self {
+        SessionState { os: OsSnapshotFolder::new(), view: SessionViewFolder::new(session_id), stream: None }
+    }
+
+    /// Folds one event; its position is the next one.
+    pub fn apply(&mut self, event: &SessionEvent<'_>) {
+        self.os.apply(event);
+        self.view.apply(event);
+    }
+
+    /// Folds a whole log held in a string; load errors join the view.
+    pub fn apply_str(&mut self, text: &str, opts: LogOptions) -> Result<LoadReport, LogError> {
+        let report = log::read_str(text, opts, &mut |_: &str, e: SessionEvent<'_>| self.apply(&e))?;
+        self.view.add_load_errors(&report.errors);
+        Ok(report)
+    }
+
+    /// Folds a whole log held in bytes; load errors join the view.
+    pub fn apply_bytes(&mut self, bytes: &[u8], opts: LogOptions) -> Result<LoadReport, LogError> {
+        let report = log::read_bytes(bytes, opts, &mut |_: &str, e: SessionEvent<'_>| self.apply(&e))?;
+        self.view.add_load_errors(&report.errors);
+        Ok(report)
+    }
+
+    /// Folds the next chunk of a log being streamed in; `end` finishes it.
+    pub fn write(&mut self, chunk: &[u8], opts: LogOptions) -> Result<(), LogError> {
+        let mut reader = self.stream.take().unwrap_or_else(|| LogReader::new(opts));
+        let before = reader.errors().len();
+        let result = reader.push(chunk, &mut |_: &str, e: SessionEvent<'_>| self.apply(&e));
+        self.view.add_load_errors(&reader.errors()[before..]);
+        self.stream = Some(reader);
+        result
+    }
+
+    /// Ends a streamed log: the unterminated last line or buffered array.
+    pub fn end(&mut self) -> Result<LoadReport, LogError> {
+        let mut reader = self.stream.take().unwrap_or_default();
+        let before = reader.errors().len();
+        let result = reader.finish(&mut |_: &str, e: SessionEvent<'_>| self.apply(&e));
+        self.view.add_load_errors(&reader.errors()[before..]);
+        result.map(|()| reader.report())
+    }
+
+    pub fn event_count(&self) -> u64 {
+        self.view.view().event_count
+    }
+
+    /// The largest turn folded so far.
+    pub fn revision(&self) -> u64 {
+        self.view.view().revision
+    }
+
+    pub fn os_snapshot(&self) -> &OsSnapshot {
+        self.os.snapshot()
+    }
+
+    pub fn view(&self) -> &SessionView {
+        self.view.view()
+    }
+}

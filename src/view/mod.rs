@@ -1,0 +1,463 @@
+//! The session view: everything a person needs to understand a run, folded
+//! incrementally from the events (run header, status, turns, transcript,
+//! processes, permissions, budgets, signals, capabilities, milestones,
+//! entropy, checkpoints, memory, counts, unknown kinds). Records that are
+//! an event as it happened keep the event itself (`Entry`), normalised.
+
+mod transcript;
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::event::{SessionEvent, Str};
+use crate::log::LogError;
+pub use transcript::{ToolOutcome, TranscriptEntry};
+
+/// An event at its 1-based position in the session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entry {
+    pub position: u64,
+    pub event: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunHeader {
+    pub position: u64,
+    pub run_id: String,
+    pub goal: String,
+    pub criteria: Vec<String>,
+    pub agent_id: Option<String>,
+    pub system_prompt: Option<String>,
+    pub attachment_count: usize,
+}
+
+/// Where the run stands now.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum Status {
+    NotStarted,
+    Running,
+    Suspended { position: u64, turn: u32, reason: String, pending_calls: Vec<String> },
+    Terminal { position: u64, reason: String, turns_used: u32, total_tokens: u64 },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TurnSummary {
+    pub turn: u32,
+    pub first_position: u64,
+    pub last_position: u64,
+    pub event_count: u64,
+    pub kinds: BTreeMap<String, u64>,
+    pub tool_calls: Vec<String>,
+    pub tokens: u64,
+    pub errors: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProcessTransition {
+    pub position: u64,
+    pub turn: u32,
+    pub state: String,
+    pub result_termination: Option<String>,
+}
+
+/// A sub-agent with its latest fields and every state it went through.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProcessView {
+    pub agent_id: String,
+    pub parent_session_id: String,
+    pub role: String,
+    pub isolation: String,
+    pub context_inheritance: String,
+    pub state: String,
+    pub permitted_capability_ids: Vec<String>,
+    pub result_termination: Option<String>,
+    pub first_turn: u32,
+    pub last_turn: u32,
+    pub history: Vec<ProcessTransition>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PermissionResolution {
+    pub position: u64,
+    pub approved: bool,
+    pub responder: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PermissionRequest {
+    pub position: u64,
+    pub turn: u32,
+    pub tool: String,
+    pub arguments: String,
+    pub reason: Option<String>,
+    /// Filled by the next `permission_resolved`, oldest request first.
+    pub resolution: Option<PermissionResolution>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Permissions {
+    pub requests: Vec<PermissionRequest>,
+    pub gated: Vec<Entry>,
+    pub denied: Vec<Entry>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Budgets {
+    pub usage: Vec<Entry>,
+    pub exceeded: Vec<Entry>,
+    /// Latest reported tokens per operation.
+    pub tokens_by_operation: BTreeMap<String, u64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Capabilities {
+    /// The capability set now, in the order capabilities were first added.
+    pub current: Vec<String>,
+    pub history: Vec<Entry>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Entropy {
+    pub samples: Vec<Entry>,
+    pub alerts: Vec<Entry>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ContextView {
+    pub compressions: Vec<Entry>,
+    pub page_outs: Vec<Entry>,
+    pub page_ins: Vec<Entry>,
+    pub renewals: Vec<Entry>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct MemoryView {
+    pub writes: Vec<Entry>,
+    pub queries: Vec<Entry>,
+    pub validation_failures: Vec<Entry>,
+    pub retrievals: Vec<Entry>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ErrorCounts {
+    pub tool_errors: u64,
+    pub fatal_tool_errors: u64,
+    pub denied_tools: u64,
+    pub unknown_events: u64,
+    pub load_errors: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnknownView {
+    pub position: u64,
+    pub kind: String,
+    pub json: String,
+}
+
+/// The rich read view of a session. Its JSON shape is the `SessionView`
+/// type of the package's TypeScript declarations.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionView {
+    pub session_id: Option<String>,
+    pub event_count: u64,
+    /// The largest turn seen (0 before any).
+    pub revision: u64,
+    pub run: Option<RunHeader>,
+    pub status: Status,
+    pub turns_used: u32,
+    /// `run_terminal`'s total, or until then the sum of reported token counts.
+    pub total_tokens: u64,
+    pub turns: Vec<TurnSummary>,
+    pub transcript: Vec<TranscriptEntry>,
+    pub processes: Vec<ProcessView>,
+    pub permissions: Permissions,
+    pub budgets: Budgets,
+    pub signals: Vec<Entry>,
+    pub cancellations: Vec<Entry>,
+    pub capabilities: Capabilities,
+    pub milestones: Vec<Entry>,
+    pub entropy: Entropy,
+    pub checkpoints: Vec<Entry>,
+    pub rollbacks: Vec<Entry>,
+    pub context: ContextView,
+    pub memory: MemoryView,
+    pub argument_repairs: Vec<Entry>,
+    pub counts: BTreeMap<String, u64>,
+    pub errors: ErrorCounts,
+    pub unknown: Vec<UnknownView>,
+    pub load_errors: Vec<LogError>,
+}
+
+/// Folds events into a `SessionView` one at a time.
+#[derive(Debug, Clone)]
+pub struct SessionViewFolder {
+    view: SessionView,
+    turn_index: HashMap<u32, usize>,
+    process_index: HashMap<String, usize>,
+    transcript: transcript::TranscriptFolder,
+    current_turn: u32,
+    reported_tokens: u64,
+}
+
+fn owned(v: &[Str<'_>]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+fn opt(v: &Option<Str<'_>>) -> Option<String> {
+    v.as_ref().map(|s| s.to_string())
+}
+
+impl SessionViewFolder {
+    pub fn new(session_id: Option<String>) -> Self {
+        SessionViewFolder {
+            view: SessionView {
+                session_id,
+                event_count: 0,
+                revision: 0,
+                run: None,
+                status: Status::NotStarted,
+                turns_used: 0,
+                total_tokens: 0,
+                turns: Vec::new(),
+                transcript: Vec::new(),
+                processes: Vec::new(),
+                permissions: Permissions::default(),
+                budgets: Budgets::default(),
+                signals: Vec::new(),
+                cancellations: Vec::new(),
+                capabilities: Capabilities::default(),
+                milestones: Vec::new(),
+                entropy: Entropy::default(),
+                checkpoints: Vec::new(),
+                rollbacks: Vec::new(),
+                context: ContextView::default(),
+                memory: MemoryView::default(),
+                argument_repairs: Vec::new(),
+                counts: BTreeMap::new(),
+                errors: ErrorCounts::default(),
+                unknown: Vec::new(),
+                load_errors: Vec::new(),
+            },
+            turn_index: HashMap::new(),
+            process_index: HashMap::new(),
+            transcript: transcript::TranscriptFolder::default(),
+            current_turn: 0,
+            reported_tokens: 0,
+        }
+    }
+
+    pub fn view(&self) -> &SessionView {
+        &self.view
+    }
+
+    /// Records load errors beside the events (tolerant loading).
+    pub fn add_load_errors(&mut self, errors: &[LogError]) {
+        self.view.errors.load_errors += errors.len() as u64;
+        self.view.load_errors.extend_from_slice(errors);
+    }
+
+    pub fn apply(&mut self, event: &SessionEvent<'_>) {
+        use SessionEvent as E;
+        let v = &mut self.view;
+        v.event_count += 1;
+        let position = v.event_count;
+        *v.counts.entry(event.kind().to_string()).or_default() += 1;
+        if let Some(turn) = event.turn() {
+            self.current_turn = turn;
+            v.revision = v.revision.max(u64::from(turn));
+        }
+        if matches!(v.status, Status::NotStarted) {
+            v.status = Status::Running;
+        }
+        let turn = self.current_turn;
+        let entry = || Entry { position, event: serde_json::to_value(event).unwrap_or(Value::Null) };
+        let mut tokens = 0u64;
+        let mut errors = 0u64;
+        let mut tool_names: Vec<String> = Vec::new();
+        match event {
+            E::RunStarted(e) => {
+                v.run = Some(RunHeader {
+                    position,
+                    run_id: e.run_id.to_string(),
+                    goal: e.goal.to_string(),
+                    criteria: owned(&e.criteria),
+                    agent_id: opt(&e.agent_id),
+                    system_prompt: opt(&e.system_prompt),
+                    attachment_count: e.attachments.len(),
+                });
+            }
+            E::LlmCompleted(e) => tokens = u64::from(e.message.token_count.unwrap_or(0)),
+            E::ToolRequested(e) => tool_names = e.calls.iter().map(|c| c.name.to_string()).collect(),
+            E::ToolCompleted(e) => {
+                for r in &e.results {
+                    tokens += u64::from(r.token_count.unwrap_or(0));
+                    if r.is_error {
+                        errors += 1;
+                        v.errors.tool_errors += 1;
+                    }
+                    if r.is_fatal {
+                        v.errors.fatal_tool_errors += 1;
+                    }
+                }
+            }
+            E::RunTerminal(e) => {
+                v.turns_used = e.turns_used;
+                v.status = Status::Terminal {
+                    position,
+                    reason: e.reason.to_string(),
+                    turns_used: e.turns_used,
+                    total_tokens: e.total_tokens,
+                };
+            }
+            E::Suspended(e) => {
+                v.status = Status::Suspended {
+                    position,
+                    turn: e.turn,
+                    reason: e.reason.to_string(),
+                    pending_calls: owned(&e.pending_calls),
+                };
+            }
+            E::Resumed(_) => {
+                if matches!(v.status, Status::Suspended { .. }) {
+                    v.status = Status::Running;
+                }
+            }
+            E::ToolArgumentRepaired(_) => v.argument_repairs.push(entry()),
+            E::PermissionRequested(e) => v.permissions.requests.push(PermissionRequest {
+                position,
+                turn: e.turn,
+                tool: e.tool.to_string(),
+                arguments: e.arguments.to_string(),
+                reason: opt(&e.reason),
+                resolution: None,
+            }),
+            E::PermissionResolved(e) => {
+                if let Some(req) = v.permissions.requests.iter_mut().find(|r| r.resolution.is_none()) {
+                    req.resolution = Some(PermissionResolution {
+                        position,
+                        approved: e.approved,
+                        responder: serde_json::to_value(e.responder)
+                            .ok()
+                            .and_then(|r| r.as_str().map(str::to_string))
+                            .unwrap_or_default(),
+                    });
+                }
+            }
+            E::ToolDenied(_) => {
+                v.errors.denied_tools += 1;
+                v.permissions.denied.push(entry());
+            }
+            E::ToolGated(_) => v.permissions.gated.push(entry()),
+            E::CapabilityChanged(e) => {
+                let current = &mut v.capabilities.current;
+                current.retain(|c| !e.removed.iter().any(|r| r.as_str() == c));
+                for added in &e.added {
+                    if !current.iter().any(|c| c == added.as_str()) {
+                        current.push(added.to_string());
+                    }
+                }
+                v.capabilities.history.push(entry());
+            }
+            E::MilestoneAdvanced(e) => {
+                for cap in &e.capabilities_unlocked {
+                    if !v.capabilities.current.iter().any(|c| c == cap.as_str()) {
+                        v.capabilities.current.push(cap.to_string());
+                    }
+                }
+                v.milestones.push(entry());
+            }
+            E::MilestoneBlocked(_) => v.milestones.push(entry()),
+            E::ContextRenewed(_) => v.context.renewals.push(entry()),
+            E::Compressed(_) => v.context.compressions.push(entry()),
+            E::PageOut(_) => v.context.page_outs.push(entry()),
+            E::PageIn(_) => v.context.page_ins.push(entry()),
+            E::SignalDeliveryDisposed(_) => v.signals.push(entry()),
+            E::BudgetExceeded(_) => v.budgets.exceeded.push(entry()),
+            E::BudgetUsageReported(e) => {
+                v.budgets.tokens_by_operation.insert(e.operation_id.to_string(), e.tokens);
+                v.budgets.usage.push(entry());
+            }
+            E::OperationCancelled(_) => v.cancellations.push(entry()),
+            E::CheckpointTaken(_) => v.checkpoints.push(entry()),
+            E::EntropySample(_) => v.entropy.samples.push(entry()),
+            E::EntropyAlert(_) => v.entropy.alerts.push(entry()),
+            E::Rollbacked(_) => v.rollbacks.push(entry()),
+            E::AgentProcessChanged(e) => {
+                let transition = ProcessTransition {
+                    position,
+                    turn: e.turn,
+                    state: e.state.to_string(),
+                    result_termination: opt(&e.result_termination),
+                };
+                let latest = ProcessView {
+                    agent_id: e.agent_id.to_string(),
+                    parent_session_id: e.parent_session_id.to_string(),
+                    role: e.role.to_string(),
+                    isolation: e.isolation.to_string(),
+                    context_inheritance: e.context_inheritance.to_string(),
+                    state: e.state.to_string(),
+                    permitted_capability_ids: owned(&e.permitted_capability_ids),
+                    result_termination: opt(&e.result_termination),
+                    first_turn: e.turn,
+                    last_turn: e.turn,
+                    history: Vec::new(),
+                };
+                let index = match self.process_index.get(e.agent_id.as_str()) {
+                    Some(&i) => i,
+                    None => {
+                        self.process_index.insert(latest.agent_id.clone(), v.processes.len());
+                        v.processes.push(latest.clone());
+                        v.processes.len() - 1
+                    }
+                };
+                let p = &mut v.processes[index];
+                let (first_turn, mut history) = (p.first_turn, std::mem::take(&mut p.history));
+                history.push(transition);
+                *p = ProcessView { first_turn, history, ..latest };
+            }
+            E::MemoryWritten(_) => v.memory.writes.push(entry()),
+            E::MemoryQueried(_) => v.memory.queries.push(entry()),
+            E::MemoryValidationFailed(_) => v.memory.validation_failures.push(entry()),
+            E::MemoryRetrievalResult(_) => v.memory.retrievals.push(entry()),
+            E::Unknown(u) => {
+                v.errors.unknown_events += 1;
+                v.unknown.push(UnknownView { position, kind: u.kind.to_string(), json: u.json.to_string() });
+            }
+        }
+        self.reported_tokens += tokens;
+        if !matches!(v.status, Status::Terminal { .. }) {
+            v.total_tokens = self.reported_tokens;
+        } else if let Status::Terminal { total_tokens, .. } = v.status {
+            v.total_tokens = total_tokens;
+        }
+        self.transcript.apply(&mut v.transcript, event, position);
+        self.track_turn(turn, position, event.kind(), tokens, errors, tool_names);
+    }
+
+    fn track_turn(&mut self, turn: u32, position: u64, kind: &str, tokens: u64, errors: u64, tools: Vec<String>) {
+        let turns = &mut self.view.turns;
+        let index = *self.turn_index.entry(turn).or_insert_with(|| {
+            turns.push(TurnSummary {
+                turn,
+                first_position: position,
+                last_position: position,
+                event_count: 0,
+                kinds: BTreeMap::new(),
+                tool_calls: Vec::new(),
+                tokens: 0,
+                errors: 0,
+            });
+            turns.len() - 1
+        });
+        let t = &mut turns[index];
+        t.last_position = position;
+        t.event_count += 1;
+        *t.kinds.entry(kind.to_string()).or_default() += 1;
+        t.tool_calls.extend(tools);
+        t.tokens += tokens;
+        t.errors += errors;
+    }
+}

@@ -1,0 +1,193 @@
+//! The transcript: the goal, assistant messages, tool calls paired with
+//! their results by call id, denials, suspensions and rollbacks. Entries
+//! between a checkpoint and a rollback to it are marked `rolled_back`.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::event::{ErrorKind, SessionEvent, ToolCall};
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolOutcome {
+    pub position: u64,
+    pub output: String,
+    pub is_error: bool,
+    pub is_fatal: bool,
+    pub error_kind: Option<ErrorKind>,
+    pub token_count: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TranscriptEntry {
+    Goal { position: u64, text: String, criteria: Vec<String> },
+    Assistant {
+        position: u64,
+        turn: u32,
+        text: String,
+        tool_call_ids: Vec<String>,
+        token_count: Option<u32>,
+        rolled_back: bool,
+    },
+    ToolCall {
+        position: u64,
+        turn: u32,
+        call_id: String,
+        /// `None` for a result whose call was never seen.
+        name: Option<String>,
+        arguments: Value,
+        result: Option<ToolOutcome>,
+        denied: Option<String>,
+        gated: Option<String>,
+        rolled_back: bool,
+    },
+    Suspended { position: u64, turn: u32, reason: String, pending_calls: Vec<String> },
+    Resumed { position: u64, turn: u32, approved: Vec<String>, denied: Vec<String> },
+    Rollback { position: u64, turn: u32, checkpoint_history_len: u32, reason: Option<Value> },
+}
+
+impl TranscriptEntry {
+    fn position(&self) -> u64 {
+        match self {
+            TranscriptEntry::Goal { position, .. }
+            | TranscriptEntry::Assistant { position, .. }
+            | TranscriptEntry::ToolCall { position, .. }
+            | TranscriptEntry::Suspended { position, .. }
+            | TranscriptEntry::Resumed { position, .. }
+            | TranscriptEntry::Rollback { position, .. } => *position,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct TranscriptFolder {
+    calls: HashMap<String, usize>,
+    /// checkpoint history_len → position of the latest such checkpoint.
+    checkpoints: HashMap<u32, u64>,
+}
+
+impl TranscriptFolder {
+    pub fn apply(&mut self, out: &mut Vec<TranscriptEntry>, event: &SessionEvent<'_>, position: u64) {
+        use SessionEvent as E;
+        match event {
+            E::RunStarted(e) => out.push(TranscriptEntry::Goal {
+                position,
+                text: e.goal.to_string(),
+                criteria: e.criteria.iter().map(|c| c.to_string()).collect(),
+            }),
+            E::LlmCompleted(e) => {
+                out.push(TranscriptEntry::Assistant {
+                    position,
+                    turn: e.turn,
+                    text: e.message.content.text(),
+                    tool_call_ids: e.message.tool_calls.iter().map(|c| c.id.to_string()).collect(),
+                    token_count: e.message.token_count,
+                    rolled_back: false,
+                });
+                for call in &e.message.tool_calls {
+                    self.call(out, call, e.turn, position);
+                }
+            }
+            E::ToolRequested(e) => {
+                for call in &e.calls {
+                    self.call(out, call, e.turn, position);
+                }
+            }
+            E::ToolCompleted(e) => {
+                for r in &e.results {
+                    let outcome = ToolOutcome {
+                        position,
+                        output: r.output.text(),
+                        is_error: r.is_error,
+                        is_fatal: r.is_fatal,
+                        error_kind: r.error_kind,
+                        token_count: r.token_count,
+                    };
+                    let i = self.slot(out, &r.call_id, e.turn, position);
+                    if let TranscriptEntry::ToolCall { result, .. } = &mut out[i] {
+                        *result = Some(outcome);
+                    }
+                }
+            }
+            E::ToolDenied(e) => {
+                let i = self.slot(out, &e.call_id, e.turn, position);
+                if let TranscriptEntry::ToolCall { denied, name, .. } = &mut out[i] {
+                    *denied = Some(e.reason.to_string());
+                    name.get_or_insert_with(|| e.tool_name.to_string());
+                }
+            }
+            E::ToolGated(e) => {
+                let i = self.slot(out, &e.call_id, e.turn, position);
+                if let TranscriptEntry::ToolCall { gated, name, .. } = &mut out[i] {
+                    *gated = Some(e.reason.to_string());
+                    name.get_or_insert_with(|| e.tool.to_string());
+                }
+            }
+            E::Suspended(e) => out.push(TranscriptEntry::Suspended {
+                position,
+                turn: e.turn,
+                reason: e.reason.to_string(),
+                pending_calls: e.pending_calls.iter().map(|c| c.to_string()).collect(),
+            }),
+            E::Resumed(e) => out.push(TranscriptEntry::Resumed {
+                position,
+                turn: e.turn,
+                approved: e.approved.iter().map(|c| c.to_string()).collect(),
+                denied: e.denied.iter().map(|c| c.to_string()).collect(),
+            }),
+            E::CheckpointTaken(e) => {
+                self.checkpoints.insert(e.history_len, position);
+            }
+            E::Rollbacked(e) => {
+                if let Some(&since) = self.checkpoints.get(&e.checkpoint_history_len) {
+                    for entry in out.iter_mut().rev().take_while(|x| x.position() > since) {
+                        if let TranscriptEntry::Assistant { rolled_back, .. }
+                        | TranscriptEntry::ToolCall { rolled_back, .. } = entry
+                        {
+                            *rolled_back = true;
+                        }
+                    }
+                }
+                out.push(TranscriptEntry::Rollback {
+                    position,
+                    turn: e.turn,
+                    checkpoint_history_len: e.checkpoint_history_len,
+                    reason: e.reason.as_ref().and_then(|r| serde_json::to_value(r).ok()),
+                });
+            }
+            _ => {}
+        }
+    }
+
+    fn call(&mut self, out: &mut Vec<TranscriptEntry>, call: &ToolCall<'_>, turn: u32, position: u64) {
+        let i = self.slot(out, &call.id, turn, position);
+        if let TranscriptEntry::ToolCall { name, arguments, .. } = &mut out[i] {
+            if name.is_none() {
+                *name = Some(call.name.to_string());
+                *arguments = call.arguments.clone();
+            }
+        }
+    }
+
+    /// The entry of a call id, created at this position when first seen.
+    fn slot(&mut self, out: &mut Vec<TranscriptEntry>, call_id: &str, turn: u32, position: u64) -> usize {
+        if let Some(&i) = self.calls.get(call_id) {
+            return i;
+        }
+        out.push(TranscriptEntry::ToolCall {
+            position,
+            turn,
+            call_id: call_id.to_string(),
+            name: None,
+            arguments: Value::Null,
+            result: None,
+            denied: None,
+            gated: None,
+            rolled_back: false,
+        });
+        self.calls.insert(call_id.to_string(), out.len() - 1);
+        out.len() - 1
+    }
+}
