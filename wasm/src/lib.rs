@@ -1,1 +1,174 @@
+//! The wasm-bindgen layer: converts between JS and the core and delegates.
+//! Results cross as JSON strings (one `JSON.parse` on the JS side beats
+//! building objects field by field); errors cross as a JSON string
+//! `{code, message, errors?}` that `js/api.js` turns into `AgentReplayError`.
 
+use agent_replay::json::{may_hold_unsafe_integer, to_js_json};
+use agent_replay::log::{self, LogError, LogOptions};
+use agent_replay::state::SessionState as CoreState;
+use agent_replay::{generate, SessionEvent};
+use wasm_bindgen::prelude::*;
+
+fn opts(strict: bool) -> LogOptions {
+    LogOptions { strict }
+}
+
+fn error(code: &str, message: &str, errors: &[LogError]) -> JsValue {
+    #[derive(serde::Serialize)]
+    struct Wire<'a> {
+        code: &'a str,
+        message: &'a str,
+        errors: &'a [LogError],
+    }
+    JsValue::from_str(&to_js_json(&Wire { code, message, errors }))
+}
+
+fn log_error(err: LogError) -> JsValue {
+    error("invalid_log", &err.to_string(), std::slice::from_ref(&err))
+}
+
+/// Appends an event's JSON for JS: its original text, unless that text
+/// holds an integer JS would round (then the normalised event, JS-safe).
+fn push_event_json(out: &mut String, text: &str, event: &SessionEvent<'_>) {
+    if !out.ends_with('[') {
+        out.push(',');
+    }
+    if may_hold_unsafe_integer(text) && !matches!(event, SessionEvent::Unknown(_)) {
+        out.push_str(&to_js_json(event));
+    } else {
+        out.push_str(text);
+    }
+}
+
+fn parse_log_with(
+    read: impl FnOnce(&mut dyn FnMut(&str, SessionEvent<'_>)) -> Result<log::LoadReport, LogError>,
+) -> Result<String, JsValue> {
+    let mut events = String::from("[");
+    let report = read(&mut |text, event| push_event_json(&mut events, text, &event)).map_err(log_error)?;
+    events.push(']');
+    Ok(format!(
+        "{{\"framing\":{},\"events\":{},\"errors\":{}}}",
+        to_js_json(&report.framing),
+        events,
+        to_js_json(&report.errors)
+    ))
+}
+
+/// `{framing, events, errors}` as JSON.
+#[wasm_bindgen(js_name = parseLogStr)]
+pub fn parse_log_str(text: &str, strict: bool) -> Result<String, JsValue> {
+    parse_log_with(|sink| log::read_str(text, opts(strict), &mut |t: &str, e: SessionEvent<'_>| sink(t, e)))
+}
+
+#[wasm_bindgen(js_name = parseLogBytes)]
+pub fn parse_log_bytes(bytes: &[u8], strict: bool) -> Result<String, JsValue> {
+    parse_log_with(|sink| log::read_bytes(bytes, opts(strict), &mut |t: &str, e: SessionEvent<'_>| sink(t, e)))
+}
+
+/// The OS snapshot as JSON; any load error throws `invalid_log` with all errors.
+fn snapshot_of(
+    load: impl FnOnce(&mut CoreState) -> Result<log::LoadReport, LogError>,
+) -> Result<String, JsValue> {
+    let mut state = CoreState::new(None);
+    let report = load(&mut state).map_err(log_error)?;
+    if let Some(first) = report.errors.first() {
+        let message = format!("{} error(s) in the log; first at {first}", report.errors.len());
+        return Err(error("invalid_log", &message, &report.errors));
+    }
+    Ok(to_js_json(state.os_snapshot()))
+}
+
+#[wasm_bindgen(js_name = rebuildOsSnapshotStr)]
+pub fn rebuild_os_snapshot_str(text: &str, strict: bool) -> Result<String, JsValue> {
+    snapshot_of(|s| s.apply_str(text, opts(strict)))
+}
+
+#[wasm_bindgen(js_name = rebuildOsSnapshotBytes)]
+pub fn rebuild_os_snapshot_bytes(bytes: &[u8], strict: bool) -> Result<String, JsValue> {
+    snapshot_of(|s| s.apply_bytes(bytes, opts(strict)))
+}
+
+/// The embedded sample session (JSON Lines).
+#[wasm_bindgen(js_name = sampleLog)]
+pub fn sample_log() -> String {
+    generate::SAMPLE_JSONL.to_string()
+}
+
+/// A deterministic realistic log of about `bytes` bytes of JSON Lines.
+#[wasm_bindgen(js_name = generateLog)]
+pub fn generate_log(seed: f64, bytes: u32) -> String {
+    generate::generate_jsonl(seed as u64, bytes as usize)
+}
+
+/// Incremental session state (see `agent_replay::state`).
+#[wasm_bindgen(js_name = SessionStateCore)]
+pub struct SessionState {
+    inner: CoreState,
+}
+
+#[wasm_bindgen(js_class = SessionStateCore)]
+impl SessionState {
+    #[wasm_bindgen(constructor)]
+    pub fn new(session_id: Option<String>) -> SessionState {
+        SessionState { inner: CoreState::new(session_id) }
+    }
+
+    /// Folds one event given as its JSON text.
+    #[wasm_bindgen(js_name = applyEvent)]
+    pub fn apply_event(&mut self, text: &str) -> Result<(), JsValue> {
+        let event = SessionEvent::from_json(text).map_err(|e| {
+            let field = e.field.map(|f| format!(" (field `{f}`)")).unwrap_or_default();
+            error("invalid_event", &format!("{}{field}", e.message), &[])
+        })?;
+        self.inner.apply(&event);
+        Ok(())
+    }
+
+    /// Folds a whole log; returns its load errors as JSON (tolerant mode).
+    #[wasm_bindgen(js_name = applyStr)]
+    pub fn apply_str(&mut self, text: &str, strict: bool) -> Result<String, JsValue> {
+        let report = self.inner.apply_str(text, opts(strict)).map_err(log_error)?;
+        Ok(to_js_json(&report.errors))
+    }
+
+    #[wasm_bindgen(js_name = applyBytes)]
+    pub fn apply_bytes(&mut self, bytes: &[u8], strict: bool) -> Result<String, JsValue> {
+        let report = self.inner.apply_bytes(bytes, opts(strict)).map_err(log_error)?;
+        Ok(to_js_json(&report.errors))
+    }
+
+    /// Folds the next chunk of a streamed log.
+    pub fn write(&mut self, chunk: &[u8], strict: bool) -> Result<(), JsValue> {
+        self.inner.write(chunk, opts(strict)).map_err(log_error)
+    }
+
+    /// Ends a streamed log; returns `{framing, events, errors}` of it as JSON.
+    pub fn end(&mut self) -> Result<String, JsValue> {
+        let report = self.inner.end().map_err(log_error)?;
+        Ok(format!(
+            "{{\"framing\":{},\"events\":{},\"errors\":{}}}",
+            to_js_json(&report.framing),
+            report.events,
+            to_js_json(&report.errors)
+        ))
+    }
+
+    #[wasm_bindgen(js_name = osSnapshot)]
+    pub fn os_snapshot(&self) -> String {
+        to_js_json(self.inner.os_snapshot())
+    }
+
+    pub fn view(&self) -> String {
+        to_js_json(self.inner.view())
+    }
+
+    #[wasm_bindgen(getter, js_name = eventCount)]
+    pub fn event_count(&self) -> f64 {
+        self.inner.event_count() as f64
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn revision(&self) -> f64 {
+        self.inner.revision() as f64
+    }
+}

@@ -1,0 +1,154 @@
+// The public API over the raw wasm-bindgen exports. Inputs are normalised
+// here (objects → JSON text, strings/bytes passed through), results are
+// parsed once from JSON, and raw errors become AgentReplayError.
+import * as raw from "../pkg/agent_replay.js";
+
+/** Every error this package throws: an Error with a stable string `code`. */
+export class AgentReplayError extends Error {
+  constructor(code, message, details = {}) {
+    super(message);
+    this.name = "AgentReplayError";
+    this.code = code;
+    if (details.errors) this.errors = details.errors;
+  }
+}
+
+/** Calls into WebAssembly, turning its `{code, message}` errors into ours. */
+function call(fn) {
+  try {
+    return fn();
+  } catch (e) {
+    if (typeof e === "string" && e.startsWith("{")) {
+      const wire = JSON.parse(e);
+      throw new AgentReplayError(wire.code, wire.message, wire);
+    }
+    throw e;
+  }
+}
+
+function isBytes(input) {
+  return input instanceof Uint8Array;
+}
+
+function invalidInput(what, input) {
+  const got = input === null ? "null" : Array.isArray(input) ? "array" : typeof input;
+  return new AgentReplayError("invalid_input", `${what}: expected a string or a Uint8Array, got ${got}`);
+}
+
+function strictOf(options) {
+  return Boolean(options && options.strict);
+}
+
+/** Loads a log (JSON array, JSON Lines or stored entries) from a string or bytes. */
+export function parseLog(input, options) {
+  const strict = strictOf(options);
+  let json;
+  if (typeof input === "string") json = call(() => raw.parseLogStr(input, strict));
+  else if (isBytes(input)) json = call(() => raw.parseLogBytes(input, strict));
+  else throw invalidInput("parseLog", input);
+  return JSON.parse(json);
+}
+
+/** The kernel's exact OS snapshot of a log or of an array of events. */
+export function rebuildOsSnapshot(input, options) {
+  const strict = strictOf(options);
+  let json;
+  if (typeof input === "string") json = call(() => raw.rebuildOsSnapshotStr(input, strict));
+  else if (isBytes(input)) json = call(() => raw.rebuildOsSnapshotBytes(input, strict));
+  else if (Array.isArray(input)) json = call(() => raw.rebuildOsSnapshotStr(JSON.stringify(input), strict));
+  else throw invalidInput("rebuildOsSnapshot", input);
+  return JSON.parse(json);
+}
+
+/** The embedded sample session, as JSON Lines text. */
+export function sampleLog() {
+  return raw.sampleLog();
+}
+
+/** A deterministic, realistic log of about `bytes` bytes of JSON Lines. */
+export function generateLog({ seed = 1, bytes = 1 << 20 } = {}) {
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new AgentReplayError("invalid_input", "generateLog: seed must be a non-negative integer");
+  if (!Number.isSafeInteger(bytes) || bytes < 0 || bytes > 0xffffffff) throw new AgentReplayError("invalid_input", "generateLog: bytes must be an integer in [0, 2^32)");
+  return raw.generateLog(seed, bytes);
+}
+
+const registry = new FinalizationRegistry((core) => core.free());
+
+/** Incremental session state: the OS snapshot and the session view. */
+export class SessionState {
+  #core;
+  #options;
+
+  constructor(sessionId, options) {
+    if (sessionId !== undefined && sessionId !== null && typeof sessionId !== "string") {
+      throw new AgentReplayError("invalid_input", "SessionState: sessionId must be a string");
+    }
+    this.#core = new raw.SessionStateCore(sessionId ?? undefined);
+    this.#options = options;
+    registry.register(this, this.#core, this);
+  }
+
+  #live() {
+    if (!this.#core) throw new AgentReplayError("closed", "SessionState: used after free()");
+    return this.#core;
+  }
+
+  /**
+   * Folds, in log order: one event object, an array of events, or a whole
+   * log as a string or bytes. Load errors of a log (tolerant mode) are kept
+   * in `view().load_errors`; `{strict: true}` throws on the first instead.
+   */
+  apply(input, options = this.#options) {
+    const core = this.#live();
+    const strict = strictOf(options);
+    if (typeof input === "string") call(() => core.applyStr(input, strict));
+    else if (isBytes(input)) call(() => core.applyBytes(input, strict));
+    else if (Array.isArray(input)) call(() => core.applyStr(JSON.stringify(input), true));
+    else if (input !== null && typeof input === "object") call(() => core.applyEvent(JSON.stringify(input)));
+    else throw invalidInput("SessionState.apply", input);
+    return this;
+  }
+
+  /** Folds the next chunk of a log arriving in pieces (lines may straddle chunks). */
+  write(chunk, options = this.#options) {
+    const core = this.#live();
+    const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk;
+    if (!isBytes(bytes)) throw invalidInput("SessionState.write", chunk);
+    call(() => core.write(bytes, strictOf(options)));
+    return this;
+  }
+
+  /** Ends a log written in chunks; returns `{framing, events, errors}` for it. */
+  end() {
+    const core = this.#live();
+    return JSON.parse(call(() => core.end()));
+  }
+
+  osSnapshot() {
+    return JSON.parse(this.#live().osSnapshot());
+  }
+
+  view() {
+    return JSON.parse(this.#live().view());
+  }
+
+  get eventCount() {
+    return this.#live().eventCount;
+  }
+
+  get revision() {
+    return this.#live().revision;
+  }
+
+  free() {
+    if (this.#core) {
+      registry.unregister(this);
+      this.#core.free();
+      this.#core = undefined;
+    }
+  }
+
+  [Symbol.dispose]() {
+    this.free();
+  }
+}
