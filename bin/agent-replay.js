@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+// agent-replay CLI: `snapshot FILE` prints the OS snapshot JSON, `summary
+// FILE` a readable summary. FILE may be `-` (stdin); `--sample` uses the
+// embedded sample session. Load errors go to stderr with their positions
+// and make the exit code 1; usage errors exit 2.
+import { createReadStream, statSync } from "node:fs";
+import { SessionState, sampleLog, AgentReplayError } from "../js/node.js";
+import { summarize } from "./summary.js";
+
+const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--strict]
+
+  snapshot   print the kernel OS snapshot of the log as JSON
+  summary    print a readable summary: status, turns, tools, processes, budgets, errors
+  FILE       a JSON, JSON Lines or stored-entry log; - reads stdin
+  --sample   use the embedded sample session
+  --strict   stop at the first error (unknown kinds included)`;
+
+function fail(message, code = 2) {
+  process.stderr.write(`agent-replay: ${message}\n`);
+  process.exit(code);
+}
+
+/** Streams a file into the state, drawing a progress bar on a terminal. */
+async function load(state, source, strict) {
+  if (source === "--sample") {
+    state.apply(sampleLog(), { strict });
+    return { name: "sample", errors: state.view().load_errors };
+  }
+  const fromStdin = source === "-";
+  let total = 0;
+  if (!fromStdin) {
+    try {
+      total = statSync(source).size;
+    } catch (e) {
+      fail(`cannot read ${source}: ${e.code ?? e.message}`);
+    }
+  }
+  const stream = fromStdin ? process.stdin : createReadStream(source, { highWaterMark: 1 << 20 });
+  const showProgress = process.stderr.isTTY && total > 8 << 20;
+  let done = 0;
+  let lastDraw = 0;
+  for await (const chunk of stream) {
+    state.write(chunk, { strict });
+    done += chunk.length;
+    if (showProgress && Date.now() - lastDraw > 100) {
+      lastDraw = Date.now();
+      const width = 30;
+      const filled = Math.round((done / total) * width);
+      process.stderr.write(`\r[${"#".repeat(filled)}${" ".repeat(width - filled)}] ${Math.floor((done / total) * 100)}% ${(done / 1e6).toFixed(0)} MB`);
+    }
+  }
+  if (showProgress) process.stderr.write("\r\x1b[K");
+  const report = state.end();
+  return { name: fromStdin ? "stdin" : source, errors: report.errors };
+}
+
+async function main(argv) {
+  const args = argv.filter((a) => a !== "--strict");
+  const strict = args.length !== argv.length;
+  const [command, source] = args;
+  if (command === "--help" || command === "-h") {
+    process.stdout.write(USAGE + "\n");
+    return;
+  }
+  if (!["snapshot", "summary"].includes(command) || !source || args.length > 2) fail(USAGE);
+  const state = new SessionState();
+  let loaded;
+  try {
+    loaded = await load(state, source, strict);
+  } catch (e) {
+    if (!(e instanceof AgentReplayError)) throw e;
+    for (const err of e.errors ?? []) printError(source, err);
+    if (!e.errors?.length) fail(`${e.code}: ${e.message}`, 1);
+    process.exit(1);
+  }
+  if (command === "snapshot") process.stdout.write(JSON.stringify(state.osSnapshot(), null, 2) + "\n");
+  else process.stdout.write(summarize(state.view()) + "\n");
+  for (const err of loaded.errors) printError(loaded.name, err);
+  if (loaded.errors.length) process.exit(1);
+}
+
+function printError(name, err) {
+  const where = err.index !== undefined ? ` (element ${err.index})` : "";
+  const field = err.field ? ` field \`${err.field}\`:` : "";
+  process.stderr.write(`${name}:${err.line}:${err.column}${where}: ${err.code}:${field} ${err.message}\n`);
+}
+
+await main(process.argv.slice(2));
