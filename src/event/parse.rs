@@ -2,11 +2,8 @@
 //! scan when `"kind"` is the first key, as the kernel writes it), then the
 //! body is deserialized straight from the text: no intermediate tree.
 
-use std::collections::BTreeMap;
-
 use serde::de::IgnoredAny;
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use super::{SessionEvent, Str, UnknownEvent};
 
@@ -102,7 +99,7 @@ impl EventError {
             None => full,
         };
         let offset = offset_of(text, err.line(), err.column());
-        let field = quoted_field(&message).or_else(|| field_at(text, offset));
+        let field = field_path(text, offset, &message);
         EventError { message, offset, field, kind: None, class: err.classify() }
     }
 }
@@ -120,19 +117,72 @@ fn offset_of(text: &str, line: usize, column: usize) -> usize {
 }
 
 /// The field serde names in "missing field `x`" / "unknown field `x`".
-fn quoted_field(message: &str) -> Option<String> {
-    let rest = message
-        .strip_prefix("missing field `")
-        .or_else(|| message.strip_prefix("unknown field `"))?;
-    Some(rest[..rest.find('`')?].to_string())
+fn quoted_field(message: &str) -> Option<(&str, bool)> {
+    if let Some(rest) = message.strip_prefix("missing field `") {
+        return Some((&rest[..rest.find('`')?], true));
+    }
+    let rest = message.strip_prefix("unknown field `")?;
+    Some((&rest[..rest.find('`')?], false))
 }
 
-/// The top-level key whose value spans `offset` (error path only).
-fn field_at(text: &str, offset: usize) -> Option<String> {
-    let map: BTreeMap<String, &RawValue> = serde_json::from_str(text).ok()?;
-    let base = text.as_ptr() as usize;
-    map.into_iter().find_map(|(key, raw)| {
-        let start = raw.get().as_ptr() as usize - base;
-        (start <= offset && offset <= start + raw.get().len()).then_some(key)
-    })
+/// The path (`results[0].is_error`) of the field at fault: the JSON text is
+/// walked up to the error offset, tracking keys and array indices.
+fn field_path(text: &str, offset: usize, message: &str) -> Option<String> {
+    enum Frame {
+        Object(Option<String>),
+        Array(usize),
+    }
+    let b = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    let quoted = quoted_field(message);
+    // A missing field is reported once its object has closed: stop before it.
+    let end = if matches!(quoted, Some((_, true))) { offset.saturating_sub(1) } else { offset };
+    while i < end.min(b.len()) {
+        match b[i] {
+            b'{' => stack.push(Frame::Object(None)),
+            b'[' => stack.push(Frame::Array(0)),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Array(n)) => *n += 1,
+                Some(Frame::Object(key)) => *key = None,
+                None => {}
+            },
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                if let Some(Frame::Object(key @ None)) = stack.last_mut() {
+                    *key = serde_json::from_str(text.get(start..=i)?).ok();
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut path = String::new();
+    let last = stack.len().saturating_sub(1);
+    for (depth, frame) in stack.iter().enumerate() {
+        match frame {
+            Frame::Object(Some(key)) if !(depth == last && matches!(quoted, Some((_, true)))) => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+            }
+            Frame::Array(n) if depth > 0 => path.push_str(&format!("[{n}]")),
+            _ => {}
+        }
+    }
+    if let Some((name, true)) = quoted {
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(name);
+    }
+    (!path.is_empty()).then_some(path)
 }

@@ -1,0 +1,181 @@
+//! Loading logs: the three framings, strings and bytes, positions of
+//! errors, truncation, seq checks, strictness and chunked input.
+
+mod common;
+
+use agent_replay::log::{Framing, LogErrorCode, LogOptions, LogReader};
+use agent_replay::SessionEvent;
+use common::{load, load_bytes};
+
+const A: &str = r#"{"kind":"page_in","turn":1,"entry_count":1}"#;
+const B: &str = r#"{"kind":"page_out","turn":2}"#;
+const C: &str = r#"{"kind":"checkpoint_taken","turn":3,"history_len":4}"#;
+
+#[test]
+fn json_lines_with_crlf_blank_lines_and_bom() {
+    let text = format!("\u{feff}{A}\r\n\r\n  \n{B}\r\n{C}");
+    let (events, report) = load(&text, true).unwrap();
+    assert_eq!(events, [A, B, C]);
+    assert_eq!(report.framing, Framing::JsonLines);
+    assert!(report.errors.is_empty());
+}
+
+#[test]
+fn json_array_and_stored_entries_give_the_same_events() {
+    let array = format!("\u{feff}[\n  {A},\n  {B},\n  {C}\n]\n");
+    let (events, report) = load(&array, true).unwrap();
+    assert_eq!((events.as_slice(), report.framing), ([A, B, C].map(String::from).as_slice(), Framing::JsonArray));
+    let stored = format!("{{\"seq\":0,\"event\":{A}}}\n{{\"seq\":1,\"event\":{B}}}\n{{\"seq\":2,\"event\":{C}}}\n");
+    let (events, report) = load(&stored, true).unwrap();
+    assert_eq!(events, [A, B, C]);
+    assert_eq!(report.framing, Framing::StoredEntries);
+}
+
+#[test]
+fn strings_and_bytes_give_the_same_result() {
+    let log = agent_replay::generate::generate_jsonl(3, 20_000);
+    assert_eq!(load(&log, false).unwrap(), load_bytes(log.as_bytes(), false).unwrap());
+    let bad = format!("{A}\n{{\"kind\":\"page_in\",\"turn\":\"x\"}}\n{B}");
+    assert_eq!(load(&bad, false).unwrap(), load_bytes(bad.as_bytes(), false).unwrap());
+}
+
+#[test]
+fn json_lines_errors_name_line_column_field_and_keep_the_rest() {
+    let text = format!("{A}\n{{\"kind\":\"page_in\",\"turn\":\"x\",\"entry_count\":1}}\nnot json\n{B}\n{{\"kind\":\"page_in\", \"turn\":1}}\n{C}\n");
+    let (events, report) = load(&text, false).unwrap();
+    assert_eq!(events, [A, B, C]);
+    let errs = &report.errors;
+    assert_eq!(errs.len(), 3);
+    assert_eq!((errs[0].line, errs[0].code, errs[0].field.as_deref(), errs[0].kind.as_deref()), (2, LogErrorCode::InvalidEvent, Some("turn"), Some("page_in")));
+    assert_eq!(errs[0].column, 28); // the last character of the bad value "x"
+    assert_eq!((errs[1].line, errs[1].column, errs[1].code), (3, 2, LogErrorCode::InvalidJson)); // "no" is not "null"
+    assert_eq!((errs[2].line, errs[2].code, errs[2].field.as_deref()), (5, LogErrorCode::InvalidEvent, Some("entry_count")));
+}
+
+#[test]
+fn columns_count_characters_not_bytes() {
+    let text = r#"{"kind":"milestone_blocked","turn":1,"phase_id":"ééé","reason":5}"#;
+    let (_, report) = load(text, false).unwrap();
+    let e = &report.errors[0];
+    assert_eq!(e.field.as_deref(), Some("reason"));
+    assert_eq!(e.column, text.chars().count() - 1); // the 5, counted in characters
+}
+
+#[test]
+fn array_errors_give_the_element_index_and_line() {
+    let text = format!("[\n{A},\n{{\"kind\":\"page_out\",\"turn\":true}},\n{B}\n]");
+    let (events, report) = load(&text, false).unwrap();
+    assert_eq!(events, [A, B]);
+    let e = &report.errors[0];
+    assert_eq!((e.index, e.line, e.field.as_deref()), (Some(1), 3, Some("turn")));
+    assert_eq!(e.column, 30);
+}
+
+#[test]
+fn a_cut_off_array_keeps_every_complete_element() {
+    let text = format!("[{A},\n{B},\n{{\"kind\":\"page_in\",\"tu");
+    let (events, report) = load(&text, false).unwrap();
+    assert_eq!(events, [A, B]);
+    assert_eq!(report.errors.len(), 1);
+    assert_eq!((report.errors[0].code, report.errors[0].line), (LogErrorCode::Truncated, 3));
+}
+
+#[test]
+fn truncated_last_line_is_reported_and_everything_before_kept() {
+    for framing in ["lines", "stored"] {
+        let (a, b, cut) = match framing {
+            "lines" => (A.to_string(), B.to_string(), r#"{"kind":"checkpoint_taken","tu"#.to_string()),
+            _ => (format!(r#"{{"seq":0,"event":{A}}}"#), format!(r#"{{"seq":1,"event":{B}}}"#), r#"{"seq":2,"event":{"kind":"pa"#.to_string()),
+        };
+        let (events, report) = load(&format!("{a}\n{b}\n{cut}"), false).unwrap();
+        assert_eq!(events, [A, B], "{framing}");
+        assert_eq!(report.errors.len(), 1, "{framing}");
+        let e = &report.errors[0];
+        assert_eq!((e.code, e.line), (LogErrorCode::Truncated, 3), "{framing}");
+        assert!(e.message.starts_with("truncated last line"));
+        // The same bytes on a terminated line are invalid JSON, not truncation.
+        let (_, report) = load(&format!("{cut}\n{a}\n"), false).unwrap();
+        assert_eq!(report.errors[0].code, LogErrorCode::InvalidJson, "{framing}");
+    }
+}
+
+#[test]
+fn seq_gaps_and_disorder_are_reported_and_events_kept() {
+    let entry = |seq: u64, e: &str| format!(r#"{{"seq":{seq},"event":{e}}}"#);
+    let text = [entry(0, A), entry(1, B), entry(4, C), entry(3, A), entry(5, B)].join("\n");
+    let (events, report) = load(&text, false).unwrap();
+    assert_eq!(events, [A, B, C, A, B]);
+    let codes: Vec<_> = report.errors.iter().map(|e| (e.line, e.code)).collect();
+    assert_eq!(codes, [(3, LogErrorCode::SeqGap), (4, LogErrorCode::SeqDisorder)]);
+    assert!(report.errors[0].message.contains("2 entries missing"));
+    let err = load(&text, true).unwrap_err();
+    assert_eq!((err.line, err.code), (3, LogErrorCode::SeqGap));
+}
+
+#[test]
+fn stored_entry_errors_point_into_the_event() {
+    let text = format!("{{\"seq\":0,\"event\":{A}}}\n{{\"seq\":1,\"event\":{{\"kind\":\"page_in\",\"turn\":-4,\"entry_count\":1}}}}\n{{\"seq\":\"two\",\"event\":{B}}}");
+    let (events, report) = load(&text, false).unwrap();
+    assert_eq!(events, [A]);
+    let e = &report.errors;
+    assert_eq!((e[0].line, e[0].column, e[0].field.as_deref()), (2, 44, Some("turn")));
+    assert_eq!((e[1].line, e[1].code, e[1].field.as_deref()), (3, LogErrorCode::InvalidEntry, Some("seq")));
+}
+
+#[test]
+fn unknown_kinds_are_kept_when_tolerant_and_errors_when_strict() {
+    let text = format!("{A}\n{{\"kind\":\"teleported\",\"turn\":1}}\n{B}");
+    let (events, report) = load(&text, false).unwrap();
+    assert_eq!(events.len(), 3);
+    assert!(report.errors.is_empty());
+    let err = load(&text, true).unwrap_err();
+    assert_eq!((err.line, err.code, err.kind.as_deref()), (2, LogErrorCode::UnknownKind, Some("teleported")));
+    let err = load(&format!("[{A}, {{\"kind\":\"teleported\"}}]"), true).unwrap_err();
+    assert_eq!((err.index, err.code), (Some(1), LogErrorCode::UnknownKind));
+}
+
+#[test]
+fn strict_stops_at_the_first_error() {
+    let text = format!("{A}\n{{\"kind\":\"page_in\"}}\nnope\n");
+    let err = load(&text, true).unwrap_err();
+    assert_eq!((err.line, err.code), (2, LogErrorCode::InvalidEvent));
+}
+
+#[test]
+fn invalid_utf8_lines_are_errors_and_the_rest_loads() {
+    let mut bytes = format!("{A}\n").into_bytes();
+    bytes.extend_from_slice(b"{\"kind\":\"page_out\",\"turn\":1,\"x\":\"\xff\xfe\"}\n");
+    bytes.extend_from_slice(format!("{B}\n").as_bytes());
+    let (events, report) = load_bytes(&bytes, false).unwrap();
+    assert_eq!(events, [A, B]);
+    assert_eq!((report.errors[0].line, report.errors[0].column, report.errors[0].code), (2, 34, LogErrorCode::InvalidUtf8));
+}
+
+/// Property: any chunking of a log gives exactly the one-shot result.
+#[test]
+fn chunked_loading_equals_one_shot_loading() {
+    let mut rng = common::Rng(42);
+    let mut logs = vec![agent_replay::generate::generate_jsonl(9, 30_000)];
+    logs.push(format!("\u{feff}[{A},\n{B},{{\"kind\":\"page_in\",\"turn\":\"q\"}},{C}]"));
+    logs.push(format!("{A}\r\n{{\"bad\r\n\n{B}\n{{\"kind\":\"page_in\",\"tu"));
+    logs.push(format!("{{\"seq\":0,\"event\":{A}}}\n{{\"seq\":2,\"event\":{B}}}\n"));
+    for log in &logs {
+        let expected = load(log, false).unwrap();
+        for _ in 0..30 {
+            let mut reader = LogReader::new(LogOptions::default());
+            let mut events = Vec::new();
+            let mut sink = |t: &str, _: SessionEvent<'_>| events.push(t.to_string());
+            let bytes = log.as_bytes();
+            let mut at = 0;
+            while at < bytes.len() {
+                let max = if rng.below(2) == 0 { 7 } else { 4000 };
+                let n = 1 + rng.below(max) as usize;
+                let end = (at + n).min(bytes.len());
+                reader.push(&bytes[at..end], &mut sink).unwrap();
+                at = end;
+            }
+            reader.finish(&mut sink).unwrap();
+            assert_eq!((events, reader.report()), expected);
+        }
+    }
+}

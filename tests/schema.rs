@@ -1,0 +1,191 @@
+//! The event schema: every kind round-trips, strict types, optional and
+//! default rules, closed nested types, unknown kinds, the Node SDK shape.
+
+mod common;
+
+use agent_replay::event::{Content, KINDS};
+use agent_replay::SessionEvent;
+use serde_json::{json, Value};
+
+fn parse(text: &str) -> SessionEvent<'_> {
+    SessionEvent::from_json(text).unwrap_or_else(|e| panic!("{text}: {e:?}"))
+}
+
+fn err(text: &str) -> agent_replay::event::EventError {
+    SessionEvent::from_json(text).expect_err(text)
+}
+
+#[test]
+fn there_are_32_kinds_and_the_sample_uses_them_all() {
+    assert_eq!(KINDS.len(), 32);
+    let mut seen: Vec<String> = common::sample_lines().iter().map(|l| parse(l).kind().to_string()).collect();
+    seen.sort();
+    seen.dedup();
+    let mut all: Vec<String> = KINDS.iter().map(|k| k.to_string()).collect();
+    all.sort();
+    assert_eq!(seen, all);
+}
+
+#[test]
+fn each_kind_round_trips() {
+    for line in common::sample_lines() {
+        let event = parse(line);
+        let written = event.to_json();
+        let again = SessionEvent::from_json(&written).unwrap();
+        assert_eq!(event, again, "{line}");
+        assert_eq!(again.to_json(), written);
+        // The tag written is the kind read.
+        let v: Value = serde_json::from_str(&written).unwrap();
+        assert_eq!(v["kind"], json!(event.kind()));
+    }
+}
+
+/// Every value of `original` is in `written` (which may add defaults).
+fn assert_within(original: &Value, written: &Value, at: &str) {
+    match (original, written) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in a {
+                assert_within(v, b.get(k).unwrap_or_else(|| panic!("{at}.{k} dropped")), &format!("{at}.{k}"));
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            assert_eq!(a.len(), b.len(), "{at}");
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                assert_within(x, y, &format!("{at}[{i}]"));
+            }
+        }
+        _ => assert_eq!(original, written, "{at}"),
+    }
+}
+
+#[test]
+fn serializing_keeps_every_field_written_in_the_kernel_shape() {
+    // Every sample line is in the kernel's own shape except the SDK one.
+    for line in common::sample_lines().iter().filter(|l| !l.contains("\"content\":\"Bisect")) {
+        let original: Value = serde_json::from_str(line).unwrap();
+        let written: Value = serde_json::from_str(&parse(line).to_json()).unwrap();
+        assert_within(&original, &written, "event");
+    }
+}
+
+#[test]
+fn optional_default_and_always_written_fields() {
+    // x|null written as null; x[]! always written; u32 default always written.
+    let run = parse(r#"{"kind":"run_started","run_id":"r","goal":"g"}"#).to_json();
+    assert_eq!(run, r#"{"kind":"run_started","run_id":"r","goal":"g","criteria":[],"agent_id":null,"system_prompt":null,"attachments":[]}"#);
+    let page = parse(r#"{"kind":"page_out","turn":1}"#).to_json();
+    assert_eq!(page, r#"{"kind":"page_out","turn":1,"message_count":0}"#);
+    // x[] omitted when empty; x? omitted when absent.
+    let cap = parse(r#"{"kind":"capability_changed","turn":2,"added":[],"removed":[]}"#).to_json();
+    assert_eq!(cap, r#"{"kind":"capability_changed","turn":2}"#);
+    let cancelled = parse(r#"{"kind":"operation_cancelled","turn":1,"operation_id":"o","reason":"user"}"#).to_json();
+    assert_eq!(cancelled, r#"{"kind":"operation_cancelled","turn":1,"operation_id":"o","reason":"user","pending_call_ids":[]}"#);
+    let result = parse(r#"{"kind":"tool_completed","turn":1,"results":[{"call_id":"c","output":"x","is_error":false}]}"#).to_json();
+    assert_eq!(result, r#"{"kind":"tool_completed","turn":1,"results":[{"call_id":"c","output":"x","is_error":false,"is_fatal":false,"token_count":null}]}"#);
+}
+
+#[test]
+fn strict_field_types_name_the_field() {
+    let cases = [
+        (r#"{"kind":"page_in","turn":"3","entry_count":1}"#, "turn", "invalid type"),
+        (r#"{"kind":"page_in","turn":-1,"entry_count":1}"#, "turn", "invalid value"),
+        (r#"{"kind":"page_in","turn":4294967296,"entry_count":1}"#, "turn", "invalid value"),
+        (r#"{"kind":"page_in","turn":1.5,"entry_count":1}"#, "turn", "invalid type"),
+        (r#"{"kind":"page_in","turn":1}"#, "entry_count", "missing field"),
+        (r#"{"kind":"operation_cancelled","turn":1,"operation_id":"o","reason":"bored"}"#, "reason", "unknown variant"),
+        (r#"{"kind":"run_terminal","reason":"done","turns_used":1,"total_tokens":-5}"#, "total_tokens", "invalid value"),
+        (r#"{"kind":"tool_completed","turn":1,"results":[{"call_id":"c","output":"x"}]}"#, "results[0].is_error", "missing field `is_error`"),
+        (r#"{"kind":"tool_requested","turn":1,"calls":[{"id":"a","name":"n","arguments":1},{"id":2,"name":"n","arguments":1}]}"#, "calls[1].id", "invalid type"),
+        (r#"{"kind":"memory_written","turn":1,"record_id":"m","scope":{"tenant_id":"t","namespace":"n","x":1},"memory_kind":"user","name":"n","size_bytes":1}"#, "scope.x", "unknown field"),
+    ];
+    for (text, field, message) in cases {
+        let e = err(text);
+        assert_eq!(e.field.as_deref(), Some(field), "{text}: {e:?}");
+        assert!(e.message.contains(message), "{text}: {}", e.message);
+        assert!(e.offset <= text.len());
+    }
+}
+
+#[test]
+fn unknown_top_level_fields_are_accepted_but_closed_types_reject_them() {
+    let ok = parse(r#"{"kind":"page_in","turn":1,"entry_count":2,"extra":{"deep":[1]}}"#);
+    assert_eq!(ok.turn(), Some(1));
+    let closed = [
+        r#"{"kind":"memory_written","turn":1,"record_id":"m","scope":{"tenant_id":"t","namespace":"n","x":1},"memory_kind":"user","name":"n","size_bytes":1}"#,
+        r#"{"kind":"llm_completed","turn":1,"message":{"role":"assistant","content":"x"},"provider_replay":{"protocol":"p","surprise":true}}"#,
+        r#"{"kind":"tool_completed","turn":1,"results":[{"call_id":"c","output":"x","is_error":false,"durable_content":{"blocks":[],"more":1}}]}"#,
+    ];
+    for text in closed {
+        let e = err(text);
+        assert!(e.message.starts_with("unknown field"), "{text}: {e:?}");
+    }
+}
+
+#[test]
+fn durable_content_sources_and_rollback_reasons_parse() {
+    let text = r#"{"kind":"tool_completed","turn":3,"results":[{"call_id":"c","output":[{"type":"text","text":"a"},{"type":"image","url":"u","detail":"low"},{"type":"tool_result","call_id":"c0","output":"o","is_error":true}],"is_error":false,"durable_content":{"blocks":[{"type":"text","text":"t"},{"type":"file","source":{"kind":"file_id","id":"f","affinity":{"provider_id":"p","endpoint_id":"e"}},"media_type":"text/plain"},{"type":"image","source":{"kind":"object","handle":"h","owner":"o","payload_ref":"r"}},{"type":"video","source":{"kind":"url","url":"https://x"}},{"type":"audio","source":{"kind":"base64","data":"AA=="}}]}}]}"#;
+    let event = parse(text);
+    assert_eq!(SessionEvent::from_json(&event.to_json()).unwrap(), event);
+    for reason in [
+        r#"{"kind":"fatal_tool_error","tool_name":"t","error":"e"}"#,
+        r#"{"kind":"timeout"}"#,
+        r#"{"kind":"user_interrupt"}"#,
+        r#"{"kind":"malformed_replay","reason":"r"}"#,
+        r#"{"kind":"provider_failure","error":"e"}"#,
+    ] {
+        let text = format!(r#"{{"kind":"rollbacked","turn":1,"checkpoint_history_len":2,"reason":{reason}}}"#);
+        let event = parse(&text);
+        let back: Value = serde_json::from_str(&event.to_json()).unwrap();
+        assert_eq!(back["reason"], serde_json::from_str::<Value>(reason).unwrap());
+    }
+}
+
+#[test]
+fn node_sdk_llm_completed_is_an_assistant_message() {
+    let sdk = parse(r#"{"kind":"llm_completed","turn":4,"content":"hi","tool_calls":[{"id":"c1","name":"t","arguments":{"a":1}}],"token_count":7}"#);
+    let kernel = parse(r#"{"kind":"llm_completed","turn":4,"message":{"role":"assistant","content":"hi","tool_calls":[{"id":"c1","name":"t","arguments":{"a":1}}],"token_count":7}}"#);
+    assert_eq!(sdk, kernel);
+    let SessionEvent::LlmCompleted(e) = &sdk else { panic!() };
+    assert_eq!(e.message.content, Content::Text("hi".into()));
+    let e = err(r#"{"kind":"llm_completed","turn":4}"#);
+    assert!(e.message.contains("missing field `message`"), "{e:?}");
+}
+
+#[test]
+fn kind_anywhere_in_the_object_and_escaped_strings() {
+    let late = parse(r#"{"turn":2,"entry_count":5,"kind":"page_in"}"#);
+    assert_eq!(late.kind(), "page_in");
+    let escaped = parse(r#"{"kind":"milestone_blocked","turn":1,"phase_id":"a\"b","reason":"line\nbreak \u00e9"}"#);
+    let SessionEvent::MilestoneBlocked(e) = &escaped else { panic!() };
+    assert_eq!(e.phase_id.as_str(), "a\"b");
+    assert_eq!(e.reason.as_str(), "line\nbreak é");
+}
+
+#[test]
+fn unknown_kinds_are_kept_with_their_text() {
+    let text = r#"{"kind":"future_thing","turn":9,"x":[1,2]}"#;
+    let event = parse(text);
+    assert!(matches!(&event, SessionEvent::Unknown(u) if u.kind == "future_thing" && u.json == text));
+    assert_eq!(event.to_json(), text);
+    assert!(!event.is_kernel_os_event());
+    assert!(err(r#"{"kind":"future_thing","x":}"#).message.contains("expected value"));
+    assert_eq!(err(r#"{"turn":1}"#).field.as_deref(), Some("kind"));
+    assert_eq!(err(r#"{"kind":7}"#).field.as_deref(), Some("kind"));
+}
+
+#[test]
+fn kernel_os_events_are_the_22_listed() {
+    let os: Vec<&str> = common::sample_lines()
+        .into_iter()
+        .map(parse)
+        .filter(|e| e.is_kernel_os_event())
+        .map(|e| KINDS.iter().copied().find(|k| *k == e.kind()).unwrap())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(os.len(), 22);
+    for not_os in ["run_started", "llm_completed", "tool_requested", "tool_completed", "run_terminal",
+        "tool_argument_repaired", "permission_requested", "permission_resolved", "tool_denied", "memory_retrieval_result"] {
+        assert!(!os.contains(&not_os));
+    }
+}
