@@ -1,0 +1,135 @@
+//! The session view over the sample session and small scenarios.
+
+use agent_replay::generate::SAMPLE_JSONL;
+use agent_replay::json::to_js_json;
+use agent_replay::state::SessionState;
+use agent_replay::SessionEvent;
+use serde_json::{json, Value};
+
+fn view_of(text: &str) -> Value {
+    let mut state = SessionState::new(Some("s-1".into()));
+    state.apply_str(text, Default::default()).unwrap();
+    serde_json::from_str(&to_js_json(state.view())).unwrap()
+}
+
+#[test]
+fn header_status_and_totals_of_the_sample() {
+    let v = view_of(SAMPLE_JSONL);
+    assert_eq!(v["session_id"], "s-1");
+    assert_eq!(v["event_count"], 55);
+    assert_eq!(v["revision"], 7);
+    assert_eq!(v["run"]["run_id"], "run-7f3a");
+    assert_eq!(v["run"]["agent_id"], "triage-agent");
+    assert_eq!(v["run"]["criteria"].as_array().unwrap().len(), 3);
+    assert_eq!(v["status"], json!({"state":"terminal","position":55,"reason":"completed","turns_used":7,"total_tokens":44810}));
+    assert_eq!(v["total_tokens"], 44810);
+    assert_eq!(v["counts"].as_object().unwrap().len(), 32);
+    assert_eq!(v["errors"], json!({"tool_errors":2,"fatal_tool_errors":1,"denied_tools":1,"unknown_events":0,"load_errors":0}));
+}
+
+#[test]
+fn status_follows_suspension_and_resume() {
+    let lines: Vec<&str> = SAMPLE_JSONL.lines().collect();
+    let suspended_at = lines.iter().position(|l| l.contains("\"kind\":\"suspended\"")).unwrap();
+    let v = view_of(&lines[..=suspended_at].join("\n"));
+    assert_eq!(v["status"], json!({"state":"suspended","position":suspended_at + 1,"turn":6,"reason":"ask_user","pending_calls":["call-5"]}));
+    let v = view_of(&lines[..suspended_at + 3].join("\n"));
+    assert_eq!(v["status"]["state"], "running");
+    assert_eq!(view_of("")["status"]["state"], "not_started");
+}
+
+#[test]
+fn transcript_pairs_calls_with_results_and_marks_the_rollback() {
+    let v = view_of(SAMPLE_JSONL);
+    let t = v["transcript"].as_array().unwrap();
+    assert_eq!(t[0]["type"], "goal");
+    let calls: Vec<&Value> = t.iter().filter(|e| e["type"] == "tool_call").collect();
+    assert_eq!(calls.len(), 6);
+    assert!(calls.iter().all(|c| c["result"].is_object()), "every call has its result");
+    let push = calls.iter().find(|c| c["call_id"] == "call-4").unwrap();
+    assert_eq!(push["name"], "git.push");
+    assert_eq!(push["denied"], "force-push to a protected branch is never allowed");
+    assert_eq!(push["result"]["is_fatal"], true);
+    assert_eq!(push["result"]["error_kind"], "governance_denied");
+    assert_eq!(push["rolled_back"], true);
+    let write = calls.iter().find(|c| c["call_id"] == "call-5").unwrap();
+    assert_eq!(write["gated"], "awaiting user approval");
+    assert_eq!(write["rolled_back"], false);
+    // Checkpoint at history_len 4 came after turn 1: turn 1 stays, turn 5 is rolled back.
+    let first = calls.iter().find(|c| c["call_id"] == "call-1").unwrap();
+    assert_eq!(first["rolled_back"], false);
+    let sdk = t.iter().find(|e| e["type"] == "assistant" && e["turn"] == 5).unwrap();
+    assert!(sdk["text"].as_str().unwrap().starts_with("Bisect points"));
+    assert_eq!(sdk["rolled_back"], true);
+    assert!(t.iter().any(|e| e["type"] == "rollback" && e["reason"]["kind"] == "governance_denied"));
+    let parts = t.iter().find(|e| e["type"] == "assistant" && e["turn"] == 2).unwrap();
+    assert!(parts["text"].as_str().unwrap().contains("\nLet me run"));
+}
+
+#[test]
+fn processes_keep_every_field_and_their_state_history() {
+    let v = view_of(SAMPLE_JSONL);
+    let p = &v["processes"];
+    assert_eq!(p.as_array().unwrap().len(), 2);
+    assert_eq!(p[0]["agent_id"], "bisect-1");
+    assert_eq!(p[0]["state"], "joined");
+    assert_eq!(p[0]["isolation"], "worktree");
+    assert_eq!(p[0]["permitted_capability_ids"], json!(["git.diff", "shell.run"]));
+    assert_eq!((p[0]["first_turn"].clone(), p[0]["last_turn"].clone()), (json!(3), json!(4)));
+    let states: Vec<&str> = p[0]["history"].as_array().unwrap().iter().map(|h| h["state"].as_str().unwrap()).collect();
+    assert_eq!(states, ["spawned", "running", "joined"]);
+    assert_eq!(p[1]["result_termination"], "budget_exceeded");
+}
+
+#[test]
+fn permissions_budgets_capabilities_and_the_rest() {
+    let v = view_of(SAMPLE_JSONL);
+    let req = &v["permissions"]["requests"][0];
+    assert_eq!(req["tool"], "fs.write");
+    assert_eq!(req["resolution"]["approved"], true);
+    assert_eq!(req["resolution"]["responder"], "user");
+    assert_eq!(v["permissions"]["denied"][0]["event"]["tool_name"], "git.push");
+    assert_eq!(v["budgets"]["tokens_by_operation"], json!({"op-bisect": 23900}));
+    assert_eq!(v["budgets"]["exceeded"][0]["event"]["budget"], "tokens:20000");
+    assert_eq!(v["capabilities"]["current"], json!(["fs.read", "shell.run", "git.diff", "fs.write"]));
+    assert_eq!(v["milestones"].as_array().unwrap().len(), 3);
+    assert_eq!(v["entropy"]["samples"].as_array().unwrap().len(), 4);
+    assert_eq!(v["entropy"]["alerts"][0]["event"]["threshold"], 0.7);
+    assert_eq!(v["memory"]["retrievals"][0]["event"]["hits"][0]["record"]["record_id"], "mem-118");
+    assert_eq!(v["context"]["compressions"][0]["event"]["archived_seq_range"], json!([2, 13]));
+    assert_eq!(v["argument_repairs"].as_array().unwrap().len(), 1);
+    assert_eq!(v["signals"].as_array().unwrap().len(), 2);
+    assert_eq!(v["cancellations"][0]["event"]["reason"], "deadline");
+}
+
+#[test]
+fn turn_index_covers_every_event() {
+    let v = view_of(SAMPLE_JSONL);
+    let turns = v["turns"].as_array().unwrap();
+    let total: u64 = turns.iter().map(|t| t["event_count"].as_u64().unwrap()).sum();
+    assert_eq!(total, 55);
+    let t1 = &turns[1];
+    assert_eq!((t1["turn"].clone(), t1["first_position"].clone(), t1["last_position"].clone()), (json!(1), json!(2), json!(7)));
+    assert_eq!(t1["tool_calls"], json!(["fs.read", "fs.read"]));
+    assert_eq!(t1["tokens"], 412 + 96 + 88);
+}
+
+#[test]
+fn unknown_events_and_load_errors_are_shown() {
+    let v = view_of("{\"kind\":\"warp\",\"turn\":1}\n{\"kind\":\"page_in\"}\n");
+    assert_eq!(v["unknown"], json!([{"position":1,"kind":"warp","json":"{\"kind\":\"warp\",\"turn\":1}"}]));
+    assert_eq!(v["load_errors"][0]["line"], 2);
+    assert_eq!(v["errors"]["load_errors"], 1);
+    assert_eq!(v["counts"]["warp"], 1);
+}
+
+#[test]
+fn integers_beyond_2_pow_53_reach_js_as_exact_strings() {
+    let text = r#"{"kind":"run_terminal","reason":"done","turns_used":1,"total_tokens":18446744073709551615}"#;
+    let v = view_of(text);
+    assert_eq!(v["total_tokens"], "18446744073709551615");
+    assert_eq!(v["status"]["total_tokens"], "18446744073709551615");
+    let e = SessionEvent::from_json(text).unwrap();
+    assert!(to_js_json(&e).contains("\"18446744073709551615\""));
+    assert!(e.to_json().contains(":18446744073709551615}"), "the kernel JSON keeps the number");
+}
