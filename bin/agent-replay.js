@@ -24,7 +24,7 @@ function fail(message, code = 2) {
 async function load(state, source, strict) {
   if (source === "--sample") {
     state.apply(sampleLog(), { strict });
-    return { name: "sample", errors: state.view().load_errors };
+    return { name: displayName(source), errors: state.view().load_errors };
   }
   const fromStdin = source === "-";
   let total = 0;
@@ -51,7 +51,7 @@ async function load(state, source, strict) {
   }
   if (showProgress) process.stderr.write("\r\x1b[K");
   const report = state.end();
-  return { name: fromStdin ? "stdin" : source, errors: report.errors };
+  return { name: displayName(source), errors: report.errors };
 }
 
 async function main(argv) {
@@ -69,7 +69,7 @@ async function main(argv) {
     loaded = await load(state, source, strict);
   } catch (e) {
     if (!(e instanceof AgentReplayError)) throw e;
-    for (const err of e.errors ?? []) printError(source, err);
+    for (const err of e.errors ?? []) printError(displayName(source), err);
     if (!e.errors?.length) fail(`${e.code}: ${e.message}`, 1);
     process.exit(1);
   }
@@ -77,6 +77,10 @@ async function main(argv) {
   else process.stdout.write(summarize(state.view()) + "\n");
   for (const err of loaded.errors) printError(loaded.name, err);
   if (loaded.errors.length) process.exit(1);
+}
+
+function displayName(source) {
+  return source === "-" ? "stdin" : source === "--sample" ? "sample" : source;
 }
 
 function printError(name, err) {

@@ -1,0 +1,295 @@
+// Types of the agent-replay package. They mirror the Rust types in src/;
+// `npm test` compiles JSON produced by the Rust code against them
+// (scripts/check-types.mjs), so they cannot drift from what the code does.
+
+/** A u64: a number, or a decimal string when beyond 2^53-1 (never rounded). */
+export type U64 = number | string;
+/** Any JSON value (tool arguments, provider payloads). */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+// ---- Nested event types -------------------------------------------------
+
+export type Role = "system" | "user" | "assistant" | "tool";
+export type Content = string | ContentPart[];
+export type ContentPart =
+  | { type: "text"; text: string }
+  | { type: "image"; url?: string; data?: string; media_type?: string; detail?: "auto" | "low" | "high" }
+  | { type: "audio"; data: string; media_type: string }
+  | { type: "tool_result"; call_id: string; output: string; is_error: boolean; durable_content?: DurableContent };
+export interface ToolCall { id: string; name: string; arguments: Json }
+export interface Message { role: Role; content: Content; tool_calls?: ToolCall[]; token_count?: number }
+export type ErrorKind = "recoverable" | "fatal" | "governance_denied" | "provider_failure" | "timeout" | "user_interrupt";
+export interface ToolResult {
+  call_id: string;
+  output: Content;
+  durable_content?: DurableContent;
+  is_error: boolean;
+  is_fatal: boolean;
+  error_kind?: ErrorKind;
+  token_count: number | null;
+}
+export interface DurableContent { blocks: DurableBlock[] }
+export type DurableBlock =
+  | { type: "text"; text: string }
+  | ({ type: "image" | "audio" | "video" | "file" } & MediaBlock);
+export interface MediaBlock { source: MediaSource; media_type?: string; provider_options?: Json }
+export type MediaSource =
+  | { kind: "url"; url: string }
+  | { kind: "base64"; data: string }
+  | { kind: "file_id"; id: string; affinity: { provider_id: string; endpoint_id: string } }
+  | { kind: "object"; handle: string; owner: string; payload_ref: string };
+export interface ProviderReplay {
+  protocol: string;
+  provider?: string;
+  model?: string;
+  native_blocks?: Json[];
+  reasoning_content?: string;
+  reasoning_details?: Json;
+  native_message?: Json;
+  tool_calls?: Json[];
+}
+export type CancellationReason = "user" | "deadline" | "lease_lost" | "host_shutdown";
+export type RollbackReason =
+  | { kind: "fatal_tool_error"; tool_name: string; error: string }
+  | { kind: "governance_denied"; tool_name: string; reason: string }
+  | { kind: "provider_failure"; error: string }
+  | { kind: "timeout" }
+  | { kind: "user_interrupt" }
+  | { kind: "malformed_replay"; reason: string };
+export interface MemoryScope { tenant_id: string; namespace: string }
+export type MemoryKind = "user" | "feedback" | "project" | "reference";
+export interface MemoryRecall { record: MemoryRecord; score: number; why: string }
+export interface MemoryRecord {
+  record_id: string;
+  scope: MemoryScope;
+  name: string;
+  kind: MemoryKind;
+  content: string;
+  description: string;
+  provenance: {
+    session_id?: string;
+    author: "model" | "host" | "extraction";
+    trust: "untrusted" | "user_asserted" | "host_verified";
+    evidence_refs?: string[];
+  };
+  created_at: U64;
+  updated_at: U64;
+  last_recalled_at?: U64;
+  recall_count: U64;
+  confidence: number;
+  links?: Json[];
+  pinned: boolean;
+  ttl_days?: number;
+}
+
+// ---- The 32 event kinds (as the kernel writes them) ----------------------
+
+export interface RunStarted { kind: "run_started"; run_id: string; goal: string; criteria: string[]; agent_id: string | null; system_prompt: string | null; attachments: ContentPart[] }
+export interface LlmCompleted { kind: "llm_completed"; turn: number; message: Message; provider_replay?: ProviderReplay }
+/** The Node SDK's flat `llm_completed`, accepted on input and kept as written by `parseLog`. */
+export interface LlmCompletedSdk { kind: "llm_completed"; turn: number; content: Content; tool_calls: ToolCall[]; token_count?: number }
+export interface ToolRequested { kind: "tool_requested"; turn: number; calls: ToolCall[] }
+export interface ToolCompleted { kind: "tool_completed"; turn: number; results: ToolResult[] }
+export interface Compressed { kind: "compressed"; turn: number; archived_seq_range: [U64, U64]; action?: string; summary?: string; summary_tokens?: number; preserved_refs?: string[] }
+export interface PageOut { kind: "page_out"; turn: number; action?: string; summary?: string; tier_hint?: string; message_count: number; archive_ref?: string }
+export interface PageIn { kind: "page_in"; turn: number; entry_count: number }
+export interface RunTerminal { kind: "run_terminal"; reason: string; turns_used: number; total_tokens: U64 }
+export interface ToolArgumentRepaired { kind: "tool_argument_repaired"; turn: number; tool: string; original_arguments: string; repaired_arguments: string }
+export interface PermissionRequested { kind: "permission_requested"; turn: number; tool: string; arguments: string; reason: string | null }
+export interface PermissionResolved { kind: "permission_resolved"; turn: number; approved: boolean; responder: "user" | "policy_gate" }
+export interface ToolDenied { kind: "tool_denied"; turn: number; call_id: string; tool_name: string; reason: string }
+export interface CapabilityChanged { kind: "capability_changed"; turn: number; added?: string[]; removed?: string[]; change_kind?: string; capability_id?: string; version?: string; mounted_by?: string; mount_reason?: string }
+export interface ContextRenewed { kind: "context_renewed"; turn: number; sprint: number; handoff_ref: string }
+export interface Suspended { kind: "suspended"; turn: number; reason: string; pending_calls?: string[] }
+export interface Resumed { kind: "resumed"; turn: number; approved?: string[]; denied?: string[] }
+export interface ToolGated { kind: "tool_gated"; turn: number; call_id: string; tool: string; reason: string }
+export interface SignalDeliveryDisposed { kind: "signal_delivery_disposed"; turn: number; operation_id: string; delivery_id: string; attempt: number; signal_id: string; disposition: string; queue_depth: number }
+export interface BudgetExceeded { kind: "budget_exceeded"; turn: number; operation_id: string; reservation_id?: string; budget: string }
+export interface BudgetUsageReported { kind: "budget_usage_reported"; turn: number; operation_id: string; reservation_id: string; tokens: U64; subagents: number; rounds: number }
+export interface OperationCancelled { kind: "operation_cancelled"; turn: number; operation_id: string; reason: CancellationReason; pending_call_ids: string[] }
+export interface CheckpointTaken { kind: "checkpoint_taken"; turn: number; history_len: number }
+export interface EntropySample { kind: "entropy_sample"; turn: number; score: number; rho: number; repeat_pressure: number; failure_rate: number; rollbacks_in_window: number; window_turns: number }
+export interface EntropyAlert { kind: "entropy_alert"; turn: number; score: number; threshold: number }
+export interface Rollbacked { kind: "rollbacked"; turn: number; checkpoint_history_len: number; reason?: RollbackReason }
+export interface AgentProcessChanged { kind: "agent_process_changed"; turn: number; agent_id: string; parent_session_id: string; role: string; isolation: string; context_inheritance: string; state: string; permitted_capability_ids?: string[]; result_termination?: string }
+export interface MilestoneAdvanced { kind: "milestone_advanced"; turn: number; phase_id: string; capabilities_unlocked: string[] }
+export interface MilestoneBlocked { kind: "milestone_blocked"; turn: number; phase_id: string; reason: string }
+export interface MemoryWritten { kind: "memory_written"; turn: number; record_id: string; scope: MemoryScope; memory_kind: MemoryKind; name: string; size_bytes: number }
+export interface MemoryQueried { kind: "memory_queried"; turn: number; scope: MemoryScope; query: string; requested_k: U64; requires_async_response: boolean }
+export interface MemoryValidationFailed { kind: "memory_validation_failed"; turn: number; record_id: string; error: string }
+export interface MemoryRetrievalResult { kind: "memory_retrieval_result"; hits: MemoryRecall[] }
+
+/** One event of a session log (normalised shape: the kernel's). */
+export type SessionEvent =
+  | RunStarted | LlmCompleted | ToolRequested | ToolCompleted | Compressed | PageOut | PageIn
+  | RunTerminal | ToolArgumentRepaired | PermissionRequested | PermissionResolved | ToolDenied
+  | CapabilityChanged | ContextRenewed | Suspended | Resumed | ToolGated | SignalDeliveryDisposed
+  | BudgetExceeded | BudgetUsageReported | OperationCancelled | CheckpointTaken | EntropySample
+  | EntropyAlert | Rollbacked | AgentProcessChanged | MilestoneAdvanced | MilestoneBlocked
+  | MemoryWritten | MemoryQueried | MemoryValidationFailed | MemoryRetrievalResult;
+export type EventKind = SessionEvent["kind"];
+/** An event as read from a log: any kind, in the shape it was written. */
+export type LoggedEvent = SessionEvent | LlmCompletedSdk | { kind: string; [field: string]: Json | undefined };
+
+// ---- Loading ---------------------------------------------------------------
+
+export type LogErrorCode =
+  | "invalid_json" | "invalid_event" | "unknown_kind" | "truncated"
+  | "invalid_utf8" | "invalid_entry" | "seq_gap" | "seq_disorder";
+/** A problem in a log. line and column are 1-based; column counts characters
+ * and points at the last character of the offending token. */
+export interface LogError {
+  line: number;
+  column: number;
+  /** The element index, for a JSON array. */
+  index?: number;
+  code: LogErrorCode;
+  message: string;
+  /** The event's kind, when it could be read. */
+  kind?: string;
+  /** Path of the field at fault, e.g. `results[0].is_error`. */
+  field?: string;
+}
+export type Framing = "json_array" | "json_lines" | "stored_entries";
+export interface ParsedLog { framing: Framing; events: LoggedEvent[]; errors: LogError[] }
+export interface LoadOptions { strict?: boolean }
+
+// ---- The OS snapshot -------------------------------------------------------
+
+export interface OsSnapshot {
+  last_suspend: { turn: number; reason: string; pending_calls: string[] } | null;
+  last_resumed_turn: number | null;
+  process_by_agent: { turn: number; agent_id: string; parent_session_id: string; state: string }[];
+  budget_exceeded: { turn: number; operation_id: string; reservation_id: string | null; budget: string }[];
+  budget_usage_reported: { turn: number; operation_id: string; reservation_id: string; tokens: U64; subagents: number; rounds: number }[];
+  cancellations: { turn: number; operation_id: string; reason: CancellationReason; pending_call_ids: string[] }[];
+  signals: { turn: number; operation_id: string; delivery_id: string; attempt: number; signal_id: string; disposition: string; queue_depth: number }[];
+  page_out_count: number;
+  page_in_count: number;
+  tool_gated_count: number;
+  memory_written_count: number;
+  memory_queried_count: number;
+  memory_validation_failed_count: number;
+  memory_retrieval_result_count: number;
+}
+
+// ---- The session view ------------------------------------------------------
+
+/** An event at its 1-based position in the session. */
+export interface Entry<E extends SessionEvent = SessionEvent> { position: number; event: E }
+export type SessionStatus =
+  | { state: "not_started" }
+  | { state: "running" }
+  | { state: "suspended"; position: number; turn: number; reason: string; pending_calls: string[] }
+  | { state: "terminal"; position: number; reason: string; turns_used: number; total_tokens: U64 };
+export interface TurnSummary {
+  turn: number;
+  first_position: number;
+  last_position: number;
+  event_count: number;
+  kinds: Record<string, number>;
+  tool_calls: string[];
+  tokens: number;
+  errors: number;
+}
+export interface ToolOutcome { position: number; output: string; is_error: boolean; is_fatal: boolean; error_kind: ErrorKind | null; token_count: number | null }
+export type TranscriptEntry =
+  | { type: "goal"; position: number; text: string; criteria: string[] }
+  | { type: "assistant"; position: number; turn: number; text: string; tool_call_ids: string[]; token_count: number | null; rolled_back: boolean }
+  | { type: "tool_call"; position: number; turn: number; call_id: string; name: string | null; arguments: Json; result: ToolOutcome | null; denied: string | null; gated: string | null; rolled_back: boolean }
+  | { type: "suspended"; position: number; turn: number; reason: string; pending_calls: string[] }
+  | { type: "resumed"; position: number; turn: number; approved: string[]; denied: string[] }
+  | { type: "rollback"; position: number; turn: number; checkpoint_history_len: number; reason: RollbackReason | null };
+export interface ProcessView {
+  agent_id: string;
+  parent_session_id: string;
+  role: string;
+  isolation: string;
+  context_inheritance: string;
+  state: string;
+  permitted_capability_ids: string[];
+  result_termination: string | null;
+  first_turn: number;
+  last_turn: number;
+  history: { position: number; turn: number; state: string; result_termination: string | null }[];
+}
+export interface PermissionRequest {
+  position: number;
+  turn: number;
+  tool: string;
+  arguments: string;
+  reason: string | null;
+  resolution: { position: number; approved: boolean; responder: string } | null;
+}
+/** The rich read view of a session (what the viewer renders). */
+export interface SessionView {
+  session_id: string | null;
+  event_count: number;
+  revision: number;
+  run: { position: number; run_id: string; goal: string; criteria: string[]; agent_id: string | null; system_prompt: string | null; attachment_count: number } | null;
+  status: SessionStatus;
+  turns_used: number;
+  total_tokens: U64;
+  turns: TurnSummary[];
+  transcript: TranscriptEntry[];
+  processes: ProcessView[];
+  permissions: { requests: PermissionRequest[]; gated: Entry<ToolGated>[]; denied: Entry<ToolDenied>[] };
+  budgets: { usage: Entry<BudgetUsageReported>[]; exceeded: Entry<BudgetExceeded>[]; tokens_by_operation: Record<string, U64> };
+  signals: Entry<SignalDeliveryDisposed>[];
+  cancellations: Entry<OperationCancelled>[];
+  capabilities: { current: string[]; history: Entry<CapabilityChanged>[] };
+  milestones: Entry<MilestoneAdvanced | MilestoneBlocked>[];
+  entropy: { samples: Entry<EntropySample>[]; alerts: Entry<EntropyAlert>[] };
+  checkpoints: Entry<CheckpointTaken>[];
+  rollbacks: Entry<Rollbacked>[];
+  context: { compressions: Entry<Compressed>[]; page_outs: Entry<PageOut>[]; page_ins: Entry<PageIn>[]; renewals: Entry<ContextRenewed>[] };
+  memory: { writes: Entry<MemoryWritten>[]; queries: Entry<MemoryQueried>[]; validation_failures: Entry<MemoryValidationFailed>[]; retrievals: Entry<MemoryRetrievalResult>[] };
+  argument_repairs: Entry<ToolArgumentRepaired>[];
+  counts: Record<string, number>;
+  errors: { tool_errors: number; fatal_tool_errors: number; denied_tools: number; unknown_events: number; load_errors: number };
+  unknown: { position: number; kind: string; json: string }[];
+  load_errors: LogError[];
+}
+
+// ---- The API ---------------------------------------------------------------
+
+export type ErrorCode = "invalid_log" | "invalid_event" | "invalid_input" | "closed" | (string & {});
+
+/** Every error thrown by this package. */
+export class AgentReplayError extends Error {
+  readonly code: ErrorCode;
+  /** For `invalid_log`: every error found, with positions. */
+  readonly errors?: LogError[];
+  constructor(code: ErrorCode, message: string, details?: { errors?: LogError[] });
+}
+
+/** Loads a log (JSON array, JSON Lines or stored entries). Tolerant by
+ * default: every valid event, with the errors beside them. */
+export function parseLog(input: string | Uint8Array, options?: LoadOptions): ParsedLog;
+
+/** The kernel's exact OS snapshot. Throws `invalid_log` (with `errors`) if
+ * the log has any error: a snapshot that skipped events would not be exact. */
+export function rebuildOsSnapshot(input: LoggedEvent[] | string | Uint8Array, options?: LoadOptions): OsSnapshot;
+
+/** The embedded sample session (JSON Lines; uses all 32 kinds). */
+export function sampleLog(): string;
+
+/** A deterministic, realistic log of about `bytes` bytes of JSON Lines. */
+export function generateLog(options?: { seed?: number; bytes?: number }): string;
+
+/** Incremental session state: the OS snapshot and the session view. */
+export class SessionState {
+  constructor(sessionId?: string, options?: LoadOptions);
+  /** Folds an event, events, or a whole log (string or bytes), in order. */
+  apply(input: LoggedEvent | LoggedEvent[] | string | Uint8Array, options?: LoadOptions): this;
+  /** Folds the next chunk of a log arriving in pieces. */
+  write(chunk: string | Uint8Array, options?: LoadOptions): this;
+  /** Ends a log written in chunks. */
+  end(): { framing: Framing; events: number; errors: LogError[] };
+  osSnapshot(): OsSnapshot;
+  view(): SessionView;
+  readonly eventCount: number;
+  readonly revision: number;
+  free(): void;
+  [Symbol.dispose](): void;
+}

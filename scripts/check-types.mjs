@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+// Checks js/index.d.ts against the Rust types: JSON produced by the Rust
+// code (examples/type_fixtures.rs) is written into a TypeScript file as
+// typed literals and compiled with tsc. Excess-property checks catch a Rust
+// field the declarations lack; required properties catch a declared field
+// Rust does not write; literal unions catch enum drift.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const root = new URL("..", import.meta.url).pathname;
+const fixtures = JSON.parse(execFileSync("cargo", ["run", "-q", "--example", "type_fixtures"], { cwd: root, encoding: "utf8" }));
+const dir = join(root, "tests/types");
+mkdirSync(dir, { recursive: true });
+const lit = (v) => JSON.stringify(v, null, 1);
+const body = [
+  `import type { SessionEvent, SessionView, OsSnapshot } from "../../js/index.js";`,
+  ...fixtures.events.map((e, i) => `export const event${i}: SessionEvent = ${lit(e)};`),
+  ...fixtures.views.map((v, i) => `export const view${i}: SessionView = ${lit(v)};`),
+  ...fixtures.snapshots.map((s, i) => `export const snapshot${i}: OsSnapshot = ${lit(s)};`),
+].join("\n");
+writeFileSync(join(dir, "generated.ts"), body + "\n");
+writeFileSync(join(dir, "api-usage.ts"), API_USAGE());
+execFileSync(join(root, "node_modules/.bin/tsc"), [
+  "--noEmit", "--strict", "--exactOptionalPropertyTypes", "--target", "es2022", "--module", "nodenext",
+  "--moduleResolution", "nodenext", "--lib", "es2022,esnext.disposable", join(dir, "generated.ts"), join(dir, "api-usage.ts"),
+], { cwd: root, stdio: "inherit" });
+console.log(`types: ${fixtures.events.length} events, ${fixtures.views.length} views, ${fixtures.snapshots.length} snapshots check against js/index.d.ts`);
+console.log(`1 passed, 0 failed`);
+
+function API_USAGE() {
+  return `import { parseLog, rebuildOsSnapshot, SessionState, AgentReplayError, sampleLog, type OsSnapshot, type SessionView } from "../../js/index.js";
+const parsed = parseLog(sampleLog(), { strict: false });
+const snap: OsSnapshot = rebuildOsSnapshot(new Uint8Array(0));
+const state = new SessionState("s").apply(parsed.events).apply("{}");
+const view: SessionView = state.view();
+const n: number = state.eventCount + state.revision + snap.page_in_count + view.event_count;
+try { state.apply("x", { strict: true }); } catch (e) { if (e instanceof AgentReplayError) { const c: string = e.code; void c; } }
+void n;
+`;
+}

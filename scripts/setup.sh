@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what a fresh machine lacks to build and test agent-replay:
+# the wasm32 target, the wasm-bindgen CLI at exactly the version Cargo.lock
+# pins for the wasm-bindgen crate, and the npm dev dependencies.
+# Idempotent: each step is skipped when already satisfied.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  rustup target add wasm32-unknown-unknown
+fi
+
+want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [ "$have" != "$want" ]; then
+  echo "setup: installing wasm-bindgen-cli $want (have: ${have:-none})" >&2
+  cargo install wasm-bindgen-cli --version "$want" --force
+fi
+
+if [ ! -x node_modules/.bin/tsc ] || [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
