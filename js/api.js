@@ -49,13 +49,22 @@ export function parseLog(input, options) {
   return JSON.parse(json);
 }
 
-/** The kernel's exact OS snapshot of a log or of an array of events. */
+/**
+ * The kernel's exact OS snapshot of a log or of an array of events. Throws
+ * `invalid_log` if the log has any error. The events the fold reads are
+ * checked field by field; the others as JSON objects with a kind, unless
+ * `{validate: "all"}` asks for every event to be checked field by field.
+ */
 export function rebuildOsSnapshot(input, options) {
   const strict = strictOf(options);
+  const all = options?.validate === "all";
+  if (options?.validate !== undefined && !["all", "folded"].includes(options.validate)) {
+    throw new AgentReplayError("invalid_input", 'rebuildOsSnapshot: validate must be "all" or "folded"');
+  }
   let json;
-  if (typeof input === "string") json = call(() => raw.rebuildOsSnapshotStr(input, strict));
-  else if (isBytes(input)) json = call(() => raw.rebuildOsSnapshotBytes(input, strict));
-  else if (Array.isArray(input)) json = call(() => raw.rebuildOsSnapshotStr(JSON.stringify(input), strict));
+  if (typeof input === "string") json = call(() => raw.rebuildOsSnapshotStr(input, strict, all));
+  else if (isBytes(input)) json = call(() => raw.rebuildOsSnapshotBytes(input, strict, all));
+  else if (Array.isArray(input)) json = call(() => raw.rebuildOsSnapshotStr(JSON.stringify(input), strict, all));
   else throw invalidInput("rebuildOsSnapshot", input);
   return JSON.parse(json);
 }

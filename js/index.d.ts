@@ -268,8 +268,13 @@ export class AgentReplayError extends Error {
 export function parseLog(input: string | Uint8Array, options?: LoadOptions): ParsedLog;
 
 /** The kernel's exact OS snapshot. Throws `invalid_log` (with `errors`) if
- * the log has any error: a snapshot that skipped events would not be exact. */
-export function rebuildOsSnapshot(input: LoggedEvent[] | string | Uint8Array, options?: LoadOptions): OsSnapshot;
+ * the log has any error: a snapshot that skipped events would not be exact.
+ * The events the fold reads are checked field by field, the others as JSON
+ * objects with a kind; `validate: "all"` checks every event field by field. */
+export function rebuildOsSnapshot(
+  input: LoggedEvent[] | string | Uint8Array,
+  options?: LoadOptions & { validate?: "folded" | "all" },
+): OsSnapshot;
 
 /** The embedded sample session (JSON Lines; uses all 32 kinds). */
 export function sampleLog(): string;

@@ -56,3 +56,56 @@ pub fn may_hold_unsafe_integer(text: &str) -> bool {
     }
     false
 }
+
+/// A JSON value kept as text, ready to be written into a larger document
+/// without re-serialising. Integers beyond 2^53-1 in it are strings.
+#[derive(Clone, Debug)]
+pub struct JsonText(Box<serde_json::value::RawValue>);
+
+impl JsonText {
+    /// Serialises a value once (JS-safe).
+    pub fn of<T: Serialize + ?Sized>(value: &T) -> Self {
+        match serde_json::value::to_raw_value(value) {
+            Ok(raw) if !may_hold_unsafe_integer(raw.get()) => JsonText(raw),
+            _ => Self::parse(&to_js_json(value)),
+        }
+    }
+
+    /// Copies already-valid raw JSON as it is (no re-parse), unless it
+    /// holds an unsafe integer, which is then rewritten as a string.
+    pub fn from_raw(raw: &serde_json::value::RawValue) -> Self {
+        if may_hold_unsafe_integer(raw.get()) {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(raw.get()) {
+                return Self::parse(&to_js_json(&v));
+            }
+        }
+        JsonText(raw.to_owned())
+    }
+
+    pub fn null() -> Self {
+        Self::parse("null")
+    }
+
+    fn parse(text: &str) -> Self {
+        JsonText(
+            serde_json::value::RawValue::from_string(text.to_string())
+                .unwrap_or_else(|_| serde_json::value::to_raw_value(&()).unwrap_or_default()),
+        )
+    }
+
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+}
+
+impl PartialEq for JsonText {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
+impl Serialize for JsonText {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}

@@ -185,6 +185,31 @@ impl OsSnapshotFolder {
     }
 }
 
+/// The kinds the snapshot fold looks at; every other kind leaves it unchanged.
+pub fn folds(kind: &str) -> bool {
+    matches!(
+        kind,
+        "suspended" | "resumed" | "tool_gated" | "agent_process_changed" | "budget_exceeded"
+            | "budget_usage_reported" | "operation_cancelled" | "signal_delivery_disposed"
+            | "page_out" | "page_in" | "memory_written" | "memory_queried"
+            | "memory_validation_failed" | "memory_retrieval_result"
+    )
+}
+
+/// Loads a whole log from bytes and folds its snapshot. With `full_check`
+/// false, only the kinds the fold reads are checked field by field; every
+/// other event is checked as JSON with a kind (what the fold depends on).
+pub fn rebuild_os_snapshot_from_bytes(
+    bytes: &[u8],
+    strict: bool,
+    full_check: bool,
+) -> Result<(OsSnapshot, crate::log::LoadReport), crate::log::LogError> {
+    let mut folder = OsSnapshotFolder::new();
+    let opts = crate::log::LogOptions { strict, only: if full_check { None } else { Some(folds) } };
+    let report = crate::log::read_bytes(bytes, opts, &mut |_: &str, e: SessionEvent<'_>| folder.apply(&e))?;
+    Ok((folder.into_snapshot(), report))
+}
+
 /// Folds a whole sequence of events.
 pub fn rebuild_os_snapshot<'a>(events: impl IntoIterator<Item = &'a SessionEvent<'a>>) -> OsSnapshot {
     let mut folder = OsSnapshotFolder::new();

@@ -7,7 +7,7 @@ use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use super::Str;
+use super::{RawJson, Str};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -142,7 +142,7 @@ pub enum ContentPart<'a> {
 pub struct ToolCall<'a> {
     pub id: Str<'a>,
     pub name: Str<'a>,
-    pub arguments: Value,
+    pub arguments: RawJson<'a>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]

@@ -12,7 +12,7 @@ pub use content::*;
 pub use kinds::*;
 pub use parse::EventError;
 pub use records::*;
-pub use text::Str;
+pub use text::{RawJson, Str};
 
 use serde::Serialize;
 
@@ -49,6 +49,11 @@ macro_rules! session_events {
                     $(SessionEvent::$variant(_) => $os,)*
                     SessionEvent::Unknown(_) => false,
                 }
+            }
+
+            /// True for the 32 kinds this version knows.
+            pub fn is_known_kind(kind: &str) -> bool {
+                matches!(kind, $($name)|*)
             }
 
             fn parse_body(kind: &str, text: &'a str) -> Option<Result<Self, serde_json::Error>> {

@@ -25,10 +25,22 @@ pub struct EventError {
 impl<'a> SessionEvent<'a> {
     /// Parses one event. Unknown kinds become `SessionEvent::Unknown`.
     pub fn from_json(text: &'a str) -> Result<Self, EventError> {
-        let kind = match scan_leading_kind(text) {
-            Some(kind) => Str::from(kind),
-            None => probe_kind(text)?,
-        };
+        Self::parse_kind_and_body(read_kind(text)?, text)
+    }
+
+    /// Parses one event if `wanted(kind)`; other events are only checked to
+    /// be well-formed JSON and give `None` (a fold that ignores them need
+    /// not pay for building them).
+    pub fn from_json_if(text: &'a str, wanted: impl Fn(&str) -> bool) -> Result<Option<Self>, EventError> {
+        let kind = read_kind(text)?;
+        if !wanted(&kind) {
+            serde_json::from_str::<IgnoredAny>(text).map_err(|e| EventError::from_serde(text, &e))?;
+            return Ok(None);
+        }
+        Self::parse_kind_and_body(kind, text).map(Some)
+    }
+
+    fn parse_kind_and_body(kind: Str<'a>, text: &'a str) -> Result<Self, EventError> {
         match SessionEvent::parse_body(&kind, text) {
             Some(Ok(event)) => Ok(event),
             Some(Err(e)) => Err(EventError {
@@ -41,6 +53,14 @@ impl<'a> SessionEvent<'a> {
                 Ok(SessionEvent::Unknown(UnknownEvent { kind, json: text }))
             }
         }
+    }
+}
+
+/// The kind: by a byte scan when it leads, else by a probe parse.
+fn read_kind(text: &str) -> Result<Str<'_>, EventError> {
+    match scan_leading_kind(text) {
+        Some(kind) => Ok(Str::from(kind)),
+        None => probe_kind(text),
     }
 }
 

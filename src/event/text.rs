@@ -91,3 +91,40 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
         d.deserialize_str(StrVisitor)
     }
 }
+
+/// Any JSON value, kept as its exact text borrowed from the log: tool
+/// arguments are carried, never inspected, so they are not parsed into a
+/// tree. Only usable where serde reads straight from text (not inside an
+/// internally tagged enum).
+#[derive(Clone, Copy)]
+pub struct RawJson<'a>(pub &'a serde_json::value::RawValue);
+
+impl RawJson<'_> {
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+}
+
+impl fmt::Debug for RawJson<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.get())
+    }
+}
+
+impl PartialEq for RawJson<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
+impl Serialize for RawJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawJson<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <&'de serde_json::value::RawValue>::deserialize(d).map(RawJson)
+    }
+}

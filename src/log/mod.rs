@@ -21,6 +21,9 @@ use position::{char_column, LineCursor};
 pub struct LogOptions {
     /// Fail on the first error, unknown kinds included.
     pub strict: bool,
+    /// Deliver only the events whose kind this accepts; the others are
+    /// checked to be well-formed JSON objects with a kind, and counted.
+    pub only: Option<fn(&str) -> bool>,
 }
 
 /// The three framings a log can come in.
@@ -83,6 +86,7 @@ pub fn read_bytes(bytes: &[u8], opts: LogOptions, sink: &mut impl EventSink) -> 
 #[derive(Debug, Clone, Default)]
 pub struct LogReader {
     strict: bool,
+    only: Option<fn(&str) -> bool>,
     framing: Option<Framing>,
     lines_done: usize,
     next_seq: u64,
@@ -93,7 +97,7 @@ pub struct LogReader {
 
 impl LogReader {
     pub fn new(opts: LogOptions) -> Self {
-        LogReader { strict: opts.strict, ..Default::default() }
+        LogReader { strict: opts.strict, only: opts.only, ..Default::default() }
     }
 
     /// Valid events delivered so far.
@@ -253,7 +257,7 @@ impl LogReader {
         } else {
             (text, 0)
         };
-        match SessionEvent::from_json(event_text) {
+        match self.parse(event_text) {
             Ok(event) => self.deliver(event_text, event, sink).or_else(|kind| {
                 let column = char_column(&raw[..lead + base]);
                 Err(unknown_kind(self.lines_done, column, None, kind))
@@ -330,9 +334,24 @@ impl LogReader {
         Ok(Some(entry.event.get()))
     }
 
+    /// Parses an event, or only checks it when `only` rejects its kind
+    /// (unknown kinds are parsed in strict mode, to be reported).
+    fn parse<'t>(&self, text: &'t str) -> Result<Option<SessionEvent<'t>>, EventError> {
+        match self.only {
+            None => SessionEvent::from_json(text).map(Some),
+            Some(only) => SessionEvent::from_json_if(text, |kind| {
+                only(kind) || (self.strict && !SessionEvent::is_known_kind(kind))
+            }),
+        }
+    }
+
     /// Hands a valid event to the sink; in strict mode an unknown kind is
     /// an error instead (returned as the kind's name for the caller to place).
-    fn deliver(&mut self, text: &str, event: SessionEvent<'_>, sink: &mut impl EventSink) -> Result<(), String> {
+    fn deliver(&mut self, text: &str, event: Option<SessionEvent<'_>>, sink: &mut impl EventSink) -> Result<(), String> {
+        let Some(event) = event else {
+            self.events += 1;
+            return Ok(());
+        };
         if let (true, SessionEvent::Unknown(u)) = (self.strict, &event) {
             return Err(u.kind.to_string());
         }
@@ -404,7 +423,7 @@ impl<'de, S: EventSink> Visitor<'de> for ArraySeed<'_, '_, '_, S> {
             let base = element.as_ptr() as usize - self.text.as_ptr() as usize;
             // `element` borrows from the same buffer as `self.text`.
             let element = &self.text[base..base + element.len()];
-            let outcome = match SessionEvent::from_json(element) {
+            let outcome = match self.reader.parse(element) {
                 Ok(event) => self.reader.deliver(element, event, self.sink).or_else(|kind| {
                     let (line, column) = self.cursor.locate(base);
                     Err(unknown_kind(line, column, Some(index), kind))

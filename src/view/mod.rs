@@ -9,9 +9,9 @@ mod transcript;
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
-use serde_json::Value;
 
-use crate::event::{SessionEvent, Str};
+use crate::event::{Responder, SessionEvent, Str};
+use crate::json::JsonText;
 use crate::log::LogError;
 pub use transcript::{ToolOutcome, TranscriptEntry};
 
@@ -19,7 +19,7 @@ pub use transcript::{ToolOutcome, TranscriptEntry};
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Entry {
     pub position: u64,
-    pub event: Value,
+    pub event: JsonText,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -202,6 +202,16 @@ pub struct SessionViewFolder {
     reported_tokens: u64,
 }
 
+/// Counts `key`, allocating its string only the first time.
+fn bump(map: &mut BTreeMap<String, u64>, key: &str) {
+    match map.get_mut(key) {
+        Some(n) => *n += 1,
+        None => {
+            map.insert(key.to_string(), 1);
+        }
+    }
+}
+
 fn owned(v: &[Str<'_>]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
@@ -264,7 +274,7 @@ impl SessionViewFolder {
         let v = &mut self.view;
         v.event_count += 1;
         let position = v.event_count;
-        *v.counts.entry(event.kind().to_string()).or_default() += 1;
+        bump(&mut v.counts, event.kind());
         if let Some(turn) = event.turn() {
             self.current_turn = turn;
             v.revision = v.revision.max(u64::from(turn));
@@ -273,7 +283,7 @@ impl SessionViewFolder {
             v.status = Status::Running;
         }
         let turn = self.current_turn;
-        let entry = || Entry { position, event: serde_json::to_value(event).unwrap_or(Value::Null) };
+        let entry = || Entry { position, event: JsonText::of(event) };
         let mut tokens = 0u64;
         let mut errors = 0u64;
         let mut tool_names: Vec<String> = Vec::new();
@@ -339,10 +349,11 @@ impl SessionViewFolder {
                     req.resolution = Some(PermissionResolution {
                         position,
                         approved: e.approved,
-                        responder: serde_json::to_value(e.responder)
-                            .ok()
-                            .and_then(|r| r.as_str().map(str::to_string))
-                            .unwrap_or_default(),
+                        responder: match e.responder {
+                            Responder::User => "user",
+                            Responder::PolicyGate => "policy_gate",
+                        }
+                        .to_string(),
                     });
                 }
             }
@@ -455,7 +466,7 @@ impl SessionViewFolder {
         let t = &mut turns[index];
         t.last_position = position;
         t.event_count += 1;
-        *t.kinds.entry(kind.to_string()).or_default() += 1;
+        bump(&mut t.kinds, kind);
         t.tool_calls.extend(tools);
         t.tokens += tokens;
         t.errors += errors;

@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::event::{ErrorKind, SessionEvent, ToolCall};
+use crate::json::JsonText;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolOutcome {
@@ -37,7 +37,8 @@ pub enum TranscriptEntry {
         call_id: String,
         /// `None` for a result whose call was never seen.
         name: Option<String>,
-        arguments: Value,
+        /// `null` until the call itself is seen.
+        arguments: JsonText,
         result: Option<ToolOutcome>,
         denied: Option<String>,
         gated: Option<String>,
@@ -45,7 +46,7 @@ pub enum TranscriptEntry {
     },
     Suspended { position: u64, turn: u32, reason: String, pending_calls: Vec<String> },
     Resumed { position: u64, turn: u32, approved: Vec<String>, denied: Vec<String> },
-    Rollback { position: u64, turn: u32, checkpoint_history_len: u32, reason: Option<Value> },
+    Rollback { position: u64, turn: u32, checkpoint_history_len: u32, reason: Option<JsonText> },
 }
 
 impl TranscriptEntry {
@@ -154,7 +155,7 @@ impl TranscriptFolder {
                     position,
                     turn: e.turn,
                     checkpoint_history_len: e.checkpoint_history_len,
-                    reason: e.reason.as_ref().and_then(|r| serde_json::to_value(r).ok()),
+                    reason: e.reason.as_ref().map(JsonText::of),
                 });
             }
             _ => {}
@@ -166,7 +167,7 @@ impl TranscriptFolder {
         if let TranscriptEntry::ToolCall { name, arguments, .. } = &mut out[i] {
             if name.is_none() {
                 *name = Some(call.name.to_string());
-                *arguments = call.arguments.clone();
+                *arguments = JsonText::from_raw(call.arguments.0);
             }
         }
     }
@@ -181,7 +182,7 @@ impl TranscriptFolder {
             turn,
             call_id: call_id.to_string(),
             name: None,
-            arguments: Value::Null,
+            arguments: JsonText::null(),
             result: None,
             denied: None,
             gated: None,

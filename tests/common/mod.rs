@@ -7,7 +7,7 @@ use agent_replay::SessionEvent;
 /// Loads a log and returns the original texts of its events with the report.
 pub fn load(text: &str, strict: bool) -> Result<(Vec<String>, LoadReport), LogError> {
     let mut texts = Vec::new();
-    let report = log::read_str(text, LogOptions { strict }, &mut |t: &str, _e: SessionEvent<'_>| {
+    let report = log::read_str(text, LogOptions { strict, ..Default::default() }, &mut |t: &str, _e: SessionEvent<'_>| {
         texts.push(t.to_string())
     })?;
     Ok((texts, report))
@@ -16,7 +16,7 @@ pub fn load(text: &str, strict: bool) -> Result<(Vec<String>, LoadReport), LogEr
 /// Same from bytes.
 pub fn load_bytes(bytes: &[u8], strict: bool) -> Result<(Vec<String>, LoadReport), LogError> {
     let mut texts = Vec::new();
-    let report = log::read_bytes(bytes, LogOptions { strict }, &mut |t: &str, _e: SessionEvent<'_>| {
+    let report = log::read_bytes(bytes, LogOptions { strict, ..Default::default() }, &mut |t: &str, _e: SessionEvent<'_>| {
         texts.push(t.to_string())
     })?;
     Ok((texts, report))

@@ -5,12 +5,13 @@
 
 use agent_replay::json::{may_hold_unsafe_integer, to_js_json};
 use agent_replay::log::{self, LogError, LogOptions};
+use agent_replay::snapshot::rebuild_os_snapshot_from_bytes;
 use agent_replay::state::SessionState as CoreState;
 use agent_replay::{generate, SessionEvent};
 use wasm_bindgen::prelude::*;
 
 fn opts(strict: bool) -> LogOptions {
-    LogOptions { strict }
+    LogOptions { strict, ..Default::default() }
 }
 
 fn error(code: &str, message: &str, errors: &[LogError]) -> JsValue {
@@ -66,26 +67,23 @@ pub fn parse_log_bytes(bytes: &[u8], strict: bool) -> Result<String, JsValue> {
 }
 
 /// The OS snapshot as JSON; any load error throws `invalid_log` with all errors.
-fn snapshot_of(
-    load: impl FnOnce(&mut CoreState) -> Result<log::LoadReport, LogError>,
-) -> Result<String, JsValue> {
-    let mut state = CoreState::new(None);
-    let report = load(&mut state).map_err(log_error)?;
+fn snapshot_json(bytes: &[u8], strict: bool, full_check: bool) -> Result<String, JsValue> {
+    let (snapshot, report) = rebuild_os_snapshot_from_bytes(bytes, strict, full_check).map_err(log_error)?;
     if let Some(first) = report.errors.first() {
         let message = format!("{} error(s) in the log; first at {first}", report.errors.len());
         return Err(error("invalid_log", &message, &report.errors));
     }
-    Ok(to_js_json(state.os_snapshot()))
+    Ok(to_js_json(&snapshot))
 }
 
 #[wasm_bindgen(js_name = rebuildOsSnapshotStr)]
-pub fn rebuild_os_snapshot_str(text: &str, strict: bool) -> Result<String, JsValue> {
-    snapshot_of(|s| s.apply_str(text, opts(strict)))
+pub fn rebuild_os_snapshot_str(text: &str, strict: bool, full_check: bool) -> Result<String, JsValue> {
+    snapshot_json(text.as_bytes(), strict, full_check)
 }
 
 #[wasm_bindgen(js_name = rebuildOsSnapshotBytes)]
-pub fn rebuild_os_snapshot_bytes(bytes: &[u8], strict: bool) -> Result<String, JsValue> {
-    snapshot_of(|s| s.apply_bytes(bytes, opts(strict)))
+pub fn rebuild_os_snapshot_bytes(bytes: &[u8], strict: bool, full_check: bool) -> Result<String, JsValue> {
+    snapshot_json(bytes, strict, full_check)
 }
 
 /// The embedded sample session (JSON Lines).

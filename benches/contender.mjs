@@ -1,0 +1,36 @@
+// Runs one benchmark contender on a log file in this (fresh) process and
+// prints {ms: [...], peakRssMb, wasmMemoryMb?} as JSON. Usage:
+//   node benches/contender.mjs <wasm-snapshot|wasm-snapshot-all|wasm-view|js-fold> FILE REPS
+import { readFileSync } from "node:fs";
+import { rebuildOsSnapshot, SessionState } from "agent-replay";
+import { initSync } from "../pkg/agent_replay.js";
+import { jsRebuildOsSnapshot } from "./js-fold.mjs";
+
+const [which, file, repsArg] = process.argv.slice(2);
+const bytes = readFileSync(file);
+const run = {
+  "wasm-snapshot": () => rebuildOsSnapshot(bytes),
+  "wasm-snapshot-all": () => rebuildOsSnapshot(bytes, { validate: "all" }),
+  "wasm-view": () => {
+    const state = new SessionState();
+    state.apply(bytes);
+    const view = state.view();
+    state.free();
+    return view;
+  },
+  "js-fold": () => jsRebuildOsSnapshot(bytes),
+}[which];
+// The first run includes compiling and tiering up the WebAssembly (V8
+// compiles lazily): reported apart as `firstMs`, not in the medians.
+const ms = [];
+let result;
+for (let i = 0; i <= Number(repsArg ?? 3); i++) {
+  const t0 = performance.now();
+  result = run();
+  ms.push(performance.now() - t0);
+}
+const firstMs = ms.shift();
+const out = { which, ms, firstMs, peakRssMb: process.resourceUsage().maxRSS / 1024 };
+if (which.startsWith("wasm")) out.wasmMemoryMb = initSync(undefined).memory.buffer.byteLength / 2 ** 20;
+if (which !== "wasm-view") out.snapshot = result;
+console.log(JSON.stringify(out));

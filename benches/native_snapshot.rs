@@ -1,0 +1,34 @@
+//! Native side of the snapshot benchmark: loads a log from bytes and folds
+//! the OS snapshot, as `rebuildOsSnapshot` does in WASM. Prints JSON.
+//! Run by benches/snapshot.mjs: `cargo bench --bench native_snapshot -- FILE REPS [all]`.
+use std::time::Instant;
+
+use agent_replay::snapshot::rebuild_os_snapshot_from_bytes;
+
+fn peak_rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().filter(|a| a != "--bench").collect();
+    let file = args.get(1).expect("usage: native_snapshot FILE [REPS]");
+    let reps: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(3);
+    let full_check = args.get(3).is_some_and(|a| a == "all");
+    let bytes = std::fs::read(file).expect("read log");
+    let mut ms = Vec::new();
+    let mut snapshot = String::new();
+    for _ in 0..reps {
+        let t0 = Instant::now();
+        let (snap, report) = rebuild_os_snapshot_from_bytes(&bytes, false, full_check).expect("tolerant load");
+        assert!(report.errors.is_empty(), "benchmark log has errors");
+        snapshot = snap.to_json();
+        ms.push(t0.elapsed().as_secs_f64() * 1000.0);
+    }
+    let which = if full_check { "native-all" } else { "native" };
+    println!("{{\"which\":\"{which}\",\"ms\":{ms:?},\"peakRssMb\":{},\"snapshot\":{snapshot}}}", peak_rss_mb());
+}
