@@ -2,6 +2,7 @@
 // here (objects → JSON text, strings/bytes passed through), results are
 // parsed once from JSON, and raw errors become AgentReplayError.
 import * as raw from "../pkg/agent_replay.js";
+import sample from "../pkg/sample.js";
 
 /** Every error this package throws: an Error with a stable string `code`. */
 export class AgentReplayError extends Error {
@@ -69,16 +70,9 @@ export function rebuildOsSnapshot(input, options) {
   return JSON.parse(json);
 }
 
-/** The embedded sample session, as JSON Lines text. */
+/** The embedded sample session (uses all 32 kinds), as JSON Lines text. */
 export function sampleLog() {
-  return raw.sampleLog();
-}
-
-/** A deterministic, realistic log of about `bytes` bytes of JSON Lines. */
-export function generateLog({ seed = 1, bytes = 1 << 20 } = {}) {
-  if (!Number.isSafeInteger(seed) || seed < 0) throw new AgentReplayError("invalid_input", "generateLog: seed must be a non-negative integer");
-  if (!Number.isSafeInteger(bytes) || bytes < 0 || bytes > 0xffffffff) throw new AgentReplayError("invalid_input", "generateLog: bytes must be an integer in [0, 2^32)");
-  return raw.generateLog(seed, bytes);
+  return sample;
 }
 
 const registry = new FinalizationRegistry((core) => core.free());

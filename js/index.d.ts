@@ -279,9 +279,6 @@ export function rebuildOsSnapshot(
 /** The embedded sample session (JSON Lines; uses all 32 kinds). */
 export function sampleLog(): string;
 
-/** A deterministic, realistic log of about `bytes` bytes of JSON Lines. */
-export function generateLog(options?: { seed?: number; bytes?: number }): string;
-
 /** Incremental session state: the OS snapshot and the session view. */
 export class SessionState {
   constructor(sessionId?: string, options?: LoadOptions);

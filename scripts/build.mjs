@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// Builds the WebAssembly package into pkg/: cargo (wasm32, release) →
-// wasm-bindgen (--target web, one build for every host) → wasm-opt.
+// Builds the WebAssembly package into pkg/: cargo (wasm32, the size-tuned
+// `wasm` profile) → wasm-bindgen (--target web, one build for every host)
+// → wasm-opt; and pkg/sample.js, the embedded sample session as a module.
 // `--if-needed` skips the build when pkg/ is newer than every source.
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -26,11 +27,13 @@ if (process.argv.includes("--if-needed") && existsSync(wasm)) {
 }
 
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: "inherit" });
-run("cargo", ["build", "-p", "agent-replay-wasm", "--target", "wasm32-unknown-unknown", "--release"]);
+run("cargo", ["build", "-p", "agent-replay-wasm", "--target", "wasm32-unknown-unknown", "--profile", "wasm"]);
 run("wasm-bindgen", [
   "--target", "web", "--out-dir", out, "--out-name", "agent_replay",
-  join(root, "target/wasm32-unknown-unknown/release/agent_replay_wasm.wasm"),
+  join(root, "target/wasm32-unknown-unknown/wasm/agent_replay_wasm.wasm"),
 ]);
+const sample = readFileSync(join(root, "data/sample-session.jsonl"), "utf8");
+writeFileSync(join(out, "sample.js"), `// Generated from data/sample-session.jsonl by scripts/build.mjs.\nexport default ${JSON.stringify(sample)};\n`);
 const wasmOpt = join(root, "node_modules/.bin/wasm-opt");
 if (existsSync(wasmOpt)) {
   run(wasmOpt, ["-O3", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals", wasm, "-o", wasm]);

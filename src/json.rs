@@ -63,12 +63,10 @@ pub fn may_hold_unsafe_integer(text: &str) -> bool {
 pub struct JsonText(Box<serde_json::value::RawValue>);
 
 impl JsonText {
-    /// Serialises a value once (JS-safe).
+    /// Serialises a value once, JS-safe. (Only the JS-safe serializer is
+    /// used here so each type's serialisation is compiled once in the .wasm.)
     pub fn of<T: Serialize + ?Sized>(value: &T) -> Self {
-        match serde_json::value::to_raw_value(value) {
-            Ok(raw) if !may_hold_unsafe_integer(raw.get()) => JsonText(raw),
-            _ => Self::parse(&to_js_json(value)),
-        }
+        Self::parse(&to_js_json(value))
     }
 
     /// Copies already-valid raw JSON as it is (no re-parse), unless it

@@ -173,3 +173,22 @@ fn folding_event_by_event_equals_folding_the_whole_log() {
         }
     }
 }
+
+#[test]
+fn from_bytes_checks_folded_kinds_fully_and_others_as_json_unless_asked() {
+    use agent_replay::snapshot::rebuild_os_snapshot_from_bytes;
+    let bad_unfolded = b"{\"kind\":\"page_in\",\"turn\":1,\"entry_count\":1}\n{\"kind\":\"llm_completed\",\"turn\":\"x\"}\n";
+    let (snap, report) = rebuild_os_snapshot_from_bytes(bad_unfolded, false, false).unwrap();
+    assert_eq!((snap.page_in_count, report.events, report.errors.len()), (1, 2, 0));
+    let (_, report) = rebuild_os_snapshot_from_bytes(bad_unfolded, false, true).unwrap();
+    assert_eq!(report.errors[0].field.as_deref(), Some("turn"));
+    // Folded kinds are always checked field by field, and broken JSON is always an error.
+    let bad_folded = b"{\"kind\":\"page_in\",\"turn\":1}\n{\"kind\":\"llm_completed\",\"turn\":1,\n";
+    let (_, report) = rebuild_os_snapshot_from_bytes(bad_folded, false, false).unwrap();
+    let codes: Vec<_> = report.errors.iter().map(|e| (e.line, e.code)).collect();
+    use agent_replay::log::LogErrorCode::*;
+    assert_eq!(codes, [(1, InvalidEvent), (2, InvalidJson)]);
+    // Strict mode still rejects unknown kinds it does not fold.
+    let err = rebuild_os_snapshot_from_bytes(b"{\"kind\":\"warp\"}", true, false).unwrap_err();
+    assert_eq!(err.code, UnknownKind);
+}

@@ -17,7 +17,7 @@ use crate::event::{EventError, SessionEvent, Str};
 use position::{char_column, LineCursor};
 
 /// How a log is loaded.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct LogOptions {
     /// Fail on the first error, unknown kinds included.
     pub strict: bool,
@@ -55,7 +55,7 @@ pub struct LoadReport {
 }
 
 /// Loads a whole log held in a string, without copying it.
-pub fn read_str(text: &str, opts: LogOptions, sink: &mut impl EventSink) -> Result<LoadReport, LogError> {
+pub fn read_str(text: &str, opts: LogOptions, sink: &mut dyn EventSink) -> Result<LoadReport, LogError> {
     let mut reader = LogReader::new(opts);
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if starts_array(text.as_bytes()) {
@@ -68,7 +68,7 @@ pub fn read_str(text: &str, opts: LogOptions, sink: &mut impl EventSink) -> Resu
 }
 
 /// Loads a whole log held in bytes; lines that are not UTF-8 are errors.
-pub fn read_bytes(bytes: &[u8], opts: LogOptions, sink: &mut impl EventSink) -> Result<LoadReport, LogError> {
+pub fn read_bytes(bytes: &[u8], opts: LogOptions, sink: &mut dyn EventSink) -> Result<LoadReport, LogError> {
     match std::str::from_utf8(bytes) {
         Ok(text) => read_str(text, opts, sink),
         Err(_) => {
@@ -119,7 +119,7 @@ impl LogReader {
     }
 
     /// Feeds the next chunk of the log.
-    pub fn push(&mut self, chunk: &[u8], sink: &mut impl EventSink) -> Result<(), LogError> {
+    pub fn push(&mut self, chunk: &[u8], sink: &mut dyn EventSink) -> Result<(), LogError> {
         if self.framing.is_none() && self.lines_done == 0 {
             let seen = [self.pending.as_slice(), chunk].concat();
             let body = seen.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(&seen);
@@ -149,7 +149,7 @@ impl LogReader {
     }
 
     /// Ends the log: handles an unterminated last line or the buffered array.
-    pub fn finish(&mut self, sink: &mut impl EventSink) -> Result<(), LogError> {
+    pub fn finish(&mut self, sink: &mut dyn EventSink) -> Result<(), LogError> {
         let pending = std::mem::take(&mut self.pending);
         if self.framing != Some(Framing::JsonArray) {
             return self.lines_bytes(&pending, sink);
@@ -187,7 +187,7 @@ impl LogReader {
     }
 
     /// Lines of a string; all but the last end in `\n`.
-    fn lines_str(&mut self, text: &str, sink: &mut impl EventSink) -> Result<(), LogError> {
+    fn lines_str(&mut self, text: &str, sink: &mut dyn EventSink) -> Result<(), LogError> {
         let mut rest = text;
         while !rest.is_empty() {
             let (line, terminated, next) = match rest.find('\n') {
@@ -202,7 +202,7 @@ impl LogReader {
     }
 
     /// Lines of bytes, each checked for UTF-8 on its own.
-    fn lines_bytes(&mut self, bytes: &[u8], sink: &mut impl EventSink) -> Result<(), LogError> {
+    fn lines_bytes(&mut self, bytes: &[u8], sink: &mut dyn EventSink) -> Result<(), LogError> {
         let mut rest = bytes;
         while !rest.is_empty() {
             let (line, terminated, next) = match rest.iter().position(|&b| b == b'\n') {
@@ -231,7 +231,7 @@ impl LogReader {
     }
 
     /// One line of JSON Lines or stored entries.
-    fn line(&mut self, raw: &str, terminated: bool, sink: &mut impl EventSink) -> Result<(), LogError> {
+    fn line(&mut self, raw: &str, terminated: bool, sink: &mut dyn EventSink) -> Result<(), LogError> {
         let raw = if self.lines_done == 1 { raw.strip_prefix('\u{feff}').unwrap_or(raw) } else { raw };
         let trimmed = raw.trim_start();
         let lead = raw.len() - trimmed.len();
@@ -339,7 +339,7 @@ impl LogReader {
     fn parse<'t>(&self, text: &'t str) -> Result<Option<SessionEvent<'t>>, EventError> {
         match self.only {
             None => SessionEvent::from_json(text).map(Some),
-            Some(only) => SessionEvent::from_json_if(text, |kind| {
+            Some(only) => SessionEvent::from_json_if(text, &|kind| {
                 only(kind) || (self.strict && !SessionEvent::is_known_kind(kind))
             }),
         }
@@ -347,7 +347,7 @@ impl LogReader {
 
     /// Hands a valid event to the sink; in strict mode an unknown kind is
     /// an error instead (returned as the kind's name for the caller to place).
-    fn deliver(&mut self, text: &str, event: Option<SessionEvent<'_>>, sink: &mut impl EventSink) -> Result<(), String> {
+    fn deliver(&mut self, text: &str, event: Option<SessionEvent<'_>>, sink: &mut dyn EventSink) -> Result<(), String> {
         let Some(event) = event else {
             self.events += 1;
             return Ok(());
@@ -362,7 +362,7 @@ impl LogReader {
 
     /// A whole JSON array, element by element, so that a broken or cut-off
     /// array still yields every complete element before the break.
-    fn array(&mut self, text: &str, sink: &mut impl EventSink) -> Result<(), LogError> {
+    fn array(&mut self, text: &str, sink: &mut dyn EventSink) -> Result<(), LogError> {
         let mut cursor = LineCursor::new(text);
         let mut stop: Option<LogError> = None;
         let mut de = serde_json::Deserializer::from_str(text);
@@ -396,22 +396,22 @@ impl LogReader {
     }
 }
 
-struct ArraySeed<'r, 't, 'c, S> {
+struct ArraySeed<'r, 't, 'c> {
     reader: &'r mut LogReader,
     text: &'t str,
     cursor: &'c mut LineCursor<'t>,
-    sink: &'r mut S,
+    sink: &'r mut dyn EventSink,
     stop: &'r mut Option<LogError>,
 }
 
-impl<'de, S: EventSink> DeserializeSeed<'de> for ArraySeed<'_, '_, '_, S> {
+impl<'de> DeserializeSeed<'de> for ArraySeed<'_, '_, '_> {
     type Value = ();
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_seq(self)
     }
 }
 
-impl<'de, S: EventSink> Visitor<'de> for ArraySeed<'_, '_, '_, S> {
+impl<'de> Visitor<'de> for ArraySeed<'_, '_, '_> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("an array of events")

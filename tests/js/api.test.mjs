@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  parseLog, rebuildOsSnapshot, SessionState, AgentReplayError, sampleLog, generateLog,
+  parseLog, rebuildOsSnapshot, SessionState, AgentReplayError, sampleLog,
 } from "agent-replay";
 
 const enc = new TextEncoder();
@@ -75,6 +75,13 @@ test("rebuildOsSnapshot refuses a log with errors, listing them", () => {
   });
 });
 
+test("rebuildOsSnapshot checks what it folds field by field, everything with validate: all", () => {
+  const log = `${A}\n{"kind":"llm_completed","turn":"x"}\n`;
+  assert.equal(rebuildOsSnapshot(log).page_in_count, 1);
+  assert.throws(() => rebuildOsSnapshot(log, { validate: "all" }), (e) => e.code === "invalid_log" && e.errors[0].field === "turn");
+  assert.throws(() => rebuildOsSnapshot(`${A}\n{"kind":"llm_completed",\n`), { code: "invalid_log" });
+});
+
 test("SessionState folds events one by one exactly as the whole log", () => {
   const whole = new SessionState("s").apply(sample);
   const stepwise = new SessionState("s");
@@ -91,7 +98,7 @@ test("SessionState folds events one by one exactly as the whole log", () => {
 });
 
 test("chunked writes give the same state as one apply", () => {
-  const log = generateLog({ seed: 5, bytes: 200_000 });
+  const log = sample.repeat(40);
   const bytes = enc.encode(log + '\n{"kind":"page_in","tu');
   const whole = new SessionState().apply(bytes);
   const chunked = new SessionState();
@@ -119,7 +126,7 @@ test("wrong inputs throw AgentReplayError with a code", () => {
   const s = new SessionState();
   s.free();
   assert.throws(() => s.view(), { code: "closed" });
-  assert.throws(() => generateLog({ bytes: -1 }), { code: "invalid_input" });
+  assert.throws(() => rebuildOsSnapshot(sample, { validate: "some" }), { code: "invalid_input" });
 });
 
 test("the instance stays usable after garbage, errors and hostile input", () => {

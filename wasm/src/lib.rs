@@ -7,7 +7,7 @@ use agent_replay::json::{may_hold_unsafe_integer, to_js_json};
 use agent_replay::log::{self, LogError, LogOptions};
 use agent_replay::snapshot::rebuild_os_snapshot_from_bytes;
 use agent_replay::state::SessionState as CoreState;
-use agent_replay::{generate, SessionEvent};
+use agent_replay::SessionEvent;
 use wasm_bindgen::prelude::*;
 
 fn opts(strict: bool) -> LogOptions {
@@ -84,18 +84,6 @@ pub fn rebuild_os_snapshot_str(text: &str, strict: bool, full_check: bool) -> Re
 #[wasm_bindgen(js_name = rebuildOsSnapshotBytes)]
 pub fn rebuild_os_snapshot_bytes(bytes: &[u8], strict: bool, full_check: bool) -> Result<String, JsValue> {
     snapshot_json(bytes, strict, full_check)
-}
-
-/// The embedded sample session (JSON Lines).
-#[wasm_bindgen(js_name = sampleLog)]
-pub fn sample_log() -> String {
-    generate::SAMPLE_JSONL.to_string()
-}
-
-/// A deterministic realistic log of about `bytes` bytes of JSON Lines.
-#[wasm_bindgen(js_name = generateLog)]
-pub fn generate_log(seed: f64, bytes: u32) -> String {
-    generate::generate_jsonl(seed as u64, bytes as usize)
 }
 
 /// Incremental session state (see `agent_replay::state`).
