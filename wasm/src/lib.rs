@@ -3,6 +3,11 @@
 //! building objects field by field); errors cross as a JSON string
 //! `{code, message, errors?}` that `js/api.js` turns into `AgentReplayError`.
 
+mod alloc;
+
+#[global_allocator]
+static ALLOCATOR: alloc::GeometricGrowth = alloc::GeometricGrowth;
+
 use agent_replay::json::{may_hold_unsafe_integer, to_js_json};
 use agent_replay::log::{self, LogError, LogOptions};
 use agent_replay::snapshot::rebuild_os_snapshot_from_bytes;
