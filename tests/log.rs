@@ -151,6 +151,17 @@ fn invalid_utf8_lines_are_errors_and_the_rest_loads() {
     assert_eq!((report.errors[0].line, report.errors[0].column, report.errors[0].code), (2, 34, LogErrorCode::InvalidUtf8));
 }
 
+#[test]
+fn invalid_utf8_in_an_array_is_reported_as_such_in_both_modes() {
+    let mut bytes = format!("[{A},\n{B},\n{{\"kind\":\"page_out\",\"turn\":1,\"x\":\"").into_bytes();
+    bytes.extend_from_slice(b"\xff\"}]");
+    let (events, report) = load_bytes(&bytes, false).unwrap();
+    assert_eq!(events, [A, B]);
+    let codes: Vec<_> = report.errors.iter().map(|e| (e.line, e.code)).collect();
+    assert_eq!(codes, [(3, LogErrorCode::InvalidUtf8)]);
+    assert_eq!(load_bytes(&bytes, true).unwrap_err().code, LogErrorCode::InvalidUtf8);
+}
+
 /// Property: any chunking of a log gives exactly the one-shot result.
 #[test]
 fn chunked_loading_equals_one_shot_loading() {

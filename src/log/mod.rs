@@ -162,18 +162,17 @@ impl LogReader {
                 // The valid prefix cannot contain an error past its end.
                 let text = std::str::from_utf8(valid).unwrap_or_default();
                 let before = self.errors.len();
-                self.array(text, sink)?;
-                self.errors.truncate(before + self.errors[before..].iter().filter(|err| err.code != LogErrorCode::Truncated).count());
+                // The prefix ends where the bad bytes start: its "truncated"
+                // error is the invalid UTF-8, reported as such.
+                match self.array(text, sink) {
+                    Err(err) if err.code != LogErrorCode::Truncated => return Err(err),
+                    _ => {}
+                }
+                if self.errors.len() > before && self.errors.last().is_some_and(|e| e.code == LogErrorCode::Truncated) {
+                    self.errors.pop();
+                }
                 let (line, column) = LineCursor::new(text).locate(text.len());
-                self.fail(LogError {
-                    line,
-                    column,
-                    index: None,
-                    code: LogErrorCode::InvalidUtf8,
-                    message: "invalid UTF-8".into(),
-                    kind: None,
-                    field: None,
-                })
+                self.fail(invalid_utf8(line, column))
             }
         }
     }
@@ -214,15 +213,7 @@ impl LogReader {
                 Ok(text) => self.line(text, terminated, sink)?,
                 Err(e) => {
                     let column = char_column(std::str::from_utf8(&line[..e.valid_up_to()]).unwrap_or_default());
-                    self.fail(LogError {
-                        line: self.lines_done,
-                        column,
-                        index: None,
-                        code: LogErrorCode::InvalidUtf8,
-                        message: "invalid UTF-8".into(),
-                        kind: None,
-                        field: None,
-                    })?;
+                    self.fail(invalid_utf8(self.lines_done, column))?;
                 }
             }
             rest = next;
@@ -441,6 +432,18 @@ impl<'de> Visitor<'de> for ArraySeed<'_, '_, '_> {
             index += 1;
         }
         Ok(())
+    }
+}
+
+fn invalid_utf8(line: usize, column: usize) -> LogError {
+    LogError {
+        line,
+        column,
+        index: None,
+        code: LogErrorCode::InvalidUtf8,
+        message: "invalid UTF-8".into(),
+        kind: None,
+        field: None,
     }
 }
 
