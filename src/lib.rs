@@ -14,3 +14,4 @@ pub mod view;
 pub mod json;
 pub mod state;
 pub mod generate;
+pub mod live;

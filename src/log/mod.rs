@@ -249,9 +249,9 @@ impl LogReader {
             (text, 0)
         };
         match self.parse(event_text) {
-            Ok(event) => self.deliver(event_text, event, sink).or_else(|kind| {
+            Ok(event) => self.deliver(event_text, event, sink).map_err(|kind| {
                 let column = char_column(&raw[..lead + base]);
-                Err(unknown_kind(self.lines_done, column, None, kind))
+                unknown_kind(self.lines_done, column, None, kind)
             }),
             Err(e) => {
                 let err = LogError {
@@ -415,9 +415,9 @@ impl<'de> Visitor<'de> for ArraySeed<'_, '_, '_> {
             // `element` borrows from the same buffer as `self.text`.
             let element = &self.text[base..base + element.len()];
             let outcome = match self.reader.parse(element) {
-                Ok(event) => self.reader.deliver(element, event, self.sink).or_else(|kind| {
+                Ok(event) => self.reader.deliver(element, event, self.sink).map_err(|kind| {
                     let (line, column) = self.cursor.locate(base);
-                    Err(unknown_kind(line, column, Some(index), kind))
+                    unknown_kind(line, column, Some(index), kind)
                 }),
                 Err(e) => {
                     let (line, column) = self.cursor.locate(base + e.offset);

@@ -1,0 +1,12 @@
+//! Live replay: session cursors, the bounded in-memory replay store with
+//! its subscriptions, and the session handle (live-replay.md).
+
+pub mod cursor;
+pub mod session;
+pub mod store;
+pub mod subscription;
+
+pub use cursor::{CursorError, SessionCursor};
+pub use session::{LiveReplayGap, Observation, ReplaySession, Resume, SessionItem, SessionSubscription};
+pub use store::{AppendError, GapReason, ObservedEvent, Replay, ReplayStore, StoreConfig, SubscribeResult};
+pub use subscription::{Subscription, SubscriptionItem};

@@ -1,0 +1,273 @@
+//! The session handle: one session's full state (folded over every event
+//! ever appended, including those long trimmed from the live buffer) and
+//! its live buffer in a shared store; observe, resume and subscribe with
+//! gap and lag recovery.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll};
+
+use futures::Stream;
+use serde::Serialize;
+
+use super::cursor::{CursorError, SessionCursor};
+use super::store::{AppendError, GapReason, ObservedEvent, Replay, ReplayStore, SubscribeResult};
+use super::subscription::{Subscription, SubscriptionItem};
+use crate::event::SessionEvent;
+use crate::log::{self, LogError, LogOptions};
+use crate::state::SessionState;
+use crate::view::SessionView;
+
+/// The current complete observation of a session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Observation<V> {
+    pub session_id: String,
+    pub revision: u64,
+    pub cursor: String,
+    pub state: V,
+}
+
+/// Why a resume could not replay: what was asked, and where the session is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LiveReplayGap {
+    pub session_id: String,
+    pub requested_cursor: String,
+    pub latest_cursor: String,
+    pub latest_revision: u64,
+    pub reason: GapReason,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Resume {
+    /// Applying `events` to the client's state gives `observe().state`.
+    Replayed { events: Vec<ObservedEvent>, cursor: String },
+    /// `gap.latest_cursor == observation.cursor`.
+    Gap { gap: LiveReplayGap, observation: Box<Observation<SessionView>> },
+}
+
+/// What a session subscription yields.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionItem {
+    Event(ObservedEvent),
+    Gap { gap: LiveReplayGap, observation: Box<Observation<SessionView>> },
+}
+
+/// Why an append to a session was refused; nothing was appended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionAppendError {
+    /// The log or events had errors (all listed).
+    InvalidLog(Vec<LogError>),
+    Store(AppendError),
+}
+
+struct Inner {
+    id: String,
+    store: Rc<RefCell<ReplayStore>>,
+    state: RefCell<SessionState>,
+}
+
+/// A handle on one session. Clones share the session.
+#[derive(Clone)]
+pub struct ReplaySession {
+    inner: Rc<Inner>,
+}
+
+impl ReplaySession {
+    pub fn new(session_id: &str, store: Rc<RefCell<ReplayStore>>) -> Result<Self, AppendError> {
+        if !super::cursor::is_valid_session_id(session_id) {
+            return Err(AppendError::InvalidSessionId);
+        }
+        let state = RefCell::new(SessionState::new(Some(session_id.to_string())));
+        Ok(ReplaySession { inner: Rc::new(Inner { id: session_id.to_string(), store, state }) })
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.inner.id
+    }
+
+    pub fn store(&self) -> &Rc<RefCell<ReplayStore>> {
+        &self.inner.store
+    }
+
+    /// Appends a log (any framing) or event text: all or nothing. Every
+    /// event is folded into the state and appended to the store.
+    pub fn append(&self, input: &[u8], now: u64) -> Result<Vec<ObservedEvent>, SessionAppendError> {
+        let strict = LogOptions { strict: false, ..Default::default() };
+        let report = log::read_bytes(input, strict, &mut |_: &str, _: SessionEvent<'_>| {})
+            .map_err(|e| SessionAppendError::InvalidLog(vec![e]))?;
+        if !report.errors.is_empty() {
+            return Err(SessionAppendError::InvalidLog(report.errors));
+        }
+        let mut out = Vec::with_capacity(report.events);
+        let mut failure = None;
+        let mut store = self.inner.store.borrow_mut();
+        let mut state = self.inner.state.borrow_mut();
+        log::read_bytes(input, strict, &mut |json: &str, event: SessionEvent<'_>| {
+            if failure.is_some() {
+                return;
+            }
+            match store.append_checked(&self.inner.id, json, event.turn(), None, now) {
+                Ok(observed) => {
+                    state.apply(&event);
+                    out.push(observed);
+                }
+                Err(e) => failure = Some(e),
+            }
+        })
+        .map_err(|e| SessionAppendError::InvalidLog(vec![e]))?;
+        match failure {
+            // Only a bad session id can fail here, and that fails the first event.
+            Some(e) => Err(SessionAppendError::Store(e)),
+            None => Ok(out),
+        }
+    }
+
+    pub fn revision(&self) -> u64 {
+        self.inner.store.borrow().latest_revision(&self.inner.id)
+    }
+
+    pub fn cursor(&self) -> String {
+        self.inner.store.borrow().current_cursor(&self.inner.id, None)
+    }
+
+    pub fn observe(&self) -> Observation<SessionView> {
+        Observation {
+            session_id: self.inner.id.clone(),
+            revision: self.revision(),
+            cursor: self.cursor(),
+            state: self.inner.state.borrow().view().clone(),
+        }
+    }
+
+    /// The observation as JSON for JS, without copying the view.
+    pub fn observe_json(&self) -> String {
+        let state = self.inner.state.borrow();
+        crate::json::to_js_json(&Observation {
+            session_id: self.inner.id.clone(),
+            revision: self.revision(),
+            cursor: self.cursor(),
+            state: state.view(),
+        })
+    }
+
+    fn gap(&self, requested: &str, reason: GapReason) -> (LiveReplayGap, Box<Observation<SessionView>>) {
+        let observation = Box::new(self.observe());
+        let gap = LiveReplayGap {
+            session_id: self.inner.id.clone(),
+            requested_cursor: requested.to_string(),
+            latest_cursor: observation.cursor.clone(),
+            latest_revision: observation.revision,
+            reason,
+        };
+        (gap, observation)
+    }
+
+    /// The events after `cursor`, or a gap with a fresh observation. A
+    /// malformed cursor or one of another session is an error, found
+    /// before the store is asked anything.
+    pub fn resume(&self, cursor: &str, now: u64) -> Result<Resume, CursorError> {
+        SessionCursor::parse_for_session(cursor, &self.inner.id)?;
+        let replay = self.inner.store.borrow_mut().replay_after(cursor, now)?;
+        Ok(match replay {
+            Replay::Replayed(events) => Resume::Replayed { events, cursor: self.cursor() },
+            Replay::Gap(reason) => {
+                let (gap, observation) = self.gap(cursor, reason);
+                Resume::Gap { gap, observation }
+            }
+        })
+    }
+
+    /// Replay then live from `cursor`; on a gap, first the gap with a fresh
+    /// observation, then live from its cursor; on lag, recovers by itself.
+    pub fn subscribe(&self, cursor: &str, now: u64) -> Result<SessionSubscription, CursorError> {
+        SessionCursor::parse_for_session(cursor, &self.inner.id)?;
+        let mut sub = SessionSubscription { session: self.clone(), current: None, pending: VecDeque::new() };
+        sub.attach(cursor, now)?;
+        Ok(sub)
+    }
+}
+
+/// A session's replay-then-live stream with gap and lag recovery.
+pub struct SessionSubscription {
+    session: ReplaySession,
+    current: Option<Subscription>,
+    pending: VecDeque<SessionItem>,
+}
+
+impl SessionSubscription {
+    /// Subscribes the store from `cursor`; on a gap, queues the gap and
+    /// subscribes from the observation's cursor instead.
+    fn attach(&mut self, cursor: &str, now: u64) -> Result<(), CursorError> {
+        let result = self.session.inner.store.borrow_mut().subscribe(cursor, now)?;
+        match result {
+            SubscribeResult::Subscribed(s) => self.current = Some(s),
+            SubscribeResult::Gap(reason) => {
+                let (gap, observation) = self.session.gap(cursor, reason);
+                let from = observation.cursor.clone();
+                self.pending.push_back(SessionItem::Gap { gap, observation });
+                let retry = self.session.inner.store.borrow_mut().subscribe(&from, now)?;
+                self.current = match retry {
+                    SubscribeResult::Subscribed(s) => Some(s),
+                    // The current cursor always replays (nothing after it).
+                    SubscribeResult::Gap(_) => None,
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// The next item if one is pending. `now` is used only to recover from lag.
+    pub fn try_next(&mut self, now: u64) -> Option<SessionItem> {
+        loop {
+            if let Some(item) = self.pending.pop_front() {
+                return Some(item);
+            }
+            match self.current.as_ref()?.try_next()? {
+                SubscriptionItem::Event(e) => return Some(SessionItem::Event(e)),
+                SubscriptionItem::Lagged { resume_cursor, .. } => {
+                    if let Some(old) = self.current.take() {
+                        old.close();
+                    }
+                    // Our own cursor: it parses and is of this session.
+                    if self.attach(&resume_cursor, now).is_err() {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn is_ended(&self) -> bool {
+        self.pending.is_empty() && self.current.as_ref().is_none_or(Subscription::is_ended)
+    }
+
+    pub fn close(&mut self) {
+        self.pending.clear();
+        if let Some(s) = self.current.take() {
+            s.close();
+        }
+    }
+}
+
+impl Stream for SessionSubscription {
+    type Item = SessionItem;
+
+    /// Lag recovery here reads no clock: age trimming waits for the next
+    /// append, replay or trim that passes one.
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<SessionItem>> {
+        if let Some(item) = self.try_next(0) {
+            return Poll::Ready(Some(item));
+        }
+        match self.current.as_mut() {
+            None => Poll::Ready(None),
+            Some(s) => match Pin::new(s).poll_next(cx) {
+                Poll::Ready(Some(SubscriptionItem::Event(e))) => Poll::Ready(Some(SessionItem::Event(e))),
+                Poll::Ready(Some(SubscriptionItem::Lagged { .. })) => Poll::Ready(self.try_next(0)),
+                Poll::Ready(None) => Poll::Ready(None),
+                Poll::Pending => Poll::Pending,
+            },
+        }
+    }
+}
