@@ -15,7 +15,7 @@ export class AgentReplayError extends Error {
 }
 
 /** Calls into WebAssembly, turning its `{code, message}` errors into ours. */
-function call(fn) {
+export function call(fn) {
   try {
     return fn();
   } catch (e) {
@@ -34,6 +34,22 @@ function isBytes(input) {
 function invalidInput(what, input) {
   const got = input === null ? "null" : Array.isArray(input) ? "array" : typeof input;
   return new AgentReplayError("invalid_input", `${what}: expected a string or a Uint8Array, got ${got}`);
+}
+
+const encoder = new TextEncoder();
+
+/** A log input as bytes (strings are encoded once). */
+export function toBytes(input, what) {
+  if (typeof input === "string") return encoder.encode(input);
+  if (isBytes(input)) return input;
+  throw invalidInput(what, input);
+}
+
+/** One event as JSON text: an object is stringified, a string taken as is. */
+export function eventText(event, what) {
+  if (typeof event === "string") return event;
+  if (event !== null && typeof event === "object" && !Array.isArray(event)) return JSON.stringify(event);
+  throw new AgentReplayError("invalid_input", `${what}: expected an event object or its JSON text`);
 }
 
 function strictOf(options) {
@@ -155,3 +171,5 @@ export class SessionState {
     this.free();
   }
 }
+
+export { ReplayStore, Subscription, ReplaySession } from "./live.js";

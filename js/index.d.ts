@@ -253,7 +253,9 @@ export interface SessionView {
 
 // ---- The API ---------------------------------------------------------------
 
-export type ErrorCode = "invalid_log" | "invalid_event" | "invalid_input" | "closed" | (string & {});
+export type ErrorCode =
+  | "invalid_log" | "invalid_event" | "invalid_input" | "invalid_session_id"
+  | "malformed_cursor" | "wrong_session" | "closed" | (string & {});
 
 /** Every error thrown by this package. */
 export class AgentReplayError extends Error {
@@ -292,6 +294,87 @@ export class SessionState {
   view(): SessionView;
   readonly eventCount: number;
   readonly revision: number;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+// ---- Live replay (live-replay.md) ------------------------------------------
+
+/** An event as replayed or delivered live. `json` is its original text
+ * (forward it byte for byte); `event` is parsed from it on first use. */
+export interface ObservedEvent {
+  session_id: string;
+  revision: number;
+  position: number;
+  cursor: string;
+  json: string;
+  readonly event: SessionEvent;
+}
+export type GapReason = "trimmed" | "unavailable";
+export interface Lagged { type: "lagged"; dropped: number; resume_cursor: string }
+export interface LiveReplayGap {
+  session_id: string;
+  requested_cursor: string;
+  latest_cursor: string;
+  latest_revision: number;
+  reason: GapReason;
+}
+export interface Observation { session_id: string; revision: number; cursor: string; state: SessionView }
+export interface GapItem { type: "gap"; gap: LiveReplayGap; observation: Observation }
+
+export interface ReplayStoreOptions {
+  /** Events kept per session (default 2048). */
+  maxEventsPerSession?: number;
+  /** Events older than this are trimmed (default 120000 ms; exactly this old is kept). */
+  maxAgeMs?: number;
+  /** The clock, in milliseconds (default `Date.now`). */
+  now?: () => number;
+  /** This store's lifetime id (default: 128 random bits, base64url). Reuse one
+   * only if history and positions were preserved across a restart. */
+  incarnation?: string;
+}
+
+/** The bounded in-memory live replay buffer of many sessions. */
+export class ReplayStore {
+  constructor(options?: ReplayStoreOptions);
+  readonly incarnation: string;
+  append(sessionId: string, event: LoggedEvent | string, revision?: number): ObservedEvent;
+  appendLog(sessionId: string, input: string | Uint8Array): { appended: number; errors: LogError[]; cursor: string };
+  currentCursor(sessionId: string, revision?: number): string;
+  replayAfter(cursor: string): { type: "replayed"; events: ObservedEvent[] } | { type: "gap"; reason: GapReason };
+  subscribe(cursor: string): { type: "subscribed"; subscription: Subscription } | { type: "gap"; reason: GapReason };
+  trimSession(sessionId: string): void;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+/** Replay then live events of one session. */
+export class Subscription {
+  /** The next pending item; `undefined` when nothing is pending. */
+  next(): ObservedEvent | Lagged | undefined;
+  /** True once closed (or its store freed) with nothing left to read. */
+  readonly closed: boolean;
+  close(): void;
+  [Symbol.asyncIterator](): AsyncIterator<ObservedEvent | Lagged>;
+}
+
+/** A session subscription: replay then live, gaps and lag recovered. */
+export interface SessionSubscription extends AsyncIterable<ObservedEvent | GapItem> {
+  next(): ObservedEvent | GapItem | undefined;
+  readonly closed: boolean;
+  close(): void;
+}
+
+/** One session: its full state and its live buffer in a (shared) store. */
+export class ReplaySession {
+  constructor(sessionId: string, options?: { store?: ReplayStore } & ReplayStoreOptions);
+  readonly sessionId: string;
+  readonly store: ReplayStore;
+  /** Appends an event, events, or a log: all or nothing. */
+  append(input: LoggedEvent | LoggedEvent[] | string | Uint8Array): ObservedEvent[];
+  observe(): Observation;
+  resume(cursor: string): { type: "replayed"; events: ObservedEvent[]; cursor: string } | GapItem;
+  subscribe(cursor: string): SessionSubscription;
   free(): void;
   [Symbol.dispose](): void;
 }

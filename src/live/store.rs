@@ -297,12 +297,19 @@ impl ReplayStore {
     }
 }
 
-impl Drop for ReplayStore {
-    fn drop(&mut self) {
-        for session in self.sessions.values() {
-            for queue in &session.subscribers {
-                SubQueue::close(queue);
+impl ReplayStore {
+    /// Ends every subscription (as dropping the store does).
+    pub fn close_subscriptions(&mut self) {
+        for session in self.sessions.values_mut() {
+            for queue in session.subscribers.drain(..) {
+                SubQueue::close(&queue);
             }
         }
+    }
+}
+
+impl Drop for ReplayStore {
+    fn drop(&mut self) {
+        self.close_subscriptions();
     }
 }

@@ -4,6 +4,7 @@
 //! `{code, message, errors?}` that `js/api.js` turns into `AgentReplayError`.
 
 mod alloc;
+mod live;
 
 #[global_allocator]
 static ALLOCATOR: alloc::GeometricGrowth = alloc::GeometricGrowth;

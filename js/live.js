@@ -1,0 +1,337 @@
+// ReplayStore, Subscription and ReplaySession over the raw bindings
+// (live-replay.md). The clock is read here and passed in; async iteration
+// waits on appends made through this module, which wake the waiters of the
+// session they touched.
+import * as raw from "../pkg/agent_replay.js";
+import { AgentReplayError, call, toBytes, eventText } from "./api.js";
+
+const encoder = new TextEncoder();
+/** store → sessionId → Set of wake-up callbacks of waiting iterators. */
+const waiters = new WeakMap();
+
+function wake(store, sessionId) {
+  const set = waiters.get(store)?.get(sessionId);
+  if (!set) return;
+  waiters.get(store).delete(sessionId);
+  for (const resolve of set) resolve();
+}
+
+function waitFor(store, sessionId) {
+  let bySession = waiters.get(store);
+  if (!bySession) waiters.set(store, (bySession = new Map()));
+  let set = bySession.get(sessionId);
+  if (!set) bySession.set(sessionId, (set = new Set()));
+  let resolve;
+  const promise = new Promise((r) => (resolve = r));
+  set.add(resolve);
+  return { promise, cancel: () => (set.delete(resolve), resolve()) };
+}
+
+/** A random incarnation: 128 bits from the host's CSPRNG, base64url. */
+function randomIncarnation() {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** An event as replayed or delivered: `json` is its original text; `event` is parsed on first use. */
+function observed(sessionId, [revision, position, cursor], json) {
+  const out = { session_id: sessionId, revision, position, cursor, json };
+  let parsed;
+  Object.defineProperty(out, "event", {
+    enumerable: true,
+    get: () => (parsed ??= JSON.parse(/\d{16}/.test(json) ? raw.jsSafeEventJson(json) : json)),
+  });
+  return out;
+}
+
+/** Splits `header \n meta \n texts` into the header and the events. */
+function decode(wire, sessionId) {
+  const a = wire.indexOf("\n");
+  const b = wire.indexOf("\n", a + 1);
+  const header = JSON.parse(wire.slice(0, a));
+  const meta = JSON.parse(wire.slice(a + 1, b));
+  let at = b + 1;
+  const events = meta.map((m) => {
+    const json = wire.slice(at, at + m[3]);
+    at += m[3];
+    return observed(sessionId, m, json);
+  });
+  return { header, events };
+}
+
+function sessionIdOf(cursor) {
+  if (typeof cursor !== "string") throw new AgentReplayError("malformed_cursor", "a cursor is a string");
+  // arc1:{incarnation}:{revision}:{position}:{session_id}; the core checks the rest.
+  let at = -1;
+  for (let i = 0; i < 4; i++) at = cursor.indexOf(":", at + 1);
+  return at < 0 ? "" : cursor.slice(at + 1);
+}
+
+function checkSessionId(sessionId) {
+  if (typeof sessionId !== "string") throw new AgentReplayError("invalid_session_id", "sessionId must be a string");
+}
+
+const registry = new FinalizationRegistry((core) => core.free());
+
+/** The bounded in-memory live replay buffer of many sessions. */
+export class ReplayStore {
+  #core;
+  #now;
+
+  constructor({ maxEventsPerSession = 2048, maxAgeMs = 120_000, now = Date.now, incarnation = randomIncarnation() } = {}) {
+    if (!Number.isSafeInteger(maxEventsPerSession) || maxEventsPerSession < 1) {
+      throw new AgentReplayError("invalid_input", "maxEventsPerSession must be a positive integer");
+    }
+    if (typeof maxAgeMs !== "number" || !(maxAgeMs >= 0)) throw new AgentReplayError("invalid_input", "maxAgeMs must be a non-negative number");
+    if (typeof now !== "function") throw new AgentReplayError("invalid_input", "now must be a function returning milliseconds");
+    if (typeof incarnation !== "string") throw new AgentReplayError("invalid_input", "incarnation must be a string");
+    this.#core = call(() => new raw.ReplayStoreCore(maxEventsPerSession, maxAgeMs, incarnation));
+    this.#now = now;
+    registry.register(this, this.#core, this);
+  }
+
+  /** @internal used by ReplaySession */
+  static core(store) {
+    return store.#live();
+  }
+  /** @internal */
+  static now(store) {
+    return store.#now();
+  }
+
+  #live() {
+    if (!this.#core) throw new AgentReplayError("closed", "ReplayStore: used after free()");
+    return this.#core;
+  }
+
+  get incarnation() {
+    return this.#live().incarnation;
+  }
+
+  /** Appends one event (object or JSON text) and returns it as observed. */
+  append(sessionId, event, revision) {
+    checkSessionId(sessionId);
+    const json = eventText(event, "ReplayStore.append");
+    const core = this.#live();
+    const { events } = decode(call(() => core.append(sessionId, json, revision, this.#now())), sessionId);
+    wake(this, sessionId);
+    return events[0];
+  }
+
+  /** Appends every valid event of a log; `{appended, errors, cursor}`. */
+  appendLog(sessionId, input) {
+    checkSessionId(sessionId);
+    const core = this.#live();
+    const result = JSON.parse(call(() => core.appendLog(sessionId, toBytes(input, "ReplayStore.appendLog"), this.#now())));
+    if (result.appended) wake(this, sessionId);
+    return result;
+  }
+
+  currentCursor(sessionId, revision) {
+    checkSessionId(sessionId);
+    const core = this.#live();
+    return call(() => core.currentCursor(sessionId, revision));
+  }
+
+  /** `{type: "replayed", events}` or `{type: "gap", reason}`. */
+  replayAfter(cursor) {
+    const core = this.#live();
+    const { header, events } = decode(call(() => core.replayAfter(cursor, this.#now())), sessionIdOf(cursor));
+    return header.type === "gap" ? header : { type: "replayed", events };
+  }
+
+  /** `{type: "subscribed", subscription}` or `{type: "gap", reason}`. */
+  subscribe(cursor) {
+    const core = this.#live();
+    const sub = call(() => core.subscribe(cursor, this.#now()));
+    if (sub.gap !== undefined) {
+      const reason = JSON.parse(sub.gap);
+      sub.free();
+      return { type: "gap", reason };
+    }
+    return { type: "subscribed", subscription: new Subscription(this, sub, sessionIdOf(cursor)) };
+  }
+
+  trimSession(sessionId) {
+    checkSessionId(sessionId);
+    this.#live().trimSession(sessionId, this.#now());
+  }
+
+  /** Frees the store; every subscription ends. */
+  free() {
+    if (!this.#core) return;
+    this.#core.closeSubscriptions();
+    const bySession = waiters.get(this);
+    for (const id of bySession?.keys() ?? []) wake(this, id);
+    registry.unregister(this);
+    this.#core.free();
+    this.#core = undefined;
+  }
+
+  [Symbol.dispose]() {
+    this.free();
+  }
+}
+
+/** Replay then live events of one session (see ReplayStore.subscribe). */
+export class Subscription {
+  #store;
+  #core;
+  #sessionId;
+
+  constructor(store, core, sessionId) {
+    this.#store = store;
+    this.#core = core;
+    this.#sessionId = sessionId;
+  }
+
+  /** The next pending item, or undefined when nothing is pending. */
+  next() {
+    if (!this.#core) return undefined;
+    const wire = this.#core.next();
+    if (wire === undefined) return undefined;
+    const { header, events } = decode(wire, this.#sessionId);
+    return header.type === "event" ? events[0] : header;
+  }
+
+  /** True once closed (or its store freed) with nothing left to read. */
+  get closed() {
+    return !this.#core || this.#core.ended;
+  }
+
+  close() {
+    if (!this.#core) return;
+    this.#core.close();
+    this.#core.free();
+    this.#core = undefined;
+    wake(this.#store, this.#sessionId);
+  }
+
+  async *[Symbol.asyncIterator]() {
+    try {
+      for (;;) {
+        const item = this.next();
+        if (item !== undefined) {
+          yield item;
+          continue;
+        }
+        if (this.closed) return;
+        await waitFor(this.#store, this.#sessionId).promise;
+      }
+    } finally {
+      this.close();
+    }
+  }
+}
+
+/** One session: its full state and its live buffer in a (shared) store. */
+export class ReplaySession {
+  #core;
+  #store;
+  #id;
+
+  constructor(sessionId, { store, ...storeOptions } = {}) {
+    checkSessionId(sessionId);
+    this.#store = store ?? new ReplayStore(storeOptions);
+    if (!(this.#store instanceof ReplayStore)) throw new AgentReplayError("invalid_input", "store must be a ReplayStore");
+    this.#core = call(() => new raw.ReplaySessionCore(sessionId, ReplayStore.core(this.#store)));
+    this.#id = sessionId;
+    registry.register(this, this.#core, this);
+  }
+
+  get sessionId() {
+    return this.#id;
+  }
+
+  get store() {
+    return this.#store;
+  }
+
+  /** Appends an event, events, or a log (string or bytes): all or nothing. */
+  append(input) {
+    let bytes;
+    if (typeof input === "string" || input instanceof Uint8Array) bytes = toBytes(input, "ReplaySession.append");
+    else if (Array.isArray(input)) bytes = encoder.encode(input.map((e) => eventText(e, "ReplaySession.append")).join("\n"));
+    else bytes = encoder.encode(eventText(input, "ReplaySession.append"));
+    const core = this.#core;
+    const { events } = decode(call(() => core.append(bytes, ReplayStore.now(this.#store))), this.#id);
+    if (events.length) wake(this.#store, this.#id);
+    return events;
+  }
+
+  /** `{session_id, revision, cursor, state}`: the current complete observation. */
+  observe() {
+    return JSON.parse(this.#core.observe());
+  }
+
+  /** `{type: "replayed", events, cursor}` or `{type: "gap", gap, observation}`. */
+  resume(cursor) {
+    if (typeof cursor !== "string") throw new AgentReplayError("malformed_cursor", "a cursor is a string");
+    const core = this.#core;
+    const { header, events } = decode(call(() => core.resume(cursor, ReplayStore.now(this.#store))), this.#id);
+    return header.type === "gap" ? header : { type: "replayed", events, cursor: header.cursor };
+  }
+
+  /**
+   * Replay then live from `cursor`: observed events, and on a gap first
+   * `{type: "gap", gap, observation}` then live from the observation's
+   * cursor. Lag is recovered by itself. A bad cursor throws here.
+   */
+  subscribe(cursor) {
+    if (typeof cursor !== "string") throw new AgentReplayError("malformed_cursor", "a cursor is a string");
+    const core = this.#core;
+    const sub = call(() => core.subscribe(cursor, ReplayStore.now(this.#store)));
+    const store = this.#store;
+    const id = this.#id;
+    const next = () => {
+      const wire = sub.next(ReplayStore.now(store));
+      if (wire === undefined) return undefined;
+      const { header, events } = decode(wire, id);
+      return header.type === "event" ? events[0] : header;
+    };
+    let done = false;
+    const close = () => {
+      if (done) return;
+      done = true;
+      sub.close();
+      sub.free();
+      wake(store, id);
+    };
+    return {
+      next,
+      close,
+      get closed() {
+        return done || sub.ended;
+      },
+      async *[Symbol.asyncIterator]() {
+        try {
+          for (;;) {
+            if (done) return;
+            const item = next();
+            if (item !== undefined) {
+              yield item;
+              continue;
+            }
+            if (sub.ended) return;
+            await waitFor(store, id).promise;
+          }
+        } finally {
+          close();
+        }
+      },
+    };
+  }
+
+  free() {
+    if (!this.#core) return;
+    registry.unregister(this);
+    this.#core.free();
+    this.#core = undefined;
+  }
+
+  [Symbol.dispose]() {
+    this.free();
+  }
+}

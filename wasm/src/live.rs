@@ -1,0 +1,273 @@
+//! Bindings of the live replay store, its subscriptions and the session
+//! handle. Events cross as one string: a header line (JSON), a line of
+//! `[revision, position, cursor, length]` per event, then the events'
+//! original JSON texts concatenated (lengths in UTF-16 units), which
+//! js/live.js slices without re-serialising.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use agent_replay::json::to_js_json;
+use agent_replay::live::{
+    AppendError, CursorError, ObservedEvent, Replay, ReplaySession, ReplayStore, Resume, SessionItem,
+    SessionSubscription, StoreConfig, SubscribeResult, Subscription, SubscriptionItem,
+};
+use agent_replay::log::{self, LogOptions};
+use agent_replay::SessionEvent;
+use wasm_bindgen::prelude::*;
+
+use crate::{error, log_error};
+
+/// Milliseconds from the JS clock; anything not a finite non-negative number is 0.
+fn millis(now: f64) -> u64 {
+    if now.is_finite() && now > 0.0 { now as u64 } else { 0 }
+}
+
+fn revision(r: Option<f64>) -> Result<Option<u64>, JsValue> {
+    match r {
+        None => Ok(None),
+        Some(r) if r.is_finite() && r >= 0.0 && r.fract() == 0.0 && r <= 9_007_199_254_740_991.0 => Ok(Some(r as u64)),
+        Some(_) => Err(error("invalid_input", "revision must be an integer in [0, 2^53-1]", &[])),
+    }
+}
+
+fn cursor_error(e: CursorError) -> JsValue {
+    let code = match e {
+        CursorError::Malformed { .. } => "malformed_cursor",
+        CursorError::WrongSession { .. } => "wrong_session",
+    };
+    error(code, &e.to_string(), &[])
+}
+
+fn append_error(e: AppendError) -> JsValue {
+    let code = match e {
+        AppendError::InvalidSessionId => "invalid_session_id",
+        AppendError::InvalidRevision => "invalid_input",
+        AppendError::InvalidEvent(_) => "invalid_event",
+    };
+    error(code, &e.to_string(), &[])
+}
+
+/// `header \n meta \n texts` (see the module doc).
+fn wire(header: &str, events: &[ObservedEvent], incarnation: &str) -> String {
+    let mut meta = String::from("[");
+    let mut texts = String::new();
+    for (i, e) in events.iter().enumerate() {
+        if i > 0 {
+            meta.push(',');
+        }
+        let units = if e.json.is_ascii() { e.json.len() } else { e.json.encode_utf16().count() };
+        meta.push_str(&format!("[{},{},{},{}]", e.revision, e.position, to_js_json(&e.cursor(incarnation)), units));
+        texts.push_str(&e.json);
+    }
+    meta.push(']');
+    format!("{header}\n{meta}\n{texts}")
+}
+
+#[wasm_bindgen(js_name = ReplayStoreCore)]
+pub struct ReplayStoreHandle {
+    inner: Rc<RefCell<ReplayStore>>,
+}
+
+#[wasm_bindgen(js_class = ReplayStoreCore)]
+impl ReplayStoreHandle {
+    #[wasm_bindgen(constructor)]
+    pub fn new(max_events_per_session: f64, max_age_ms: f64, incarnation: &str) -> Result<ReplayStoreHandle, JsValue> {
+        let config = StoreConfig { max_events_per_session: max_events_per_session as usize, max_age_ms: millis(max_age_ms) };
+        let store = ReplayStore::new(config, incarnation).map_err(|m| error("invalid_input", m, &[]))?;
+        Ok(ReplayStoreHandle { inner: Rc::new(RefCell::new(store)) })
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn incarnation(&self) -> String {
+        self.inner.borrow().incarnation().to_string()
+    }
+
+    pub fn append(&self, session_id: &str, json: &str, revision_: Option<f64>, now: f64) -> Result<String, JsValue> {
+        let mut store = self.inner.borrow_mut();
+        let event = store.append(session_id, json, revision(revision_)?, millis(now)).map_err(append_error)?;
+        Ok(wire("{}", &[event], store.incarnation()))
+    }
+
+    /// Appends every valid event of a log; `{appended, errors, cursor}`.
+    #[wasm_bindgen(js_name = appendLog)]
+    pub fn append_log(&self, session_id: &str, bytes: &[u8], now: f64) -> Result<String, JsValue> {
+        if !agent_replay::live::cursor::is_valid_session_id(session_id) {
+            return Err(append_error(AppendError::InvalidSessionId));
+        }
+        let mut store = self.inner.borrow_mut();
+        let mut appended = 0u64;
+        let report = log::read_bytes(bytes, LogOptions::default(), &mut |json: &str, e: SessionEvent<'_>| {
+            if store.append_checked(session_id, json, e.turn(), None, millis(now)).is_ok() {
+                appended += 1;
+            }
+        })
+        .map_err(log_error)?;
+        Ok(format!(
+            "{{\"appended\":{appended},\"errors\":{},\"cursor\":{}}}",
+            to_js_json(&report.errors),
+            to_js_json(&store.current_cursor(session_id, None))
+        ))
+    }
+
+    #[wasm_bindgen(js_name = currentCursor)]
+    pub fn current_cursor(&self, session_id: &str, revision_: Option<f64>) -> Result<String, JsValue> {
+        Ok(self.inner.borrow().current_cursor(session_id, revision(revision_)?))
+    }
+
+    #[wasm_bindgen(js_name = replayAfter)]
+    pub fn replay_after(&self, cursor: &str, now: f64) -> Result<String, JsValue> {
+        let mut store = self.inner.borrow_mut();
+        Ok(match store.replay_after(cursor, millis(now)).map_err(cursor_error)? {
+            Replay::Replayed(events) => wire(r#"{"type":"replayed"}"#, &events, store.incarnation()),
+            Replay::Gap(reason) => wire(&format!(r#"{{"type":"gap","reason":{}}}"#, to_js_json(&reason)), &[], ""),
+        })
+    }
+
+    pub fn subscribe(&self, cursor: &str, now: f64) -> Result<SubscriptionHandle, JsValue> {
+        let mut store = self.inner.borrow_mut();
+        let incarnation = store.incarnation().to_string();
+        Ok(match store.subscribe(cursor, millis(now)).map_err(cursor_error)? {
+            SubscribeResult::Subscribed(sub) => SubscriptionHandle { sub: Some(sub), gap: None, incarnation },
+            SubscribeResult::Gap(reason) => SubscriptionHandle { sub: None, gap: Some(to_js_json(&reason)), incarnation },
+        })
+    }
+
+    #[wasm_bindgen(js_name = trimSession)]
+    pub fn trim_session(&self, session_id: &str, now: f64) {
+        self.inner.borrow_mut().trim_session(session_id, millis(now));
+    }
+
+    /// Ends every subscription; the store stays usable.
+    #[wasm_bindgen(js_name = closeSubscriptions)]
+    pub fn close_subscriptions(&self) {
+        self.inner.borrow_mut().close_subscriptions();
+    }
+}
+
+#[wasm_bindgen(js_name = SubscriptionCore)]
+pub struct SubscriptionHandle {
+    sub: Option<Subscription>,
+    gap: Option<String>,
+    incarnation: String,
+}
+
+#[wasm_bindgen(js_class = SubscriptionCore)]
+impl SubscriptionHandle {
+    /// The gap reason (JSON) when subscribing found a gap.
+    #[wasm_bindgen(getter)]
+    pub fn gap(&self) -> Option<String> {
+        self.gap.clone()
+    }
+
+    pub fn next(&self) -> Option<String> {
+        Some(match self.sub.as_ref()?.try_next()? {
+            SubscriptionItem::Event(e) => wire(r#"{"type":"event"}"#, &[e], &self.incarnation),
+            SubscriptionItem::Lagged { dropped, resume_cursor } => wire(
+                &format!(r#"{{"type":"lagged","dropped":{dropped},"resume_cursor":{}}}"#, to_js_json(&resume_cursor)),
+                &[],
+                "",
+            ),
+        })
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn ended(&self) -> bool {
+        self.sub.as_ref().is_none_or(Subscription::is_ended)
+    }
+
+    pub fn close(&self) {
+        if let Some(s) = &self.sub {
+            s.close();
+        }
+    }
+}
+
+#[wasm_bindgen(js_name = ReplaySessionCore)]
+pub struct ReplaySessionHandle {
+    inner: ReplaySession,
+}
+
+fn session_item(item: SessionItem, incarnation: &str) -> String {
+    match item {
+        SessionItem::Event(e) => wire(r#"{"type":"event"}"#, &[e], incarnation),
+        SessionItem::Gap { gap, observation } => wire(
+            &format!(r#"{{"type":"gap","gap":{},"observation":{}}}"#, to_js_json(&gap), to_js_json(&observation)),
+            &[],
+            "",
+        ),
+    }
+}
+
+#[wasm_bindgen(js_class = ReplaySessionCore)]
+impl ReplaySessionHandle {
+    #[wasm_bindgen(constructor)]
+    pub fn new(session_id: &str, store: &ReplayStoreHandle) -> Result<ReplaySessionHandle, JsValue> {
+        let inner = ReplaySession::new(session_id, Rc::clone(&store.inner)).map_err(append_error)?;
+        Ok(ReplaySessionHandle { inner })
+    }
+
+    fn incarnation(&self) -> String {
+        self.inner.store().borrow().incarnation().to_string()
+    }
+
+    /// Appends a log or events, all or nothing.
+    pub fn append(&self, bytes: &[u8], now: f64) -> Result<String, JsValue> {
+        let events = self.inner.append(bytes, millis(now)).map_err(|e| match e {
+            agent_replay::live::session::SessionAppendError::InvalidLog(errors) => {
+                let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
+                error("invalid_log", &format!("nothing appended: {} error(s); first at {first}", errors.len()), &errors)
+            }
+            agent_replay::live::session::SessionAppendError::Store(e) => append_error(e),
+        })?;
+        Ok(wire("{}", &events, &self.incarnation()))
+    }
+
+    pub fn observe(&self) -> String {
+        self.inner.observe_json()
+    }
+
+    pub fn resume(&self, cursor: &str, now: f64) -> Result<String, JsValue> {
+        Ok(match self.inner.resume(cursor, millis(now)).map_err(cursor_error)? {
+            Resume::Replayed { events, cursor } => {
+                wire(&format!(r#"{{"type":"replayed","cursor":{}}}"#, to_js_json(&cursor)), &events, &self.incarnation())
+            }
+            Resume::Gap { gap, observation } => session_item(SessionItem::Gap { gap, observation }, ""),
+        })
+    }
+
+    pub fn subscribe(&self, cursor: &str, now: f64) -> Result<SessionSubscriptionHandle, JsValue> {
+        let sub = self.inner.subscribe(cursor, millis(now)).map_err(cursor_error)?;
+        Ok(SessionSubscriptionHandle { sub, incarnation: self.incarnation() })
+    }
+}
+
+#[wasm_bindgen(js_name = SessionSubscriptionCore)]
+pub struct SessionSubscriptionHandle {
+    sub: SessionSubscription,
+    incarnation: String,
+}
+
+#[wasm_bindgen(js_class = SessionSubscriptionCore)]
+impl SessionSubscriptionHandle {
+    pub fn next(&mut self, now: f64) -> Option<String> {
+        let item = self.sub.try_next(millis(now))?;
+        Some(session_item(item, &self.incarnation))
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn ended(&self) -> bool {
+        self.sub.is_ended()
+    }
+
+    pub fn close(&mut self) {
+        self.sub.close();
+    }
+}
+
+/// An event's JSON for JS with integers beyond 2^53-1 as strings.
+#[wasm_bindgen(js_name = jsSafeEventJson)]
+pub fn js_safe_event_json(json: &str) -> Result<String, JsValue> {
+    let event = SessionEvent::from_json(json).map_err(|e| error("invalid_event", &e.message, &[]))?;
+    Ok(to_js_json(&event))
+}
