@@ -86,6 +86,11 @@ export function rebuildOsSnapshot(input, options) {
   return JSON.parse(json);
 }
 
+/** The WebAssembly memory the host holds and the bytes allocated in it now. */
+export function memoryUsage() {
+  return JSON.parse(raw.memoryUsage());
+}
+
 /** The embedded sample session (uses all 32 kinds), as JSON Lines text. */
 export function sampleLog() {
   return sample;
@@ -172,4 +177,4 @@ export class SessionState {
   }
 }
 
-export { ReplayStore, Subscription, ReplaySession } from "./live.js";
+export { ReplayStore, Subscription, ReplaySession, ObservedEvent } from "./live.js";

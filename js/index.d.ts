@@ -278,6 +278,10 @@ export function rebuildOsSnapshot(
   options?: LoadOptions & { validate?: "folded" | "all" },
 ): OsSnapshot;
 
+/** The WebAssembly linear memory the host holds, and the bytes allocated in
+ * it now (linear memory never shrinks; allocated bytes do). */
+export function memoryUsage(): { wasm_memory_bytes: number; allocated_bytes: number };
+
 /** The embedded sample session (JSON Lines; uses all 32 kinds). */
 export function sampleLog(): string;
 

@@ -35,29 +35,45 @@ function randomIncarnation() {
   return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-/** An event as replayed or delivered: `json` is its original text; `event` is parsed on first use. */
-function observed(sessionId, [revision, position, cursor], json) {
-  const out = { session_id: sessionId, revision, position, cursor, json };
-  let parsed;
-  Object.defineProperty(out, "event", {
-    enumerable: true,
-    get: () => (parsed ??= JSON.parse(/\d{16}/.test(json) ? raw.jsSafeEventJson(json) : json)),
-  });
-  return out;
+/** The cursor of an event: `arc1:{incarnation}:{revision}:{position}:{session}`
+ * (the same format the core writes and alone parses; a test keeps them equal). */
+const cursorOf = (incarnation, revision, position, sessionId) => `arc1:${incarnation}:${revision}:${position}:${sessionId}`;
+
+/** An event as replayed or delivered. `json` is its original text, to
+ * forward byte for byte; `event` is parsed from it on first use. */
+export class ObservedEvent {
+  #event;
+  constructor(session_id, revision, position, cursor, json) {
+    this.session_id = session_id;
+    this.revision = revision;
+    this.position = position;
+    this.cursor = cursor;
+    this.json = json;
+  }
+
+  get event() {
+    // JSON.parse would round integers beyond 2^53-1: those events go through the core.
+    return (this.#event ??= JSON.parse(/\d{16}/.test(this.json) ? raw.jsSafeEventJson(this.json) : this.json));
+  }
+
+  toJSON() {
+    const { session_id, revision, position, cursor, json } = this;
+    return { session_id, revision, position, cursor, event: this.event, json };
+  }
 }
 
-/** Splits `header \n meta \n texts` into the header and the events. */
-function decode(wire, sessionId) {
+/** Splits `header \n [revision, position, length, ...] \n texts`. */
+function decode(wire, sessionId, incarnation) {
   const a = wire.indexOf("\n");
   const b = wire.indexOf("\n", a + 1);
   const header = JSON.parse(wire.slice(0, a));
   const meta = JSON.parse(wire.slice(a + 1, b));
-  let at = b + 1;
-  const events = meta.map((m) => {
-    const json = wire.slice(at, at + m[3]);
-    at += m[3];
-    return observed(sessionId, m, json);
-  });
+  const events = new Array(meta.length / 3);
+  for (let i = 0, at = b + 1; i < meta.length; i += 3) {
+    const [revision, position, length] = [meta[i], meta[i + 1], meta[i + 2]];
+    events[i / 3] = new ObservedEvent(sessionId, revision, position, cursorOf(incarnation, revision, position, sessionId), wire.slice(at, at + length));
+    at += length;
+  }
   return { header, events };
 }
 
@@ -79,6 +95,7 @@ const registry = new FinalizationRegistry((core) => core.free());
 export class ReplayStore {
   #core;
   #now;
+  #incarnation;
 
   constructor({ maxEventsPerSession = 2048, maxAgeMs = 120_000, now = Date.now, incarnation = randomIncarnation() } = {}) {
     if (!Number.isSafeInteger(maxEventsPerSession) || maxEventsPerSession < 1) {
@@ -89,6 +106,7 @@ export class ReplayStore {
     if (typeof incarnation !== "string") throw new AgentReplayError("invalid_input", "incarnation must be a string");
     this.#core = call(() => new raw.ReplayStoreCore(maxEventsPerSession, maxAgeMs, incarnation));
     this.#now = now;
+    this.#incarnation = incarnation;
     registry.register(this, this.#core, this);
   }
 
@@ -100,6 +118,10 @@ export class ReplayStore {
   static now(store) {
     return store.#now();
   }
+  /** @internal */
+  static decode(store, wire, sessionId) {
+    return decode(wire, sessionId, store.#incarnation);
+  }
 
   #live() {
     if (!this.#core) throw new AgentReplayError("closed", "ReplayStore: used after free()");
@@ -107,7 +129,8 @@ export class ReplayStore {
   }
 
   get incarnation() {
-    return this.#live().incarnation;
+    this.#live();
+    return this.#incarnation;
   }
 
   /** Appends one event (object or JSON text) and returns it as observed. */
@@ -115,9 +138,10 @@ export class ReplayStore {
     checkSessionId(sessionId);
     const json = eventText(event, "ReplayStore.append");
     const core = this.#live();
-    const { events } = decode(call(() => core.append(sessionId, json, revision, this.#now())), sessionId);
+    const position = call(() => core.append(sessionId, json, revision, this.#now()));
+    const rev = core.lastRevision;
     wake(this, sessionId);
-    return events[0];
+    return new ObservedEvent(sessionId, rev, position, cursorOf(this.#incarnation, rev, position, sessionId), json);
   }
 
   /** Appends every valid event of a log; `{appended, errors, cursor}`. */
@@ -138,7 +162,7 @@ export class ReplayStore {
   /** `{type: "replayed", events}` or `{type: "gap", reason}`. */
   replayAfter(cursor) {
     const core = this.#live();
-    const { header, events } = decode(call(() => core.replayAfter(cursor, this.#now())), sessionIdOf(cursor));
+    const { header, events } = decode(call(() => core.replayAfter(cursor, this.#now())), sessionIdOf(cursor), this.#incarnation);
     return header.type === "gap" ? header : { type: "replayed", events };
   }
 
@@ -192,7 +216,7 @@ export class Subscription {
     if (!this.#core) return undefined;
     const wire = this.#core.next();
     if (wire === undefined) return undefined;
-    const { header, events } = decode(wire, this.#sessionId);
+    const { header, events } = ReplayStore.decode(this.#store, wire, this.#sessionId);
     return header.type === "event" ? events[0] : header;
   }
 
@@ -256,7 +280,7 @@ export class ReplaySession {
     else if (Array.isArray(input)) bytes = encoder.encode(input.map((e) => eventText(e, "ReplaySession.append")).join("\n"));
     else bytes = encoder.encode(eventText(input, "ReplaySession.append"));
     const core = this.#core;
-    const { events } = decode(call(() => core.append(bytes, ReplayStore.now(this.#store))), this.#id);
+    const { events } = ReplayStore.decode(this.#store, call(() => core.append(bytes, ReplayStore.now(this.#store))), this.#id);
     if (events.length) wake(this.#store, this.#id);
     return events;
   }
@@ -270,7 +294,7 @@ export class ReplaySession {
   resume(cursor) {
     if (typeof cursor !== "string") throw new AgentReplayError("malformed_cursor", "a cursor is a string");
     const core = this.#core;
-    const { header, events } = decode(call(() => core.resume(cursor, ReplayStore.now(this.#store))), this.#id);
+    const { header, events } = ReplayStore.decode(this.#store, call(() => core.resume(cursor, ReplayStore.now(this.#store))), this.#id);
     return header.type === "gap" ? header : { type: "replayed", events, cursor: header.cursor };
   }
 
@@ -288,7 +312,7 @@ export class ReplaySession {
     const next = () => {
       const wire = sub.next(ReplayStore.now(store));
       if (wire === undefined) return undefined;
-      const { header, events } = decode(wire, id);
+      const { header, events } = ReplayStore.decode(store, wire, id);
       return header.type === "event" ? events[0] : header;
     };
     let done = false;

@@ -27,6 +27,9 @@ test("append, cursors and replay after a cursor", () => {
   assert.deepEqual(JSON.parse(JSON.stringify(replay.events[0])).event, { kind: "page_out", turn: 4 }, "event serialises");
   assert.equal(store.append("tenant:a:1", ev(1), 99).revision, 99);
   assert.equal(store.incarnation, "inc");
+  // Cursors formatted in JS are the ones the core writes.
+  assert.equal(store.append("tenant:a:1", ev(5)).cursor, store.currentCursor("tenant:a:1"));
+  assert.equal(store.replayAfter(first.cursor).events.at(-1).cursor, store.currentCursor("tenant:a:1"));
 });
 
 test("gaps: trimmed by capacity and age, unavailable for foreign cursors", () => {

@@ -12,6 +12,19 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::arch::wasm32::memory_size;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+/// Bytes currently allocated (requested sizes), for `memoryUsage()`.
+static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
+
+pub fn allocated_bytes() -> usize {
+    ALLOCATED.load(Relaxed)
+}
+
+/// Bytes of linear memory (what the host sees).
+pub fn memory_bytes() -> usize {
+    memory_size(0) * PAGE
+}
 
 pub struct GeometricGrowth;
 
@@ -44,6 +57,9 @@ unsafe impl GlobalAlloc for GeometricGrowth {
         let before = memory_size(0);
         let ptr = System.alloc(layout);
         reserve_after_growth(before);
+        if !ptr.is_null() {
+            ALLOCATED.fetch_add(layout.size(), Relaxed);
+        }
         ptr
     }
 
@@ -51,10 +67,14 @@ unsafe impl GlobalAlloc for GeometricGrowth {
         let before = memory_size(0);
         let ptr = System.alloc_zeroed(layout);
         reserve_after_growth(before);
+        if !ptr.is_null() {
+            ALLOCATED.fetch_add(layout.size(), Relaxed);
+        }
         ptr
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        ALLOCATED.fetch_sub(layout.size(), Relaxed);
         System.dealloc(ptr, layout)
     }
 
@@ -62,6 +82,10 @@ unsafe impl GlobalAlloc for GeometricGrowth {
         let before = memory_size(0);
         let out = System.realloc(ptr, layout, new_size);
         reserve_after_growth(before);
+        if !out.is_null() {
+            ALLOCATED.fetch_sub(layout.size(), Relaxed);
+            ALLOCATED.fetch_add(new_size, Relaxed);
+        }
         out
     }
 }

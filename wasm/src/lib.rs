@@ -164,3 +164,14 @@ impl SessionState {
         self.inner.revision() as f64
     }
 }
+
+/// `{"wasm_memory_bytes", "allocated_bytes"}`: the linear memory the host
+/// holds, and the bytes allocated in it now.
+#[wasm_bindgen(js_name = memoryUsage)]
+pub fn memory_usage() -> String {
+    format!(
+        "{{\"wasm_memory_bytes\":{},\"allocated_bytes\":{}}}",
+        alloc::memory_bytes(),
+        alloc::allocated_bytes()
+    )
+}

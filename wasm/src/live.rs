@@ -1,8 +1,10 @@
 //! Bindings of the live replay store, its subscriptions and the session
-//! handle. Events cross as one string: a header line (JSON), a line of
-//! `[revision, position, cursor, length]` per event, then the events'
-//! original JSON texts concatenated (lengths in UTF-16 units), which
-//! js/live.js slices without re-serialising.
+//! handle. Events cross as one string: a header line (JSON), a line
+//! `[revision, position, length, ...]` (three numbers per event), then the
+//! events' original JSON texts concatenated (lengths in UTF-16 units),
+//! which js/live.js slices without re-serialising. Cursors are formatted
+//! on the JS side from these numbers (one per event would cost more than
+//! the event).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -49,24 +51,28 @@ fn append_error(e: AppendError) -> JsValue {
 }
 
 /// `header \n meta \n texts` (see the module doc).
-fn wire(header: &str, events: &[ObservedEvent], incarnation: &str) -> String {
-    let mut meta = String::from("[");
-    let mut texts = String::new();
+fn wire(header: &str, events: &[ObservedEvent]) -> String {
+    use std::fmt::Write;
+    let texts: usize = events.iter().map(|e| e.json.len()).sum();
+    let mut out = String::with_capacity(header.len() + 24 * events.len() + texts + 4);
+    out.push_str(header);
+    out.push_str("\n[");
     for (i, e) in events.iter().enumerate() {
-        if i > 0 {
-            meta.push(',');
-        }
         let units = if e.json.is_ascii() { e.json.len() } else { e.json.encode_utf16().count() };
-        meta.push_str(&format!("[{},{},{},{}]", e.revision, e.position, to_js_json(&e.cursor(incarnation)), units));
-        texts.push_str(&e.json);
+        let sep = if i > 0 { "," } else { "" };
+        let _ = write!(out, "{sep}{},{},{units}", e.revision, e.position);
     }
-    meta.push(']');
-    format!("{header}\n{meta}\n{texts}")
+    out.push_str("]\n");
+    for e in events {
+        out.push_str(&e.json);
+    }
+    out
 }
 
 #[wasm_bindgen(js_name = ReplayStoreCore)]
 pub struct ReplayStoreHandle {
     inner: Rc<RefCell<ReplayStore>>,
+    last_revision: f64,
 }
 
 #[wasm_bindgen(js_class = ReplayStoreCore)]
@@ -75,7 +81,7 @@ impl ReplayStoreHandle {
     pub fn new(max_events_per_session: f64, max_age_ms: f64, incarnation: &str) -> Result<ReplayStoreHandle, JsValue> {
         let config = StoreConfig { max_events_per_session: max_events_per_session as usize, max_age_ms: millis(max_age_ms) };
         let store = ReplayStore::new(config, incarnation).map_err(|m| error("invalid_input", m, &[]))?;
-        Ok(ReplayStoreHandle { inner: Rc::new(RefCell::new(store)) })
+        Ok(ReplayStoreHandle { inner: Rc::new(RefCell::new(store)), last_revision: 0.0 })
     }
 
     #[wasm_bindgen(getter)]
@@ -83,10 +89,18 @@ impl ReplayStoreHandle {
         self.inner.borrow().incarnation().to_string()
     }
 
-    pub fn append(&self, session_id: &str, json: &str, revision_: Option<f64>, now: f64) -> Result<String, JsValue> {
-        let mut store = self.inner.borrow_mut();
-        let event = store.append(session_id, json, revision(revision_)?, millis(now)).map_err(append_error)?;
-        Ok(wire("{}", &[event], store.incarnation()))
+    /// Appends one event; returns its position (its revision is then
+    /// `lastRevision`): two numbers, the cheapest answer to cross.
+    pub fn append(&mut self, session_id: &str, json: &str, revision_: Option<f64>, now: f64) -> Result<f64, JsValue> {
+        let event =
+            self.inner.borrow_mut().append(session_id, json, revision(revision_)?, millis(now)).map_err(append_error)?;
+        self.last_revision = event.revision as f64;
+        Ok(event.position as f64)
+    }
+
+    #[wasm_bindgen(getter, js_name = lastRevision)]
+    pub fn last_revision(&self) -> f64 {
+        self.last_revision
     }
 
     /// Appends every valid event of a log; `{appended, errors, cursor}`.
@@ -119,17 +133,15 @@ impl ReplayStoreHandle {
     pub fn replay_after(&self, cursor: &str, now: f64) -> Result<String, JsValue> {
         let mut store = self.inner.borrow_mut();
         Ok(match store.replay_after(cursor, millis(now)).map_err(cursor_error)? {
-            Replay::Replayed(events) => wire(r#"{"type":"replayed"}"#, &events, store.incarnation()),
-            Replay::Gap(reason) => wire(&format!(r#"{{"type":"gap","reason":{}}}"#, to_js_json(&reason)), &[], ""),
+            Replay::Replayed(events) => wire(r#"{"type":"replayed"}"#, &events),
+            Replay::Gap(reason) => wire(&format!(r#"{{"type":"gap","reason":{}}}"#, to_js_json(&reason)), &[]),
         })
     }
 
     pub fn subscribe(&self, cursor: &str, now: f64) -> Result<SubscriptionHandle, JsValue> {
-        let mut store = self.inner.borrow_mut();
-        let incarnation = store.incarnation().to_string();
-        Ok(match store.subscribe(cursor, millis(now)).map_err(cursor_error)? {
-            SubscribeResult::Subscribed(sub) => SubscriptionHandle { sub: Some(sub), gap: None, incarnation },
-            SubscribeResult::Gap(reason) => SubscriptionHandle { sub: None, gap: Some(to_js_json(&reason)), incarnation },
+        Ok(match self.inner.borrow_mut().subscribe(cursor, millis(now)).map_err(cursor_error)? {
+            SubscribeResult::Subscribed(sub) => SubscriptionHandle { sub: Some(sub), gap: None },
+            SubscribeResult::Gap(reason) => SubscriptionHandle { sub: None, gap: Some(to_js_json(&reason)) },
         })
     }
 
@@ -149,7 +161,6 @@ impl ReplayStoreHandle {
 pub struct SubscriptionHandle {
     sub: Option<Subscription>,
     gap: Option<String>,
-    incarnation: String,
 }
 
 #[wasm_bindgen(js_class = SubscriptionCore)]
@@ -162,11 +173,10 @@ impl SubscriptionHandle {
 
     pub fn next(&self) -> Option<String> {
         Some(match self.sub.as_ref()?.try_next()? {
-            SubscriptionItem::Event(e) => wire(r#"{"type":"event"}"#, &[e], &self.incarnation),
+            SubscriptionItem::Event(e) => wire(r#"{"type":"event"}"#, &[e]),
             SubscriptionItem::Lagged { dropped, resume_cursor } => wire(
                 &format!(r#"{{"type":"lagged","dropped":{dropped},"resume_cursor":{}}}"#, to_js_json(&resume_cursor)),
                 &[],
-                "",
             ),
         })
     }
@@ -188,13 +198,12 @@ pub struct ReplaySessionHandle {
     inner: ReplaySession,
 }
 
-fn session_item(item: SessionItem, incarnation: &str) -> String {
+fn session_item(item: SessionItem) -> String {
     match item {
-        SessionItem::Event(e) => wire(r#"{"type":"event"}"#, &[e], incarnation),
+        SessionItem::Event(e) => wire(r#"{"type":"event"}"#, &[e]),
         SessionItem::Gap { gap, observation } => wire(
             &format!(r#"{{"type":"gap","gap":{},"observation":{}}}"#, to_js_json(&gap), to_js_json(&observation)),
             &[],
-            "",
         ),
     }
 }
@@ -207,10 +216,6 @@ impl ReplaySessionHandle {
         Ok(ReplaySessionHandle { inner })
     }
 
-    fn incarnation(&self) -> String {
-        self.inner.store().borrow().incarnation().to_string()
-    }
-
     /// Appends a log or events, all or nothing.
     pub fn append(&self, bytes: &[u8], now: f64) -> Result<String, JsValue> {
         let events = self.inner.append(bytes, millis(now)).map_err(|e| match e {
@@ -220,7 +225,7 @@ impl ReplaySessionHandle {
             }
             agent_replay::live::session::SessionAppendError::Store(e) => append_error(e),
         })?;
-        Ok(wire("{}", &events, &self.incarnation()))
+        Ok(wire("{}", &events))
     }
 
     pub fn observe(&self) -> String {
@@ -230,29 +235,28 @@ impl ReplaySessionHandle {
     pub fn resume(&self, cursor: &str, now: f64) -> Result<String, JsValue> {
         Ok(match self.inner.resume(cursor, millis(now)).map_err(cursor_error)? {
             Resume::Replayed { events, cursor } => {
-                wire(&format!(r#"{{"type":"replayed","cursor":{}}}"#, to_js_json(&cursor)), &events, &self.incarnation())
+                wire(&format!(r#"{{"type":"replayed","cursor":{}}}"#, to_js_json(&cursor)), &events)
             }
-            Resume::Gap { gap, observation } => session_item(SessionItem::Gap { gap, observation }, ""),
+            Resume::Gap { gap, observation } => session_item(SessionItem::Gap { gap, observation }),
         })
     }
 
     pub fn subscribe(&self, cursor: &str, now: f64) -> Result<SessionSubscriptionHandle, JsValue> {
         let sub = self.inner.subscribe(cursor, millis(now)).map_err(cursor_error)?;
-        Ok(SessionSubscriptionHandle { sub, incarnation: self.incarnation() })
+        Ok(SessionSubscriptionHandle { sub })
     }
 }
 
 #[wasm_bindgen(js_name = SessionSubscriptionCore)]
 pub struct SessionSubscriptionHandle {
     sub: SessionSubscription,
-    incarnation: String,
 }
 
 #[wasm_bindgen(js_class = SessionSubscriptionCore)]
 impl SessionSubscriptionHandle {
     pub fn next(&mut self, now: f64) -> Option<String> {
         let item = self.sub.try_next(millis(now))?;
-        Some(session_item(item, &self.incarnation))
+        Some(session_item(item))
     }
 
     #[wasm_bindgen(getter)]
