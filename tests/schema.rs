@@ -189,3 +189,20 @@ fn kernel_os_events_are_the_22_listed() {
         assert!(!os.contains(&not_os));
     }
 }
+
+#[test]
+fn tagged_nested_types_require_their_fields_and_closed_ones_reject_others() {
+    let part = |p: &str| format!(r#"{{"kind":"llm_completed","turn":1,"message":{{"role":"user","content":[{p}]}}}}"#);
+    let e = err(&part(r#"{"type":"audio","data":"d"}"#));
+    assert_eq!((e.message.as_str(), e.field.as_deref()), ("missing field `media_type`", Some("message.content[0].media_type")));
+    assert!(err(&part(r#"{"type":"video"}"#)).message.starts_with("unknown variant `video`"));
+    assert!(err(&part(r#"{"text":"x"}"#)).message.contains("missing field `type`"));
+    let block = |b: &str| format!(r#"{{"kind":"tool_completed","turn":1,"results":[{{"call_id":"c","output":"x","is_error":false,"durable_content":{{"blocks":[{b}]}}}}]}}"#);
+    // A closed type: another variant's field is an unknown field.
+    assert_eq!(err(&block(r#"{"type":"text","text":"t","source":{"kind":"url","url":"u"}}"#)).message, "unknown field `source`");
+    assert_eq!(err(&block(r#"{"type":"file","source":{"kind":"url","url":"u","data":"d"}}"#)).message, "unknown field `data`");
+    assert_eq!(err(&block(r#"{"type":"file","source":{"kind":"object","handle":"h","owner":"o"}}"#)).message, "missing field `payload_ref`");
+    assert_eq!(err(&block(r#"{"type":"image"}"#)).message, "missing field `source`");
+    let rollback = r#"{"kind":"rollbacked","turn":1,"checkpoint_history_len":2,"reason":{"kind":"fatal_tool_error","tool_name":"t"}}"#;
+    assert_eq!(err(rollback).field.as_deref(), Some("reason.error"));
+}

@@ -109,7 +109,7 @@ pub enum ImageDetail {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", bound(deserialize = "'de: 'a"))]
+#[serde(tag = "type", rename_all = "snake_case", try_from = "super::tagged::ContentPartWire<'a>", bound(deserialize = "'de: 'a"))]
 pub enum ContentPart<'a> {
     Text {
         text: Str<'a>,
@@ -180,12 +180,7 @@ pub struct DurableContent<'a> {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "snake_case",
-    deny_unknown_fields,
-    bound(deserialize = "'de: 'a")
-)]
+#[serde(tag = "type", rename_all = "snake_case", try_from = "super::tagged::DurableBlockWire<'a>", bound(deserialize = "'de: 'a"))]
 pub enum DurableBlock<'a> {
     Text {
         text: Str<'a>,
@@ -196,8 +191,7 @@ pub enum DurableBlock<'a> {
     File(MediaBlock<'a>),
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MediaBlock<'a> {
     pub source: MediaSource<'a>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -207,12 +201,7 @@ pub struct MediaBlock<'a> {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(
-    tag = "kind",
-    rename_all = "snake_case",
-    deny_unknown_fields,
-    bound(deserialize = "'de: 'a")
-)]
+#[serde(tag = "kind", rename_all = "snake_case", try_from = "super::tagged::MediaSourceWire<'a>", bound(deserialize = "'de: 'a"))]
 pub enum MediaSource<'a> {
     Url {
         url: Str<'a>,

@@ -6,6 +6,7 @@ mod content;
 mod kinds;
 mod parse;
 mod records;
+mod tagged;
 mod text;
 
 pub use content::*;

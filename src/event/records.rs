@@ -16,7 +16,7 @@ pub enum CancellationReason {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", bound(deserialize = "'de: 'a"))]
+#[serde(tag = "kind", rename_all = "snake_case", try_from = "super::tagged::RollbackReasonWire<'a>", bound(deserialize = "'de: 'a"))]
 pub enum RollbackReason<'a> {
     FatalToolError { tool_name: Str<'a>, error: Str<'a> },
     GovernanceDenied { tool_name: Str<'a>, reason: Str<'a> },

@@ -1,0 +1,206 @@
+//! Deserialization of the nested internally tagged enums (content parts,
+//! durable blocks and their sources, rollback reasons) through flat "wire"
+//! structs: the tag and every variant's fields in one struct, then the
+//! variant built by hand. serde's derive for `#[serde(tag = ...)]` buffers
+//! each object into an intermediate tree first; this reads it once and
+//! keeps that machinery (15% of the .wasm) out of the binary.
+//! Serialization stays derived on the enums themselves.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::content::{ContentPart, DurableBlock, DurableContent, FileAffinity, ImageDetail, MediaBlock, MediaSource};
+use super::records::RollbackReason;
+use super::Str;
+
+/// serde's own wording, so error paths name the field.
+fn missing(field: &str) -> String {
+    format!("missing field `{field}`")
+}
+
+fn need<T>(value: Option<T>, field: &str) -> Result<T, String> {
+    value.ok_or_else(|| missing(field))
+}
+
+/// For closed types: a field of another variant is an unknown field here.
+fn only(present: &[(&str, bool)], allowed: &[&str]) -> Result<(), String> {
+    match present.iter().find(|(name, is)| *is && !allowed.contains(name)) {
+        Some((name, _)) => Err(format!("unknown field `{name}`")),
+        None => Ok(()),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum PartType {
+    Text,
+    Image,
+    Audio,
+    ToolResult,
+}
+
+#[derive(Deserialize)]
+#[serde(bound(deserialize = "'de: 'a"))]
+pub(super) struct ContentPartWire<'a> {
+    #[serde(rename = "type")]
+    tag: PartType,
+    text: Option<Str<'a>>,
+    url: Option<Str<'a>>,
+    data: Option<Str<'a>>,
+    media_type: Option<Str<'a>>,
+    detail: Option<ImageDetail>,
+    call_id: Option<Str<'a>>,
+    output: Option<Str<'a>>,
+    is_error: Option<bool>,
+    durable_content: Option<DurableContent<'a>>,
+}
+
+impl<'a> TryFrom<ContentPartWire<'a>> for ContentPart<'a> {
+    type Error = String;
+    fn try_from(w: ContentPartWire<'a>) -> Result<Self, String> {
+        Ok(match w.tag {
+            PartType::Text => ContentPart::Text { text: need(w.text, "text")? },
+            PartType::Image => ContentPart::Image { url: w.url, data: w.data, media_type: w.media_type, detail: w.detail },
+            PartType::Audio => ContentPart::Audio { data: need(w.data, "data")?, media_type: need(w.media_type, "media_type")? },
+            PartType::ToolResult => ContentPart::ToolResult {
+                call_id: need(w.call_id, "call_id")?,
+                output: need(w.output, "output")?,
+                is_error: need(w.is_error, "is_error")?,
+                durable_content: w.durable_content,
+            },
+        })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum BlockType {
+    Text,
+    Image,
+    Audio,
+    Video,
+    File,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
+pub(super) struct DurableBlockWire<'a> {
+    #[serde(rename = "type")]
+    tag: BlockType,
+    text: Option<Str<'a>>,
+    source: Option<MediaSource<'a>>,
+    media_type: Option<Str<'a>>,
+    provider_options: Option<Value>,
+}
+
+impl<'a> TryFrom<DurableBlockWire<'a>> for DurableBlock<'a> {
+    type Error = String;
+    fn try_from(w: DurableBlockWire<'a>) -> Result<Self, String> {
+        let present = [("text", w.text.is_some()), ("source", w.source.is_some()), ("media_type", w.media_type.is_some()), ("provider_options", w.provider_options.is_some())];
+        if let BlockType::Text = w.tag {
+            only(&present, &["text"])?;
+            return Ok(DurableBlock::Text { text: need(w.text, "text")? });
+        }
+        only(&present, &["source", "media_type", "provider_options"])?;
+        let media = MediaBlock { source: need(w.source, "source")?, media_type: w.media_type, provider_options: w.provider_options };
+        Ok(match w.tag {
+            BlockType::Image => DurableBlock::Image(media),
+            BlockType::Audio => DurableBlock::Audio(media),
+            BlockType::Video => DurableBlock::Video(media),
+            BlockType::File | BlockType::Text => DurableBlock::File(media),
+        })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum SourceKind {
+    Url,
+    Base64,
+    FileId,
+    Object,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
+pub(super) struct MediaSourceWire<'a> {
+    kind: SourceKind,
+    url: Option<Str<'a>>,
+    data: Option<Str<'a>>,
+    id: Option<Str<'a>>,
+    affinity: Option<FileAffinity<'a>>,
+    handle: Option<Str<'a>>,
+    owner: Option<Str<'a>>,
+    payload_ref: Option<Str<'a>>,
+}
+
+impl<'a> TryFrom<MediaSourceWire<'a>> for MediaSource<'a> {
+    type Error = String;
+    fn try_from(w: MediaSourceWire<'a>) -> Result<Self, String> {
+        let present = [
+            ("url", w.url.is_some()),
+            ("data", w.data.is_some()),
+            ("id", w.id.is_some()),
+            ("affinity", w.affinity.is_some()),
+            ("handle", w.handle.is_some()),
+            ("owner", w.owner.is_some()),
+            ("payload_ref", w.payload_ref.is_some()),
+        ];
+        Ok(match w.kind {
+            SourceKind::Url => {
+                only(&present, &["url"])?;
+                MediaSource::Url { url: need(w.url, "url")? }
+            }
+            SourceKind::Base64 => {
+                only(&present, &["data"])?;
+                MediaSource::Base64 { data: need(w.data, "data")? }
+            }
+            SourceKind::FileId => {
+                only(&present, &["id", "affinity"])?;
+                MediaSource::FileId { id: need(w.id, "id")?, affinity: need(w.affinity, "affinity")? }
+            }
+            SourceKind::Object => {
+                only(&present, &["handle", "owner", "payload_ref"])?;
+                MediaSource::Object {
+                    handle: need(w.handle, "handle")?,
+                    owner: need(w.owner, "owner")?,
+                    payload_ref: need(w.payload_ref, "payload_ref")?,
+                }
+            }
+        })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum RollbackKind {
+    FatalToolError,
+    GovernanceDenied,
+    ProviderFailure,
+    Timeout,
+    UserInterrupt,
+    MalformedReplay,
+}
+
+#[derive(Deserialize)]
+#[serde(bound(deserialize = "'de: 'a"))]
+pub(super) struct RollbackReasonWire<'a> {
+    kind: RollbackKind,
+    tool_name: Option<Str<'a>>,
+    error: Option<Str<'a>>,
+    reason: Option<Str<'a>>,
+}
+
+impl<'a> TryFrom<RollbackReasonWire<'a>> for RollbackReason<'a> {
+    type Error = String;
+    fn try_from(w: RollbackReasonWire<'a>) -> Result<Self, String> {
+        Ok(match w.kind {
+            RollbackKind::FatalToolError => RollbackReason::FatalToolError { tool_name: need(w.tool_name, "tool_name")?, error: need(w.error, "error")? },
+            RollbackKind::GovernanceDenied => RollbackReason::GovernanceDenied { tool_name: need(w.tool_name, "tool_name")?, reason: need(w.reason, "reason")? },
+            RollbackKind::ProviderFailure => RollbackReason::ProviderFailure { error: need(w.error, "error")? },
+            RollbackKind::Timeout => RollbackReason::Timeout,
+            RollbackKind::UserInterrupt => RollbackReason::UserInterrupt,
+            RollbackKind::MalformedReplay => RollbackReason::MalformedReplay { reason: need(w.reason, "reason")? },
+        })
+    }
+}
