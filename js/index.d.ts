@@ -305,14 +305,17 @@ export class SessionState {
 // ---- Live replay (live-replay.md) ------------------------------------------
 
 /** An event as replayed or delivered live. `json` is its original text
- * (forward it byte for byte); `event` is parsed from it on first use. */
-export interface ObservedEvent {
-  session_id: string;
-  revision: number;
-  position: number;
-  cursor: string;
-  json: string;
+ * (forward it byte for byte); `event` is parsed from it on first use
+ * (`JSON.stringify` includes it). */
+export class ObservedEvent {
+  private constructor();
+  readonly session_id: string;
+  readonly revision: number;
+  readonly position: number;
+  readonly cursor: string;
+  readonly json: string;
   readonly event: SessionEvent;
+  toJSON(): { session_id: string; revision: number; position: number; cursor: string; event: SessionEvent; json: string };
 }
 export type GapReason = "trimmed" | "unavailable";
 export interface Lagged { type: "lagged"; dropped: number; resume_cursor: string }

@@ -3,7 +3,7 @@
 // waits on appends made through this module, which wake the waiters of the
 // session they touched.
 import * as raw from "../pkg/agent_replay.js";
-import { AgentReplayError, call, toBytes, eventText } from "./api.js";
+import { AgentReplayError, call, toBytes, eventText } from "./common.js";
 
 const encoder = new TextEncoder();
 /** store → sessionId → Set of wake-up callbacks of waiting iterators. */

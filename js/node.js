@@ -7,3 +7,4 @@ const bytes = await readFile(new URL("../pkg/agent_replay_bg.wasm", import.meta.
 initSync({ module: bytes });
 
 export * from "./api.js";
+export * from "./live.js";
