@@ -1,7 +1,11 @@
 //! Prints JSON the Rust code produces (events in every shape, snapshots,
 //! views at every status) for scripts/check-types.mjs, which compiles it
 //! against js/index.d.ts.
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use agent_replay::generate::SAMPLE_JSONL;
+use agent_replay::live::{ReplaySession, ReplayStore, Resume, StoreConfig};
 use agent_replay::json::to_js_json;
 use agent_replay::state::SessionState;
 use agent_replay::SessionEvent;
@@ -45,10 +49,20 @@ fn main() {
     let mut errs = SessionState::new(None);
     let _ = errs.apply_str("{\"kind\":\"x\"}\n{\"kind\":\"page_in\"}\n[", Default::default());
     views.push(to_js_json(errs.view()));
+    // Live replay: an observation and a gap, as the session handle makes them.
+    let store = Rc::new(RefCell::new(ReplayStore::new(StoreConfig { max_events_per_session: 2, max_age_ms: 1000 }, "t").expect("store")));
+    let session = ReplaySession::new("fixture", store).expect("session");
+    let start = session.cursor();
+    session.append(SAMPLE_JSONL.as_bytes(), 0).expect("sample appends");
+    let gaps = match session.resume(&start, 0).expect("resume") {
+        Resume::Gap { gap, observation } => format!("{{\"type\":\"gap\",\"gap\":{},\"observation\":{}}}", to_js_json(&gap), to_js_json(&observation)),
+        Resume::Replayed { .. } => unreachable!("a buffer of 2 is trimmed past the start"),
+    };
     println!(
-        "{{\"events\":[{}],\"views\":[{}],\"snapshots\":[{}]}}",
+        "{{\"events\":[{}],\"views\":[{}],\"snapshots\":[{}],\"gaps\":[{gaps}],\"observations\":[{}]}}",
         events.join(","),
         views.join(","),
-        snapshots.join(",")
+        snapshots.join(","),
+        session.observe_json()
     );
 }
