@@ -6,6 +6,7 @@ mod content;
 mod kinds;
 mod parse;
 mod records;
+pub mod syntax;
 mod tagged;
 mod text;
 

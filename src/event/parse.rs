@@ -34,7 +34,10 @@ impl<'a> SessionEvent<'a> {
     pub fn from_json_if(text: &'a str, wanted: &dyn Fn(&str) -> bool) -> Result<Option<Self>, EventError> {
         let kind = read_kind(text)?;
         if !wanted(&kind) {
-            serde_json::from_str::<IgnoredAny>(text).map_err(|e| EventError::from_serde(text, &e))?;
+            if !super::syntax::is_valid_json(text) {
+                // serde_json says exactly what and where.
+                serde_json::from_str::<IgnoredAny>(text).map_err(|e| EventError::from_serde(text, &e))?;
+            }
             return Ok(None);
         }
         Self::parse_kind_and_body(kind, text).map(Some)

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::error::Category;
 use serde_json::value::RawValue;
 
+use crate::event::syntax::find_byte;
 use crate::event::{EventError, SessionEvent, Str};
 use position::{char_column, LineCursor};
 
@@ -189,7 +190,7 @@ impl LogReader {
     fn lines_str(&mut self, text: &str, sink: &mut dyn EventSink) -> Result<(), LogError> {
         let mut rest = text;
         while !rest.is_empty() {
-            let (line, terminated, next) = match rest.find('\n') {
+            let (line, terminated, next) = match find_byte(rest.as_bytes(), b'\n') {
                 Some(i) => (&rest[..i], true, &rest[i + 1..]),
                 None => (rest, false, ""),
             };
@@ -204,7 +205,7 @@ impl LogReader {
     fn lines_bytes(&mut self, bytes: &[u8], sink: &mut dyn EventSink) -> Result<(), LogError> {
         let mut rest = bytes;
         while !rest.is_empty() {
-            let (line, terminated, next) = match rest.iter().position(|&b| b == b'\n') {
+            let (line, terminated, next) = match find_byte(rest, b'\n') {
                 Some(i) => (&rest[..i], true, &rest[i + 1..]),
                 None => (rest, false, &[][..]),
             };

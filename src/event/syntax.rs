@@ -1,0 +1,262 @@
+//! A JSON syntax check for events a fold does not read: it only says
+//! whether the text is one well-formed JSON value (RFC 8259; any nesting
+//! depth, like serde_json's own skipping, on an explicit stack), fast. Strings, most of a log's bytes,
+//! are scanned eight bytes at a time. On `false` the caller asks serde_json
+//! for the exact error and position.
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Non-zero iff some byte of `v` is zero.
+#[inline]
+fn has_zero_byte(v: u64) -> u64 {
+    v.wrapping_sub(ONES) & !v & HIGHS
+}
+
+/// Non-zero iff some byte of `v` ends a plain string run: `"`, `\` or a
+/// control character (< 0x20).
+#[inline]
+fn has_special(v: u64) -> u64 {
+    has_zero_byte(v ^ (ONES * b'"' as u64)) | has_zero_byte(v ^ (ONES * b'\\' as u64)) | (v.wrapping_sub(ONES * 0x20) & !v & HIGHS)
+}
+
+/// The index of the first `needle` byte in `b`, eight bytes at a time.
+pub fn find_byte(b: &[u8], needle: u8) -> Option<usize> {
+    let pattern = ONES * needle as u64;
+    let mut i = 0;
+    while let Some(chunk) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let hit = has_zero_byte(u64::from_le_bytes(*chunk) ^ pattern);
+        if hit != 0 {
+            return Some(i + (hit.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    b.get(i..)?.iter().position(|&c| c == needle).map(|p| i + p)
+}
+
+/// The open containers (true: object) as bits; a Vec only past 64 levels.
+struct Stack {
+    bits: u64,
+    depth: usize,
+    spill: Vec<bool>,
+}
+
+impl Stack {
+    fn push(&mut self, object: bool) {
+        if self.depth >= 64 {
+            self.spill.push(object);
+        } else {
+            self.bits = (self.bits & !(1 << self.depth)) | (u64::from(object) << self.depth);
+        }
+        self.depth += 1;
+    }
+
+    fn last(&self) -> Option<bool> {
+        match self.depth {
+            0 => None,
+            d if d > 64 => self.spill.last().copied(),
+            d => Some(self.bits & (1 << (d - 1)) != 0),
+        }
+    }
+
+    fn pop(&mut self) {
+        if self.depth > 64 {
+            self.spill.pop();
+        }
+        self.depth = self.depth.saturating_sub(1);
+    }
+}
+
+struct Cursor<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl Cursor<'_> {
+    #[inline]
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.b.get(self.i) {
+            self.i += 1;
+        }
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    /// After the opening quote: to just past the closing one. Inlined:
+    /// most strings are short keys, where a call costs more than the scan.
+    #[inline(always)]
+    fn string(&mut self) -> bool {
+        loop {
+            while let Some(chunk) = self.b.get(self.i..).and_then(<[u8]>::first_chunk::<8>) {
+                let special = has_special(u64::from_le_bytes(*chunk));
+                if special != 0 {
+                    // The lowest flagged byte is the first special one (the
+                    // tricks only misflag bytes above a true match).
+                    self.i += (special.trailing_zeros() / 8) as usize;
+                    break;
+                }
+                self.i += 8;
+            }
+            match self.peek() {
+                Some(b'"') => {
+                    self.i += 1;
+                    return true;
+                }
+                Some(b'\\') => {
+                    self.i += 1;
+                    match self.peek() {
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 1,
+                        Some(b'u') => {
+                            let hex = self.b.get(self.i + 1..self.i + 5);
+                            if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                                return false;
+                            }
+                            self.i += 5;
+                        }
+                        _ => return false,
+                    }
+                }
+                Some(c) if c < 0x20 => return false,
+                Some(_) => self.i += 1,
+                None => return false,
+            }
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.i;
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.i += 1;
+        }
+        self.i - start
+    }
+
+    fn number(&mut self) -> bool {
+        if self.peek() == Some(b'-') {
+            self.i += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.i += 1,
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            _ => return false,
+        }
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            if self.digits() == 0 {
+                return false;
+            }
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.i += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.i += 1;
+            }
+            if self.digits() == 0 {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn literal(&mut self, word: &[u8]) -> bool {
+        let ok = self.b.get(self.i..self.i + word.len()) == Some(word);
+        self.i += word.len();
+        ok
+    }
+}
+
+/// True when `text` is exactly one JSON value with optional whitespace.
+pub fn is_valid_json(text: &str) -> bool {
+    let mut c = Cursor { b: text.as_bytes(), i: 0 };
+    let mut stack = Stack { bits: 0, depth: 0, spill: Vec::new() };
+    c.ws();
+    'value: loop {
+        // A value.
+        match c.peek() {
+            Some(b'{') => {
+                c.i += 1;
+                c.ws();
+                if c.peek() == Some(b'}') {
+                    c.i += 1;
+                } else {
+                    stack.push(true);
+                    if !(c.peek() == Some(b'"') && {
+                        c.i += 1;
+                        c.string()
+                    }) {
+                        return false;
+                    }
+                    c.ws();
+                    if c.peek() != Some(b':') {
+                        return false;
+                    }
+                    c.i += 1;
+                    c.ws();
+                    continue 'value;
+                }
+            }
+            Some(b'[') => {
+                c.i += 1;
+                c.ws();
+                if c.peek() == Some(b']') {
+                    c.i += 1;
+                } else {
+                    stack.push(false);
+                    continue 'value;
+                }
+            }
+            Some(b'"') => {
+                c.i += 1;
+                if !c.string() {
+                    return false;
+                }
+            }
+            Some(b't') if c.literal(b"true") => {}
+            Some(b'f') if c.literal(b"false") => {}
+            Some(b'n') if c.literal(b"null") => {}
+            Some(b'-' | b'0'..=b'9') if c.number() => {}
+            _ => return false,
+        }
+        // After a value: close containers or go on to the next member.
+        loop {
+            c.ws();
+            let Some(in_object) = stack.last() else {
+                return c.i == c.b.len();
+            };
+            match (c.peek(), in_object) {
+                (Some(b','), true) => {
+                    c.i += 1;
+                    c.ws();
+                    if !(c.peek() == Some(b'"') && {
+                        c.i += 1;
+                        c.string()
+                    }) {
+                        return false;
+                    }
+                    c.ws();
+                    if c.peek() != Some(b':') {
+                        return false;
+                    }
+                    c.i += 1;
+                    c.ws();
+                    continue 'value;
+                }
+                (Some(b','), false) => {
+                    c.i += 1;
+                    c.ws();
+                    continue 'value;
+                }
+                (Some(b'}'), true) | (Some(b']'), false) => {
+                    c.i += 1;
+                    stack.pop();
+                }
+                _ => return false,
+            }
+        }
+    }
+}
