@@ -63,6 +63,6 @@ fn main() {
         events.join(","),
         views.join(","),
         snapshots.join(","),
-        session.observe_json()
+        to_js_json(&session.observe_sent())
     );
 }

@@ -136,7 +136,7 @@ fn run(seed: u64, steps: usize) {
                 store.trim_session(session, now);
                 model.trim(session, now);
             }
-            55..=74 | 75..=84 => {
+            55..=84 => {
                 let tail = model.sessions.get(session).map_or(0, |s| s.all.len() as u64);
                 let p = rng.below(tail + 3);
                 let inc = if rng.below(20) == 0 { "other" } else { INC };

@@ -16,6 +16,7 @@ use super::cursor::{CursorError, SessionCursor};
 use super::store::{AppendError, GapReason, ObservedEvent, Replay, ReplayStore, SubscribeResult};
 use super::subscription::{Subscription, SubscriptionItem};
 use crate::event::SessionEvent;
+use crate::json::JsonText;
 use crate::log::{self, LogError, LogOptions};
 use crate::state::SessionState;
 use crate::view::SessionView;
@@ -39,19 +40,22 @@ pub struct LiveReplayGap {
     pub reason: GapReason,
 }
 
+/// An observation as sent to a client: the state serialised when taken.
+pub type SentObservation = Observation<JsonText>;
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Resume {
     /// Applying `events` to the client's state gives `observe().state`.
     Replayed { events: Vec<ObservedEvent>, cursor: String },
     /// `gap.latest_cursor == observation.cursor`.
-    Gap { gap: LiveReplayGap, observation: Box<Observation<SessionView>> },
+    Gap { gap: LiveReplayGap, observation: Box<SentObservation> },
 }
 
 /// What a session subscription yields.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SessionItem {
     Event(ObservedEvent),
-    Gap { gap: LiveReplayGap, observation: Box<Observation<SessionView>> },
+    Gap { gap: LiveReplayGap, observation: Box<SentObservation> },
 }
 
 /// Why an append to a session was refused; nothing was appended.
@@ -141,19 +145,19 @@ impl ReplaySession {
         }
     }
 
-    /// The observation as JSON for JS, without copying the view.
-    pub fn observe_json(&self) -> String {
-        let state = self.inner.state.borrow();
-        crate::json::to_js_json(&Observation {
+    /// The observation with its state serialised now (JS-safe JSON): what
+    /// a client is sent, without copying the view.
+    pub fn observe_sent(&self) -> SentObservation {
+        Observation {
             session_id: self.inner.id.clone(),
             revision: self.revision(),
             cursor: self.cursor(),
-            state: state.view(),
-        })
+            state: JsonText::of(self.inner.state.borrow().view()),
+        }
     }
 
-    fn gap(&self, requested: &str, reason: GapReason) -> (LiveReplayGap, Box<Observation<SessionView>>) {
-        let observation = Box::new(self.observe());
+    fn gap(&self, requested: &str, reason: GapReason) -> (LiveReplayGap, Box<SentObservation>) {
+        let observation = Box::new(self.observe_sent());
         let gap = LiveReplayGap {
             session_id: self.inner.id.clone(),
             requested_cursor: requested.to_string(),

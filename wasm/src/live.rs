@@ -229,7 +229,7 @@ impl ReplaySessionHandle {
     }
 
     pub fn observe(&self) -> String {
-        self.inner.observe_json()
+        to_js_json(&self.inner.observe_sent())
     }
 
     pub fn resume(&self, cursor: &str, now: f64) -> Result<String, JsValue> {
