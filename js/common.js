@@ -7,7 +7,7 @@ export class AgentReplayError extends Error {
     super(message);
     this.name = "AgentReplayError";
     this.code = code;
-    if (details.errors) this.errors = details.errors;
+    if (details.errors?.length) this.errors = details.errors;
   }
 }
 
