@@ -102,12 +102,14 @@ export function createReplayHandler({
   basePath = "",
 } = {}) {
   const sessions = new Map();
-  const sharedStore = session ? undefined : (store ?? new ReplayStore(storeOptions));
+  // Made on the first request: workerd allows no random values (the
+  // store's incarnation) at a Worker's global scope.
+  let sharedStore = store;
   const sessionFor =
     session ??
     ((id) => {
       let s = sessions.get(id);
-      if (!s) sessions.set(id, (s = new ReplaySession(id, { store: sharedStore })));
+      if (!s) sessions.set(id, (s = new ReplaySession(id, { store: (sharedStore ??= new ReplayStore(storeOptions)) })));
       return s;
     });
 

@@ -1,0 +1,116 @@
+// The edge handler scenario, run against a server on any runtime (Node,
+// Deno, workerd): a real EventSource client connects, is cut off,
+// reconnects with Last-Event-ID and gets exactly the missed events; a trim
+// past its cursor gives it the gap and the observation; bad requests get
+// their status codes and append nothing.
+import assert from "node:assert/strict";
+import net from "node:net";
+import { EventSource } from "eventsource";
+
+const TOKEN = "Bearer test-token";
+const ev = (turn) => JSON.stringify({ kind: "page_out", turn });
+
+/** A TCP proxy on 127.0.0.1 in front of `target`: `cut()` drops every
+ * connection through it, as a network failure would. */
+async function proxy(target) {
+  const { hostname, port } = new URL(target);
+  const sockets = new Set();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(port), hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+      s.on("error", () => {});
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    cut: () => sockets.forEach((s) => s.destroy()),
+    close: () => (sockets.forEach((s) => s.destroy()), server.close()),
+  };
+}
+
+/** An EventSource that sends the bearer token. */
+function connect(url, seen) {
+  const es = new EventSource(url, {
+    fetch: (input, init) => fetch(input, { ...init, headers: { ...init.headers, authorization: TOKEN } }),
+  });
+  es.onmessage = (m) => seen.push({ type: "event", id: m.lastEventId, data: m.data });
+  es.addEventListener("gap", (m) => seen.push({ type: "gap", data: JSON.parse(m.data) }));
+  es.addEventListener("observation", (m) => seen.push({ type: "observation", id: m.lastEventId, data: JSON.parse(m.data) }));
+  return { es };
+}
+
+async function until(check, what, ms = 8000) {
+  const t0 = Date.now();
+  while (!check()) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export async function edgeScenario(base, { session = "run:1", capacity }) {
+  const headers = { authorization: TOKEN };
+  const post = (body, id = session) => fetch(`${base}/sessions/${encodeURIComponent(id)}/events`, { method: "POST", headers, body });
+  const observe = async () => (await fetch(`${base}/sessions/${encodeURIComponent(session)}`, { headers })).json();
+
+  // Connect from the current cursor, through a proxy that can cut the line.
+  const seen = [];
+  const start = await observe();
+  const line = await proxy(base);
+  const client = connect(`${line.url}/sessions/${encodeURIComponent(session)}/stream?cursor=${encodeURIComponent(start.cursor)}`, seen);
+  await until(() => client.es.readyState === 1, "the stream to open");
+  for (let t = 1; t <= 3; t++) assert.equal((await post(ev(t))).status, 200);
+  await until(() => seen.length === 3, "3 live events");
+  assert.deepEqual(seen.map((s) => JSON.parse(s.data).turn), [1, 2, 3]);
+
+  // Cut off; two events happen; the client reconnects with Last-Event-ID by itself.
+  line.cut();
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal((await post(`${ev(4)}\n${ev(5)}`)).status, 200);
+  await until(() => seen.length === 5, "the 2 missed events after the reconnect");
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(seen.map((s) => JSON.parse(s.data).turn), [1, 2, 3, 4, 5], "exactly the missed events, once, in order");
+  assert.equal(seen.at(-1).id, (await observe()).cursor);
+  client.es.close();
+  line.close();
+
+  // The client is away while the server trims past its cursor.
+  const away = seen.at(-1).id;
+  for (let t = 6; t < 6 + capacity + 2; t++) assert.equal((await post(ev(t))).status, 200);
+  const after = [];
+  const back = connect(`${base}/sessions/${encodeURIComponent(session)}/stream?cursor=${encodeURIComponent(away)}`, after);
+  await until(() => after.length >= 2, "the gap and the observation");
+  back.es.close();
+  assert.equal(after[0].type, "gap");
+  assert.equal(after[0].data.reason, "trimmed");
+  assert.equal(after[1].type, "observation");
+  const server = await observe();
+  assert.equal(after[1].id, server.cursor);
+  assert.deepEqual(after[1].data.state, server.state, "the client's state is the server's");
+
+  // Bad requests: documented status codes, nothing appended.
+  const before = (await observe()).cursor;
+  const stream = (q, extra = {}) => fetch(`${base}/sessions/${encodeURIComponent(session)}/stream?${q}`, { headers: { ...headers, ...extra } });
+  let r = await stream("cursor=arc1:x:007:0:s");
+  assert.equal(r.status, 400);
+  assert.equal((await r.json()).error.code, "malformed_cursor");
+  r = await stream(`cursor=${encodeURIComponent("arc1:x:0:0:someone-else")}`);
+  assert.equal((await r.json()).error.code, "wrong_session");
+  r = await stream("", { "last-event-id": "arc1:x:0:0:someone-else" });
+  assert.equal(r.status, 400);
+  r = await fetch(`${base}/sessions/${encodeURIComponent(session)}`, { headers: { authorization: "Bearer wrong" } });
+  assert.equal(r.status, 403);
+  r = await fetch(`${base}/sessions/not-mine`, { headers });
+  assert.equal(r.status, 403, "a token for one session does not open another");
+  r = await post("x".repeat(70_000));
+  assert.equal(r.status, 413);
+  r = await post(`${ev(1)}\n{"kind":"page_in","turn":1}\n`);
+  assert.equal(r.status, 400);
+  const body = await r.json();
+  assert.equal(body.error.code, "invalid_log");
+  assert.equal(body.error.errors[0].line, 2);
+  assert.equal((await observe()).cursor, before, "nothing appended");
+}

@@ -1,0 +1,22 @@
+// The edge handler on Node (node:http on 127.0.0.1), with a real EventSource client.
+import { test } from "node:test";
+import http from "node:http";
+import { createReplayHandler, bearerTokens, toNodeListener } from "agent-replay/edge";
+import { edgeScenario } from "./edge-scenario.mjs";
+
+test("edge handler on Node: resume, gap, status codes", async () => {
+  const handler = createReplayHandler({
+    authorize: bearerTokens({ "test-token": ["run:1"] }),
+    storeOptions: { maxEventsPerSession: 4 },
+    maxBodyBytes: 64 * 1024,
+    retryMs: 50,
+  });
+  const server = http.createServer(toNodeListener(handler)).listen(0, "127.0.0.1");
+  await new Promise((r) => server.once("listening", r));
+  try {
+    await edgeScenario(`http://127.0.0.1:${server.address().port}`, { capacity: 4 });
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
