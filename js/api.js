@@ -50,8 +50,6 @@ export function sampleLog() {
   return sample;
 }
 
-const registry = new FinalizationRegistry((core) => core.free());
-
 /** Incremental session state: the OS snapshot and the session view. */
 export class SessionState {
   #core;
@@ -63,7 +61,6 @@ export class SessionState {
     }
     this.#core = new raw.SessionStateCore(sessionId ?? undefined);
     this.#options = options;
-    registry.register(this, this.#core, this);
   }
 
   #live() {
@@ -120,7 +117,6 @@ export class SessionState {
 
   free() {
     if (this.#core) {
-      registry.unregister(this);
       this.#core.free();
       this.#core = undefined;
     }

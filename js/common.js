@@ -49,3 +49,4 @@ export function eventText(event, what) {
   throw new AgentReplayError("invalid_input", `${what}: expected an event object or its JSON text`);
 }
 
+

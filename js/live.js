@@ -3,7 +3,7 @@
 // waits on appends made through this module, which wake the waiters of the
 // session they touched.
 import * as raw from "../pkg/agent_replay.js";
-import { AgentReplayError, call, toBytes, eventText } from "./common.js";
+import { AgentReplayError, call, eventText, toBytes } from "./common.js";
 
 const encoder = new TextEncoder();
 /** store → sessionId → Set of wake-up callbacks of waiting iterators. */
@@ -89,8 +89,6 @@ function checkSessionId(sessionId) {
   if (typeof sessionId !== "string") throw new AgentReplayError("invalid_session_id", "sessionId must be a string");
 }
 
-const registry = new FinalizationRegistry((core) => core.free());
-
 /** The bounded in-memory live replay buffer of many sessions. */
 export class ReplayStore {
   #core;
@@ -107,7 +105,6 @@ export class ReplayStore {
     this.#core = call(() => new raw.ReplayStoreCore(maxEventsPerSession, maxAgeMs, incarnation));
     this.#now = now;
     this.#incarnation = incarnation;
-    registry.register(this, this.#core, this);
   }
 
   /** @internal used by ReplaySession */
@@ -189,7 +186,6 @@ export class ReplayStore {
     this.#core.closeSubscriptions();
     const bySession = waiters.get(this);
     for (const id of bySession?.keys() ?? []) wake(this, id);
-    registry.unregister(this);
     this.#core.free();
     this.#core = undefined;
   }
@@ -262,7 +258,6 @@ export class ReplaySession {
     if (!(this.#store instanceof ReplayStore)) throw new AgentReplayError("invalid_input", "store must be a ReplayStore");
     this.#core = call(() => new raw.ReplaySessionCore(sessionId, ReplayStore.core(this.#store)));
     this.#id = sessionId;
-    registry.register(this, this.#core, this);
   }
 
   get sessionId() {
@@ -350,7 +345,6 @@ export class ReplaySession {
 
   free() {
     if (!this.#core) return;
-    registry.unregister(this);
     this.#core.free();
     this.#core = undefined;
   }

@@ -13,7 +13,7 @@ const ev = (turn) => JSON.stringify({ kind: "page_out", turn });
 /** A TCP proxy on 127.0.0.1 in front of `target`: `cut()` drops every
  * connection through it, as a network failure would. */
 async function proxy(target) {
-  const { hostname, port } = new URL(target);
+  const { hostname, port, pathname } = new URL(target);
   const sockets = new Set();
   const server = net.createServer((client) => {
     const upstream = net.connect(Number(port), hostname);
@@ -26,7 +26,7 @@ async function proxy(target) {
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   return {
-    url: `http://127.0.0.1:${server.address().port}`,
+    url: `http://127.0.0.1:${server.address().port}${pathname.replace(/\/$/, "")}`,
     cut: () => sockets.forEach((s) => s.destroy()),
     close: () => (sockets.forEach((s) => s.destroy()), server.close()),
   };
@@ -113,4 +113,25 @@ export async function edgeScenario(base, { session = "run:1", capacity }) {
   assert.equal(body.error.code, "invalid_log");
   assert.equal(body.error.errors[0].line, 2);
   assert.equal((await observe()).cursor, before, "nothing appended");
+}
+
+/** Two EventSource clients of one session, connected by separate requests,
+ * receive the same events with the same cursors. */
+export async function twoClients(base, session = "run:1") {
+  const headers = { authorization: TOKEN };
+  const path = `${base}/sessions/${encodeURIComponent(session)}`;
+  const { cursor } = await (await fetch(path, { headers })).json();
+  const a = [];
+  const b = [];
+  const ca = connect(`${path}/stream?cursor=${encodeURIComponent(cursor)}`, a);
+  const cb = connect(`${path}/stream?cursor=${encodeURIComponent(cursor)}`, b);
+  await until(() => ca.es.readyState === 1 && cb.es.readyState === 1, "both streams to open");
+  for (let t = 100; t < 103; t++) {
+    assert.equal((await fetch(`${path}/events`, { method: "POST", headers, body: ev(t) })).status, 200);
+  }
+  await until(() => a.length === 3 && b.length === 3, "3 events on both clients");
+  ca.es.close();
+  cb.es.close();
+  assert.deepEqual(a, b);
+  assert.deepEqual(a.map((m) => JSON.parse(m.data).turn), [100, 101, 102]);
 }

@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EXPECTED } from "../package/work.mjs";
-import { edgeScenario } from "./edge-scenario.mjs";
+import { edgeScenario, twoClients } from "./edge-scenario.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const bin = (name) => join(root, "node_modules/.bin", name);
@@ -59,5 +59,58 @@ test("Deno.serve: the edge handler with a real SSE client", async () => {
     await edgeScenario(`http://127.0.0.1:${p}`, { capacity: 4 });
   } finally {
     server.kill();
+  }
+});
+
+/** Bundles the test Worker as wrangler would: the package's workerd entry,
+ * its .wasm kept as a module of its own. */
+async function bundleWorker() {
+  const esbuild = await import("esbuild");
+  const dir = join(project, "worker");
+  await esbuild.build({
+    entryPoints: [join(project, "checks/worker.mjs")],
+    absWorkingDir: project,
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    conditions: ["workerd", "worker"],
+    mainFields: ["module", "main"],
+    external: ["node:*"],
+    outfile: join(dir, "worker.js"),
+    logLevel: "silent",
+    plugins: [{ name: "wasm-module", setup: (b) => b.onResolve({ filter: /\.wasm$/ }, () => ({ path: "agent_replay_bg.wasm", external: true })) }],
+  });
+  cpSync(join(project, "node_modules/agent-replay/pkg/agent_replay_bg.wasm"), join(dir, "agent_replay_bg.wasm"));
+  cpSync(join(project, "checks/workerd.capnp"), join(dir, "workerd.capnp"));
+  return dir;
+}
+
+async function startWorkerd() {
+  const dir = await bundleWorker();
+  const p = port();
+  const child = spawn(bin("workerd"), ["serve", join(dir, "workerd.capnp"), `--socket-addr=http=127.0.0.1:${p}`], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  let err = "";
+  child.stderr.on("data", (d) => (err += d));
+  const url = `http://127.0.0.1:${p}`;
+  for (let i = 0; i < 150; i++) {
+    try {
+      if ((await fetch(`${url}/work`)).ok) return { child, url };
+    } catch {}
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  throw new Error(`workerd did not start: ${err}`);
+}
+
+test("workerd: the .wasm imported as a module, the edge handler, Durable Objects", async (t) => {
+  const { child, url } = await startWorkerd();
+  try {
+    await t.test("real work", async () => assert.deepEqual(await (await fetch(`${url}/work`)).json(), EXPECTED));
+    await t.test("the edge handler with a real SSE client", () => edgeScenario(`${url}/direct`, { capacity: 4 }));
+    await t.test("a Durable Object per session: the same scenario", () => edgeScenario(`${url}/do`, { capacity: 4 }));
+    await t.test("two clients through different requests see the same events and cursors", () => twoClients(`${url}/do`));
+  } finally {
+    child.kill();
   }
 });
