@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine lacks to build and test agent-replay:
 # the wasm32 target, the wasm-bindgen CLI at exactly the version Cargo.lock
-# pins for the wasm-bindgen crate, and the npm dev dependencies.
+# pins for the wasm-bindgen crate, the npm dev dependencies (deno, workerd,
+# esbuild, vite, playwright-core, ...) and Debian's Chromium for the
+# browser tests.
 # Idempotent: each step is skipped when already satisfied.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,4 +22,13 @@ fi
 
 if [ ! -x node_modules/.bin/tsc ] || [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
+fi
+
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+  else
+    echo "setup: the browser tests need Chromium at /usr/bin/chromium (Debian: apt-get install chromium)" >&2
+    exit 1
+  fi
 fi

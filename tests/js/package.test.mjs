@@ -114,3 +114,83 @@ test("workerd: the .wasm imported as a module, the edge handler, Durable Objects
     child.kill();
   }
 });
+
+/** Serves a directory on 127.0.0.1 (the .wasm with its MIME type). */
+async function staticServer(dir) {
+  const http = await import("node:http");
+  const { readFile } = await import("node:fs/promises");
+  const types = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".json": "application/json" };
+  const server = http.createServer(async (req, res) => {
+    const requested = decodeURIComponent(new URL(req.url, "http://x").pathname);
+    const path = requested.endsWith("/") ? `${requested}index.html` : requested;
+    try {
+      const body = await readFile(join(dir, path));
+      res.writeHead(200, { "content-type": types[path.slice(path.lastIndexOf("."))] ?? "application/octet-stream" });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() };
+}
+
+async function inChromium(url) {
+  const { chromium } = await import("playwright-core");
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(url);
+    await page.waitForFunction(() => globalThis.result !== undefined, null, { timeout: 20_000 }).catch(() => {});
+    const result = await page.evaluate(() => globalThis.result);
+    assert.deepEqual(result, EXPECTED, `page errors: ${errors.join("; ")}`);
+  } finally {
+    await browser.close();
+  }
+}
+
+test("Chromium: a plain ESM page with an import map and init()", async () => {
+  writeFileSync(
+    join(project, "plain.html"),
+    `<!doctype html><script type="importmap">{"imports":{"agent-replay":"/node_modules/agent-replay/js/web.js"}}</script><script type="module" src="/checks/page.mjs"></script>`,
+  );
+  const server = await staticServer(project);
+  try {
+    await inChromium(`${server.url}/plain.html`);
+  } finally {
+    server.close();
+  }
+});
+
+test("Chromium: an esbuild bundle", async () => {
+  const esbuild = await import("esbuild");
+  const out = join(project, "esbuild-out");
+  await esbuild.build({ entryPoints: [join(project, "checks/page.mjs")], absWorkingDir: project, bundle: true, format: "esm", platform: "browser", outfile: join(out, "bundle.js"), logLevel: "silent" });
+  // esbuild leaves new URL(…, import.meta.url) alone: the .wasm is copied beside the bundle.
+  cpSync(join(project, "node_modules/agent-replay/pkg/agent_replay_bg.wasm"), join(out, "agent_replay_bg.wasm"));
+  writeFileSync(join(out, "index.html"), `<!doctype html><script type="module" src="./bundle.js"></script>`);
+  const server = await staticServer(out);
+  try {
+    await inChromium(`${server.url}/`);
+  } finally {
+    server.close();
+  }
+});
+
+test("Chromium: a Vite build", async () => {
+  const app = join(project, "vite-app");
+  cpSync(join(project, "checks"), join(app, "checks"), { recursive: true });
+  writeFileSync(join(app, "index.html"), `<!doctype html><script type="module" src="./checks/page.mjs"></script>`);
+  execFileSync(bin("vite"), ["build", "--logLevel", "error"], { cwd: app, env: { ...process.env, NODE_PATH: join(project, "node_modules") } });
+  const server = await staticServer(join(app, "dist"));
+  try {
+    await inChromium(`${server.url}/`);
+  } finally {
+    server.close();
+  }
+});
