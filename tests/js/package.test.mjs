@@ -19,6 +19,7 @@ before(() => {
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "throwaway", private: true, type: "module" }));
   execFileSync("npm", ["install", "--no-audit", "--no-fund", "--silent", join(project, tarball)], { cwd: project });
   cpSync(join(root, "tests/package"), join(project, "checks"), { recursive: true });
+  cpSync(join(root, "examples/edge"), join(project, "checks/edge"), { recursive: true });
 });
 
 after(() => rmSync(project, { recursive: true, force: true }));
@@ -41,6 +42,18 @@ function serve(cmd, args, env) {
 }
 
 const port = () => 20000 + Math.floor(Math.random() * 20000);
+/** examples/edge/server.mjs configured for the scenario. */
+const EDGE_ENV = { TOKENS: JSON.stringify({ "test-token": ["run:1"] }), MAX_EVENTS_PER_SESSION: "4", MAX_BODY_BYTES: "65536", RETRY_MS: "50" };
+
+test("Node (node:http): examples/edge/server.mjs with a real SSE client", async () => {
+  const p = port();
+  const server = await serve(process.execPath, ["checks/edge/server.mjs"], { PORT: String(p), ...EDGE_ENV });
+  try {
+    await edgeScenario(`http://127.0.0.1:${p}`, { capacity: 4 });
+  } finally {
+    server.kill();
+  }
+});
 
 test("Node: the installed package works with no init", () => {
   const out = execFileSync(process.execPath, ["checks/run-work.mjs"], { cwd: project, encoding: "utf8" });
@@ -52,9 +65,9 @@ test("Deno: the installed package works", () => {
   assert.deepEqual(JSON.parse(out), EXPECTED);
 });
 
-test("Deno.serve: the edge handler with a real SSE client", async () => {
+test("Deno.serve: examples/edge/server.mjs with a real SSE client", async () => {
   const p = port();
-  const server = await serve(bin("deno"), ["run", "--allow-net=127.0.0.1", "--allow-read", "--allow-env", "checks/edge-server.mjs"], { PORT: String(p), DENO_NO_UPDATE_CHECK: "1" });
+  const server = await serve(bin("deno"), ["run", "--allow-net=127.0.0.1", "--allow-read", "--allow-env", "checks/edge/server.mjs"], { PORT: String(p), DENO_NO_UPDATE_CHECK: "1", ...EDGE_ENV });
   try {
     await edgeScenario(`http://127.0.0.1:${p}`, { capacity: 4 });
   } finally {
@@ -108,7 +121,7 @@ test("workerd: the .wasm imported as a module, the edge handler, Durable Objects
   try {
     await t.test("real work", async () => assert.deepEqual(await (await fetch(`${url}/work`)).json(), EXPECTED));
     await t.test("the edge handler with a real SSE client", () => edgeScenario(`${url}/direct`, { capacity: 4 }));
-    await t.test("a Durable Object per session: the same scenario", () => edgeScenario(`${url}/do`, { capacity: 4 }));
+    await t.test("examples/edge/worker.mjs, a Durable Object per session: the scenario", () => edgeScenario(`${url}/do`, { capacity: 4 }));
     await t.test("two clients through different requests see the same events and cursors", () => twoClients(`${url}/do`));
   } finally {
     child.kill();

@@ -16,5 +16,10 @@ const worker :Workerd.Worker = (
   compatibilityDate = "2025-01-01",
   durableObjectNamespaces = [ (className = "SessionObject", uniqueKey = "agent-replay-test-sessions") ],
   durableObjectStorage = (inMemory = void),
-  bindings = [ (name = "SESSIONS", durableObjectNamespace = "SessionObject") ],
+  bindings = [
+    (name = "SESSIONS", durableObjectNamespace = "SessionObject"),
+    (name = "TOKENS", text = "{\"test-token\": [\"run:1\"]}"),
+    (name = "MAX_EVENTS_PER_SESSION", text = "4"),
+    (name = "MAX_BODY_BYTES", text = "65536"),
+  ],
 );

@@ -1,0 +1,25 @@
+// The edge replay handler as a server on Node (node:http) or Deno (Deno.serve):
+//   node examples/edge/server.mjs
+//   deno run --allow-net --allow-env --allow-read examples/edge/server.mjs
+// Configuration from the environment:
+//   TOKENS  JSON {"<bearer token>": ["session-id", ...] | "*"}   (required: nothing is served without it)
+//   PORT (8787), HOST (127.0.0.1), MAX_EVENTS_PER_SESSION (2048), MAX_BODY_BYTES (1048576)
+import { createReplayHandler, bearerTokens, toNodeListener } from "agent-replay/edge";
+
+const env = (name, fallback) => (globalThis.Deno ? Deno.env.get(name) : process.env[name]) ?? fallback;
+
+const handler = createReplayHandler({
+  authorize: bearerTokens(JSON.parse(env("TOKENS", "{}"))),
+  storeOptions: { maxEventsPerSession: Number(env("MAX_EVENTS_PER_SESSION", 2048)) },
+  maxBodyBytes: Number(env("MAX_BODY_BYTES", 1 << 20)),
+  retryMs: Number(env("RETRY_MS", 1000)),
+});
+const port = Number(env("PORT", 8787));
+const hostname = env("HOST", "127.0.0.1");
+
+if (globalThis.Deno) {
+  Deno.serve({ hostname, port, onListen: () => console.log(`listening on http://${hostname}:${port}`) }, handler);
+} else {
+  const http = await import("node:http");
+  http.createServer(toNodeListener(handler)).listen(port, hostname, () => console.log(`listening on http://${hostname}:${port}`));
+}
