@@ -25,13 +25,14 @@ writeFileSync(join(dir, "generated.ts"), body + "\n");
 writeFileSync(join(dir, "api-usage.ts"), API_USAGE());
 execFileSync(join(root, "node_modules/.bin/tsc"), [
   "--noEmit", "--strict", "--exactOptionalPropertyTypes", "--target", "es2022", "--module", "nodenext",
-  "--moduleResolution", "nodenext", "--lib", "es2022,esnext.disposable", join(dir, "generated.ts"), join(dir, "api-usage.ts"),
+  "--moduleResolution", "nodenext", "--lib", "es2022,esnext.disposable,dom", "--types", "node", join(dir, "generated.ts"), join(dir, "api-usage.ts"),
 ], { cwd: root, stdio: "inherit" });
 console.log(`types: ${fixtures.events.length} events, ${fixtures.views.length} views, ${fixtures.snapshots.length} snapshots, ${fixtures.gaps.length} gap, ${fixtures.observations.length} observation check against js/index.d.ts`);
 console.log(`1 passed, 0 failed`);
 
 function API_USAGE() {
   return `import { parseLog, rebuildOsSnapshot, SessionState, AgentReplayError, sampleLog, ReplayStore, ReplaySession, memoryUsage, type ObservedEvent, type OsSnapshot, type SessionView } from "../../js/index.js";
+import { createReplayHandler, bearerTokens } from "../../js/edge.js";
 const parsed = parseLog(sampleLog(), { strict: false });
 const snap: OsSnapshot = rebuildOsSnapshot(new Uint8Array(0));
 const state = new SessionState("s").apply(parsed.events).apply("{}");
@@ -44,6 +45,9 @@ const resumed = session.resume(session.observe().cursor);
 if (resumed.type === "gap") { const c: string = resumed.observation.cursor; void c; }
 const usage: number = memoryUsage().allocated_bytes;
 void usage;
+const handler = createReplayHandler({ authorize: bearerTokens({ t: ["s"], ops: "*" }), storeOptions: { maxEventsPerSession: 4 }, maxBodyBytes: 1024 });
+const response: Promise<Response> = handler(new Request("http://localhost/sessions/s"));
+void response;
 const view: SessionView = state.view();
 const n: number = state.eventCount + state.revision + snap.page_in_count + view.event_count;
 try { state.apply("x", { strict: true }); } catch (e) { if (e instanceof AgentReplayError) { const c: string = e.code; void c; } }

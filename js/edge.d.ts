@@ -1,0 +1,35 @@
+// Types of agent-replay/edge: the edge replay handler (see README).
+import type { ReplaySession, ReplayStore, ReplayStoreOptions } from "./index.js";
+
+export type Authorize = (request: Request, sessionId: string, action: "read" | "append") => boolean | Promise<boolean>;
+
+export interface ReplayHandlerOptions {
+  /** Required: nothing is served unless it allows the request. */
+  authorize: Authorize;
+  /** The session to serve (default: one per id over one shared store). */
+  session?: (sessionId: string) => ReplaySession;
+  /** The shared store (default: made from storeOptions on the first request). */
+  store?: ReplayStore;
+  storeOptions?: ReplayStoreOptions;
+  /** Past this, a POST gets 413 (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** Past this, a POST gets 413 (default 1000). */
+  maxEventsPerRequest?: number;
+  /** SSE heartbeat comments (default 15000 ms). */
+  heartbeatMs?: number;
+  /** The reconnect delay sent to EventSource clients (default 1000 ms). */
+  retryMs?: number;
+  /** A path prefix before /sessions (default ""). */
+  basePath?: string;
+}
+
+/** A standard fetch handler serving sessions (routes in the README). */
+export function createReplayHandler(options: ReplayHandlerOptions): (request: Request) => Promise<Response>;
+
+/** An authorize hook from bearer tokens: token → allowed session ids, or "*". */
+export function bearerTokens(tokens: Record<string, string[] | "*">): Authorize;
+
+/** Adapts a fetch handler to node:http's request listener. */
+export function toNodeListener(
+  handler: (request: Request) => Promise<Response>,
+): (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => Promise<void>;
