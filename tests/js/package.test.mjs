@@ -2,46 +2,18 @@
 // throwaway project), doing real work on each runtime.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
+import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXPECTED } from "../package/work.mjs";
+import { bin, bundleWorker, installProject, port, serve as start, startWorkerd } from "../package/harness.mjs";
 import { edgeScenario, twoClients } from "./edge-scenario.mjs";
 
-const root = new URL("../..", import.meta.url).pathname;
-const bin = (name) => join(root, "node_modules/.bin", name);
 let project;
-
-before(() => {
-  project = mkdtempSync(join(tmpdir(), "agent-replay-pkg-"));
-  const tarball = execFileSync("npm", ["pack", "--silent", "--pack-destination", project], { cwd: root, encoding: "utf8" }).trim().split("\n").at(-1);
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "throwaway", private: true, type: "module" }));
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--silent", join(project, tarball)], { cwd: project });
-  cpSync(join(root, "tests/package"), join(project, "checks"), { recursive: true });
-  cpSync(join(root, "examples/edge"), join(project, "checks/edge"), { recursive: true });
-});
-
+before(() => (project = installProject()));
 after(() => rmSync(project, { recursive: true, force: true }));
 
-/** Starts a server process; resolves when it prints "listening". */
-function serve(cmd, args, env) {
-  const child = spawn(cmd, args, { cwd: project, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let err = "";
-  child.stderr.on("data", (d) => (err += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${cmd} did not start: ${err}`)), 30_000);
-    child.stdout.on("data", (d) => {
-      if (String(d).includes("listening")) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`${cmd} exited ${code}: ${err}`)));
-  });
-}
-
-const port = () => 20000 + Math.floor(Math.random() * 20000);
+const serve = (cmd, args, env) => start(cmd, args, { cwd: project, env });
 /** examples/edge/server.mjs configured for the scenario. */
 const EDGE_ENV = { TOKENS: JSON.stringify({ "test-token": ["run:1"] }), MAX_EVENTS_PER_SESSION: "4", MAX_BODY_BYTES: "65536", RETRY_MS: "50" };
 
@@ -75,49 +47,8 @@ test("Deno.serve: examples/edge/server.mjs with a real SSE client", async () => 
   }
 });
 
-/** Bundles the test Worker as wrangler would: the package's workerd entry,
- * its .wasm kept as a module of its own. */
-async function bundleWorker() {
-  const esbuild = await import("esbuild");
-  const dir = join(project, "worker");
-  await esbuild.build({
-    entryPoints: [join(project, "checks/worker.mjs")],
-    absWorkingDir: project,
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    conditions: ["workerd", "worker"],
-    mainFields: ["module", "main"],
-    external: ["node:*"],
-    outfile: join(dir, "worker.js"),
-    logLevel: "silent",
-    plugins: [{ name: "wasm-module", setup: (b) => b.onResolve({ filter: /\.wasm$/ }, () => ({ path: "agent_replay_bg.wasm", external: true })) }],
-  });
-  cpSync(join(project, "node_modules/agent-replay/pkg/agent_replay_bg.wasm"), join(dir, "agent_replay_bg.wasm"));
-  cpSync(join(project, "checks/workerd.capnp"), join(dir, "workerd.capnp"));
-  return dir;
-}
-
-async function startWorkerd() {
-  const dir = await bundleWorker();
-  const p = port();
-  const child = spawn(bin("workerd"), ["serve", join(dir, "workerd.capnp"), `--socket-addr=http=127.0.0.1:${p}`], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-  let err = "";
-  child.stderr.on("data", (d) => (err += d));
-  const url = `http://127.0.0.1:${p}`;
-  for (let i = 0; i < 150; i++) {
-    try {
-      if ((await fetch(`${url}/work`)).ok) return { child, url };
-    } catch {}
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error(`workerd did not start: ${err}`);
-}
-
 test("workerd: the .wasm imported as a module, the edge handler, Durable Objects", async (t) => {
-  const { child, url } = await startWorkerd();
+  const { child, url } = await startWorkerd(await bundleWorker(project));
   try {
     await t.test("real work", async () => assert.deepEqual(await (await fetch(`${url}/work`)).json(), EXPECTED));
     await t.test("the edge handler with a real SSE client", () => edgeScenario(`${url}/direct`, { capacity: 4 }));
