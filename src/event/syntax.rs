@@ -126,6 +126,24 @@ impl Cursor<'_> {
         }
     }
 
+    /// A member's key and its colon, up to the value.
+    fn key(&mut self) -> bool {
+        if self.peek() != Some(b'"') {
+            return false;
+        }
+        self.i += 1;
+        if !self.string() {
+            return false;
+        }
+        self.ws();
+        if self.peek() != Some(b':') {
+            return false;
+        }
+        self.i += 1;
+        self.ws();
+        true
+    }
+
     fn digits(&mut self) -> usize {
         let start = self.i;
         while self.peek().is_some_and(|c| c.is_ascii_digit()) {
@@ -185,18 +203,9 @@ pub fn is_valid_json(text: &str) -> bool {
                     c.i += 1;
                 } else {
                     stack.push(true);
-                    if !(c.peek() == Some(b'"') && {
-                        c.i += 1;
-                        c.string()
-                    }) {
+                    if !c.key() {
                         return false;
                     }
-                    c.ws();
-                    if c.peek() != Some(b':') {
-                        return false;
-                    }
-                    c.i += 1;
-                    c.ws();
                     continue 'value;
                 }
             }
@@ -232,18 +241,9 @@ pub fn is_valid_json(text: &str) -> bool {
                 (Some(b','), true) => {
                     c.i += 1;
                     c.ws();
-                    if !(c.peek() == Some(b'"') && {
-                        c.i += 1;
-                        c.string()
-                    }) {
+                    if !c.key() {
                         return false;
                     }
-                    c.ws();
-                    if c.peek() != Some(b':') {
-                        return false;
-                    }
-                    c.i += 1;
-                    c.ws();
                     continue 'value;
                 }
                 (Some(b','), false) => {

@@ -49,28 +49,27 @@ fn reserve_after_growth(pages_before: usize) {
     }
 }
 
+/// Runs an allocation, reserving after growth and counting what it got.
+fn counted(size: usize, allocate: impl FnOnce() -> *mut u8) -> *mut u8 {
+    let before = memory_size(0);
+    let ptr = allocate();
+    reserve_after_growth(before);
+    if !ptr.is_null() {
+        ALLOCATED.fetch_add(size, Relaxed);
+    }
+    ptr
+}
+
 // SAFETY: every call is delegated to System with its own arguments; the
 // only addition is the reservation above, which allocates and frees through
 // System too.
 unsafe impl GlobalAlloc for GeometricGrowth {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let before = memory_size(0);
-        let ptr = System.alloc(layout);
-        reserve_after_growth(before);
-        if !ptr.is_null() {
-            ALLOCATED.fetch_add(layout.size(), Relaxed);
-        }
-        ptr
+        counted(layout.size(), || System.alloc(layout))
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let before = memory_size(0);
-        let ptr = System.alloc_zeroed(layout);
-        reserve_after_growth(before);
-        if !ptr.is_null() {
-            ALLOCATED.fetch_add(layout.size(), Relaxed);
-        }
-        ptr
+        counted(layout.size(), || System.alloc_zeroed(layout))
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
