@@ -18,7 +18,7 @@ impl Rng {
         self.next() % n.max(1)
     }
     fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len() as u64) as usize]
+        items.get(self.below(items.len() as u64) as usize).copied().unwrap_or_default()
     }
 }
 

@@ -5,6 +5,22 @@
 //! ([`view`]) and their incremental combination ([`state`]). The
 //! WebAssembly bindings live in the `wasm/` crate and only delegate here.
 
+// Nothing reachable from input may panic: a panic in WebAssembly is a trap,
+// and a trapped instance is dead for every later call. (Arithmetic wraps in
+// release builds; with no panicking index, a wrapped value cannot trap.)
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented,
+        clippy::indexing_slicing
+    )
+)]
+
 pub mod event;
 pub mod log;
 pub mod snapshot;

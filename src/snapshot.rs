@@ -137,8 +137,8 @@ impl OsSnapshotFolder {
                     parent_session_id: e.parent_session_id.to_string(),
                     state: e.state.to_string(),
                 };
-                match self.process_index.get(e.agent_id.as_str()) {
-                    Some(&i) => snap.process_by_agent[i] = record,
+                match self.process_index.get(e.agent_id.as_str()).and_then(|&i| snap.process_by_agent.get_mut(i)) {
+                    Some(slot) => *slot = record,
                     None => {
                         self.process_index.insert(record.agent_id.clone(), snap.process_by_agent.len());
                         snap.process_by_agent.push(record);

@@ -43,7 +43,7 @@ impl SessionState {
         let mut reader = self.stream.take().unwrap_or_else(|| LogReader::new(opts));
         let before = reader.errors().len();
         let result = reader.push(chunk, &mut |_: &str, e: SessionEvent<'_>| self.apply(&e));
-        self.view.add_load_errors(&reader.errors()[before..]);
+        self.view.add_load_errors(reader.errors().get(before..).unwrap_or_default());
         self.stream = Some(reader);
         result
     }
@@ -53,7 +53,7 @@ impl SessionState {
         let mut reader = self.stream.take().unwrap_or_default();
         let before = reader.errors().len();
         let result = reader.finish(&mut |_: &str, e: SessionEvent<'_>| self.apply(&e));
-        self.view.add_load_errors(&reader.errors()[before..]);
+        self.view.add_load_errors(reader.errors().get(before..).unwrap_or_default());
         result.map(|()| reader.report())
     }
 

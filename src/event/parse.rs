@@ -118,7 +118,7 @@ impl EventError {
     pub(crate) fn from_serde(text: &str, err: &serde_json::Error) -> Self {
         let full = err.to_string();
         let message = match full.rfind(" at line ") {
-            Some(i) => full[..i].to_string(),
+            Some(i) => full.get(..i).unwrap_or_default().to_string(),
             None => full,
         };
         let offset = offset_of(text, err.line(), err.column());
@@ -131,7 +131,7 @@ impl EventError {
 fn offset_of(text: &str, line: usize, column: usize) -> usize {
     let mut start = 0;
     for _ in 1..line {
-        match text[start..].find('\n') {
+        match text.get(start..).and_then(|t| t.find('\n')) {
             Some(i) => start += i + 1,
             None => break,
         }
@@ -142,10 +142,10 @@ fn offset_of(text: &str, line: usize, column: usize) -> usize {
 /// The field serde names in "missing field `x`" / "unknown field `x`".
 fn quoted_field(message: &str) -> Option<(&str, bool)> {
     if let Some(rest) = message.strip_prefix("missing field `") {
-        return Some((&rest[..rest.find('`')?], true));
+        return Some((rest.get(..rest.find('`')?)?, true));
     }
     let rest = message.strip_prefix("unknown field `")?;
-    Some((&rest[..rest.find('`')?], false))
+    Some((rest.get(..rest.find('`')?)?, false))
 }
 
 /// The path (`results[0].is_error`) of the field at fault: the JSON text is
@@ -161,8 +161,9 @@ fn field_path(text: &str, offset: usize, message: &str) -> Option<String> {
     let quoted = quoted_field(message);
     // A missing field is reported once its object has closed: stop before it.
     let end = if matches!(quoted, Some((_, true))) { offset.saturating_sub(1) } else { offset };
-    while i < end.min(b.len()) {
-        match b[i] {
+    while i < end {
+        let Some(&c) = b.get(i) else { break };
+        match c {
             b'{' => stack.push(Frame::Object(None)),
             b'[' => stack.push(Frame::Array(0)),
             b'}' | b']' => {
@@ -176,8 +177,8 @@ fn field_path(text: &str, offset: usize, message: &str) -> Option<String> {
             b'"' => {
                 let start = i;
                 i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
+                while let Some(&c) = b.get(i).filter(|&&c| c != b'"') {
+                    i += if c == b'\\' { 2 } else { 1 };
                 }
                 if let Some(Frame::Object(key @ None)) = stack.last_mut() {
                     *key = serde_json::from_str(text.get(start..=i)?).ok();

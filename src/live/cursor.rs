@@ -56,7 +56,7 @@ pub fn is_valid_session_id(s: &str) -> bool {
 /// A canonical decimal integer in [0, 2^53-1]: no sign, no leading zeros.
 fn canonical_u53(s: &str) -> Option<u64> {
     let b = s.as_bytes();
-    if b.is_empty() || b.len() > 16 || !b.iter().all(u8::is_ascii_digit) || (b.len() > 1 && b[0] == b'0') {
+    if b.is_empty() || b.len() > 16 || !b.iter().all(u8::is_ascii_digit) || (b.len() > 1 && b.first() == Some(&b'0')) {
         return None;
     }
     s.parse::<u64>().ok().filter(|&n| n <= MAX_SAFE_INTEGER)

@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 
 use crate::event::syntax::find_byte;
 use crate::event::{EventError, SessionEvent, Str};
-use position::{char_column, LineCursor};
+use position::{char_column, column_at, LineCursor};
 
 /// How a log is loaded.
 #[derive(Debug, Clone, Copy, Default)]
@@ -136,16 +136,18 @@ impl LogReader {
             self.pending.extend_from_slice(chunk);
             return Ok(());
         };
-        let mut rest = &chunk[..=last_nl];
+        let (mut rest, tail) = chunk.split_at_checked(last_nl + 1).unwrap_or((chunk, &[]));
         if !self.pending.is_empty() {
-            let first_nl = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len() - 1);
+            // The pending start of a line ends at this chunk's first newline.
+            let (head, after) = split_line(rest);
             let mut line = std::mem::take(&mut self.pending);
-            line.extend_from_slice(&rest[..=first_nl]);
+            line.extend_from_slice(head);
+            line.push(b'\n');
             self.lines_bytes(&line, sink)?;
-            rest = &rest[first_nl + 1..];
+            rest = after;
         }
         self.lines_bytes(rest, sink)?;
-        self.pending.extend_from_slice(&chunk[last_nl + 1..]);
+        self.pending.extend_from_slice(tail);
         Ok(())
     }
 
@@ -159,7 +161,7 @@ impl LogReader {
         match std::str::from_utf8(body) {
             Ok(text) => self.array(text, sink),
             Err(e) => {
-                let valid = &body[..e.valid_up_to()];
+                let valid = body.get(..e.valid_up_to()).unwrap_or_default();
                 // The valid prefix cannot contain an error past its end.
                 let text = std::str::from_utf8(valid).unwrap_or_default();
                 let before = self.errors.len();
@@ -190,10 +192,10 @@ impl LogReader {
     fn lines_str(&mut self, text: &str, sink: &mut dyn EventSink) -> Result<(), LogError> {
         let mut rest = text;
         while !rest.is_empty() {
-            let (line, terminated, next) = match find_byte(rest.as_bytes(), b'\n') {
-                Some(i) => (&rest[..i], true, &rest[i + 1..]),
-                None => (rest, false, ""),
-            };
+            let (line, next) = split_line(rest.as_bytes());
+            let terminated = next.len() < rest.len() - line.len();
+            // Both parts end or start at a newline: char boundaries.
+            let (line, next) = (rest.get(..line.len()).unwrap_or(rest), rest.get(rest.len() - next.len()..).unwrap_or(""));
             self.lines_done += 1;
             self.line(line, terminated, sink)?;
             rest = next;
@@ -205,15 +207,14 @@ impl LogReader {
     fn lines_bytes(&mut self, bytes: &[u8], sink: &mut dyn EventSink) -> Result<(), LogError> {
         let mut rest = bytes;
         while !rest.is_empty() {
-            let (line, terminated, next) = match find_byte(rest, b'\n') {
-                Some(i) => (&rest[..i], true, &rest[i + 1..]),
-                None => (rest, false, &[][..]),
-            };
+            let (line, next) = split_line(rest);
+            let terminated = next.len() < rest.len() - line.len();
             self.lines_done += 1;
             match std::str::from_utf8(line) {
                 Ok(text) => self.line(text, terminated, sink)?,
                 Err(e) => {
-                    let column = char_column(std::str::from_utf8(&line[..e.valid_up_to()]).unwrap_or_default());
+                    let valid = line.get(..e.valid_up_to()).unwrap_or_default();
+                    let column = char_column(std::str::from_utf8(valid).unwrap_or_default());
                     self.fail(invalid_utf8(self.lines_done, column))?;
                 }
             }
@@ -242,7 +243,7 @@ impl LogReader {
                 }
                 Ok(None) => return Ok(()),
                 Err(mut err) => {
-                    err.column = char_column(&raw[..(lead + err.column).min(raw.len())]);
+                    err.column = column_at(raw, lead + err.column);
                     return self.fail(self.finish_error(err, terminated));
                 }
             }
@@ -251,13 +252,13 @@ impl LogReader {
         };
         match self.parse(event_text) {
             Ok(event) => self.deliver(event_text, event, sink).map_err(|kind| {
-                let column = char_column(&raw[..lead + base]);
+                let column = column_at(raw, lead + base);
                 unknown_kind(self.lines_done, column, None, kind)
             }),
             Err(e) => {
                 let err = LogError {
                     line: self.lines_done,
-                    column: char_column(&raw[..(lead + base + e.offset).min(raw.len())]),
+                    column: column_at(raw, lead + base + e.offset),
                     index: None,
                     code: code_of(&e),
                     message: e.message,
@@ -414,7 +415,7 @@ impl<'de> Visitor<'de> for ArraySeed<'_, '_, '_> {
             let element = raw.get();
             let base = element.as_ptr() as usize - self.text.as_ptr() as usize;
             // `element` borrows from the same buffer as `self.text`.
-            let element = &self.text[base..base + element.len()];
+            let element = self.text.get(base..base + element.len()).unwrap_or_default();
             let outcome = match self.reader.parse(element) {
                 Ok(event) => self.reader.deliver(element, event, self.sink).map_err(|kind| {
                     let (line, column) = self.cursor.locate(base);
@@ -433,6 +434,15 @@ impl<'de> Visitor<'de> for ArraySeed<'_, '_, '_> {
             index += 1;
         }
         Ok(())
+    }
+}
+
+/// The first line of `b` (without its newline) and what follows the newline;
+/// with no newline, all of `b` and nothing.
+fn split_line(b: &[u8]) -> (&[u8], &[u8]) {
+    match find_byte(b, b'\n') {
+        Some(i) => (b.get(..i).unwrap_or(b), b.get(i + 1..).unwrap_or_default()),
+        None => (b, &[]),
     }
 }
 

@@ -6,6 +6,16 @@ pub fn char_column(prefix: &str) -> usize {
     prefix.chars().count() + 1
 }
 
+/// Character column (1-based) of a byte offset in a line, backing off to a
+/// character boundary (offsets from parsers need not fall on one).
+pub fn column_at(line: &str, byte: usize) -> usize {
+    let mut end = byte.min(line.len());
+    while !line.is_char_boundary(end) {
+        end = end.saturating_sub(1);
+    }
+    char_column(line.get(..end).unwrap_or_default())
+}
+
 /// Locates offsets in a text in increasing order, each step counting only
 /// the bytes since the last: O(n) over any number of errors.
 pub struct LineCursor<'t> {
@@ -29,7 +39,7 @@ impl<'t> LineCursor<'t> {
         if offset < self.offset {
             *self = LineCursor::new(self.text);
         }
-        let span = &self.text.as_bytes()[self.offset..offset];
+        let span = self.text.as_bytes().get(self.offset..offset).unwrap_or_default();
         for (i, &b) in span.iter().enumerate() {
             if b == b'\n' {
                 self.line += 1;
@@ -37,6 +47,6 @@ impl<'t> LineCursor<'t> {
             }
         }
         self.offset = offset;
-        (self.line, char_column(&self.text[self.line_start..offset]))
+        (self.line, char_column(self.text.get(self.line_start..offset).unwrap_or_default()))
     }
 }

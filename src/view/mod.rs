@@ -424,10 +424,11 @@ impl SessionViewFolder {
                         v.processes.len() - 1
                     }
                 };
-                let p = &mut v.processes[index];
-                let (first_turn, mut history) = (p.first_turn, std::mem::take(&mut p.history));
-                history.push(transition);
-                *p = ProcessView { first_turn, history, ..latest };
+                if let Some(p) = v.processes.get_mut(index) {
+                    let (first_turn, mut history) = (p.first_turn, std::mem::take(&mut p.history));
+                    history.push(transition);
+                    *p = ProcessView { first_turn, history, ..latest };
+                }
             }
             E::MemoryWritten(_) => v.memory.writes.push(entry()),
             E::MemoryQueried(_) => v.memory.queries.push(entry()),
@@ -463,7 +464,7 @@ impl SessionViewFolder {
             });
             turns.len() - 1
         });
-        let t = &mut turns[index];
+        let Some(t) = turns.get_mut(index) else { return };
         t.last_position = position;
         t.event_count += 1;
         bump(&mut t.kinds, kind);

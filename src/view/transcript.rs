@@ -107,21 +107,21 @@ impl TranscriptFolder {
                         token_count: r.token_count,
                     };
                     let i = self.slot(out, &r.call_id, e.turn, position);
-                    if let TranscriptEntry::ToolCall { result, .. } = &mut out[i] {
+                    if let Some(TranscriptEntry::ToolCall { result, .. }) = out.get_mut(i) {
                         *result = Some(outcome);
                     }
                 }
             }
             E::ToolDenied(e) => {
                 let i = self.slot(out, &e.call_id, e.turn, position);
-                if let TranscriptEntry::ToolCall { denied, name, .. } = &mut out[i] {
+                if let Some(TranscriptEntry::ToolCall { denied, name, .. }) = out.get_mut(i) {
                     *denied = Some(e.reason.to_string());
                     name.get_or_insert_with(|| e.tool_name.to_string());
                 }
             }
             E::ToolGated(e) => {
                 let i = self.slot(out, &e.call_id, e.turn, position);
-                if let TranscriptEntry::ToolCall { gated, name, .. } = &mut out[i] {
+                if let Some(TranscriptEntry::ToolCall { gated, name, .. }) = out.get_mut(i) {
                     *gated = Some(e.reason.to_string());
                     name.get_or_insert_with(|| e.tool.to_string());
                 }
@@ -164,7 +164,7 @@ impl TranscriptFolder {
 
     fn call(&mut self, out: &mut Vec<TranscriptEntry>, call: &ToolCall<'_>, turn: u32, position: u64) {
         let i = self.slot(out, &call.id, turn, position);
-        if let TranscriptEntry::ToolCall { name, arguments, .. } = &mut out[i] {
+        if let Some(TranscriptEntry::ToolCall { name, arguments, .. }) = out.get_mut(i) {
             if name.is_none() {
                 *name = Some(call.name.to_string());
                 *arguments = JsonText::from_raw(call.arguments.0);

@@ -3,6 +3,17 @@
 //! building objects field by field); errors cross as a JSON string
 //! `{code, message, errors?}` that `js/api.js` turns into `AgentReplayError`.
 
+// As in the core: nothing reachable from JS may panic (a panic is a trap).
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::unreachable,
+    clippy::todo,
+    clippy::unimplemented,
+    clippy::indexing_slicing
+)]
+
 mod alloc;
 mod live;
 
