@@ -26,7 +26,7 @@ static A: Counting = Counting;
 const SMALL: &str = r#"{"kind":"page_in","turn":12,"entry_count":1}"#;
 
 fn store(max: usize) -> ReplayStore {
-    ReplayStore::new(StoreConfig { max_events_per_session: max, max_age_ms: u64::MAX / 4 }, "bench").unwrap()
+    ReplayStore::new(StoreConfig { max_events_per_session: max, max_age_ms: u64::MAX / 4, ..Default::default() }, "bench").unwrap()
 }
 
 fn ns_per(n: usize, f: impl FnOnce()) -> f64 {

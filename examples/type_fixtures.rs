@@ -50,7 +50,7 @@ fn main() {
     let _ = errs.apply_str("{\"kind\":\"x\"}\n{\"kind\":\"page_in\"}\n[", Default::default());
     views.push(to_js_json(errs.view()));
     // Live replay: an observation and a gap, as the session handle makes them.
-    let store = Rc::new(RefCell::new(ReplayStore::new(StoreConfig { max_events_per_session: 2, max_age_ms: 1000 }, "t").expect("store")));
+    let store = Rc::new(RefCell::new(ReplayStore::new(StoreConfig { max_events_per_session: 2, max_age_ms: 1000, ..Default::default() }, "t").expect("store")));
     let session = ReplaySession::new("fixture", store).expect("session");
     let start = session.cursor();
     session.append(SAMPLE_JSONL.as_bytes(), 0).expect("sample appends");

@@ -23,6 +23,7 @@ const STATUS_OF = {
   invalid_log: 400,
   invalid_event: 400,
   invalid_input: 400,
+  limit_exceeded: 413,
 };
 
 /** An ObservedEvent as JSON, its original text spliced in, not re-serialised. */

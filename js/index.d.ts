@@ -255,7 +255,7 @@ export interface SessionView {
 
 export type ErrorCode =
   | "invalid_log" | "invalid_event" | "invalid_input" | "invalid_session_id"
-  | "malformed_cursor" | "wrong_session" | "closed" | (string & {});
+  | "malformed_cursor" | "wrong_session" | "limit_exceeded" | "closed" | (string & {});
 
 /** Every error thrown by this package. */
 export class AgentReplayError extends Error {
@@ -334,6 +334,14 @@ export interface ReplayStoreOptions {
   maxEventsPerSession?: number;
   /** Events older than this are trimmed (default 120000 ms; exactly this old is kept). */
   maxAgeMs?: number;
+  /** The largest event accepted, in bytes of JSON (default 1 MiB); larger: `limit_exceeded`. */
+  maxEventBytes?: number;
+  /** The most sessions held (default 10000); past it the least recently active
+   * session without subscribers is evicted (its cursors then get `unavailable`). */
+  maxSessions?: number;
+  /** The budget for retained events across sessions, in bytes of JSON plus 32 per
+   * event (default 64 MiB); past it the least recently active sessions are evicted or trimmed. */
+  maxTotalBytes?: number;
   /** The clock, in milliseconds (default `Date.now`). */
   now?: () => number;
   /** This store's lifetime id (default: 128 random bits, base64url). Reuse one

@@ -95,14 +95,24 @@ export class ReplayStore {
   #now;
   #incarnation;
 
-  constructor({ maxEventsPerSession = 2048, maxAgeMs = 120_000, now = Date.now, incarnation = randomIncarnation() } = {}) {
-    if (!Number.isSafeInteger(maxEventsPerSession) || maxEventsPerSession < 1) {
-      throw new AgentReplayError("invalid_input", "maxEventsPerSession must be a positive integer");
+  constructor({
+    maxEventsPerSession = 2048,
+    maxAgeMs = 120_000,
+    maxEventBytes = 1 << 20,
+    maxSessions = 10_000,
+    maxTotalBytes = 64 << 20,
+    now = Date.now,
+    incarnation = randomIncarnation(),
+  } = {}) {
+    for (const [name, value] of Object.entries({ maxEventsPerSession, maxEventBytes, maxSessions, maxTotalBytes })) {
+      if (!Number.isSafeInteger(value) || value < 1 || value > 0xffffffff) {
+        throw new AgentReplayError("invalid_input", `${name} must be a positive integer below 2^32`);
+      }
     }
     if (typeof maxAgeMs !== "number" || !(maxAgeMs >= 0)) throw new AgentReplayError("invalid_input", "maxAgeMs must be a non-negative number");
     if (typeof now !== "function") throw new AgentReplayError("invalid_input", "now must be a function returning milliseconds");
     if (typeof incarnation !== "string") throw new AgentReplayError("invalid_input", "incarnation must be a string");
-    this.#core = call(() => new raw.ReplayStoreCore(maxEventsPerSession, maxAgeMs, incarnation));
+    this.#core = call(() => new raw.ReplayStoreCore(maxEventsPerSession, maxAgeMs, maxEventBytes, maxSessions, maxTotalBytes, incarnation));
     this.#now = now;
     this.#incarnation = incarnation;
   }

@@ -14,7 +14,7 @@ use futures::{FutureExt, StreamExt};
 const INC: &str = "inc1";
 
 fn store(max: usize, age: u64) -> ReplayStore {
-    ReplayStore::new(StoreConfig { max_events_per_session: max, max_age_ms: age }, INC).unwrap()
+    ReplayStore::new(StoreConfig { max_events_per_session: max, max_age_ms: age, ..Default::default() }, INC).unwrap()
 }
 
 fn ev(turn: u32) -> String {
@@ -180,7 +180,7 @@ fn bad_appends_are_refused_and_change_nothing() {
     assert_eq!(s.current_cursor("s", None), format!("arc1:{INC}:0:0:s"));
     assert!(ReplayStore::new(StoreConfig::default(), "").is_err());
     assert!(ReplayStore::new(StoreConfig::default(), "has:colon").is_err());
-    assert!(ReplayStore::new(StoreConfig { max_events_per_session: 0, max_age_ms: 1 }, "x").is_err());
+    assert!(ReplayStore::new(StoreConfig { max_events_per_session: 0, max_age_ms: 1, ..Default::default() }, "x").is_err());
 }
 
 #[test]

@@ -114,7 +114,7 @@ fn run(seed: u64, steps: usize) {
     let mut rng = Rng(seed);
     let max = 1 + rng.below(6) as usize;
     let age = 1 + rng.below(400);
-    let mut store = ReplayStore::new(StoreConfig { max_events_per_session: max, max_age_ms: age }, INC).unwrap();
+    let mut store = ReplayStore::new(StoreConfig { max_events_per_session: max, max_age_ms: age, ..Default::default() }, INC).unwrap();
     let mut model = Model { max, age, sessions: HashMap::new(), subs: Vec::new() };
     let mut subs: Vec<Subscription> = Vec::new();
     let mut now = 0u64;

@@ -99,10 +99,19 @@ impl ReplaySession {
     /// event is folded into the state and appended to the store.
     pub fn append(&self, input: &[u8], now: u64) -> Result<Vec<ObservedEvent>, SessionAppendError> {
         let strict = LogOptions { strict: false, ..Default::default() };
-        let report = log::read_bytes(input, strict, &mut |_: &str, _: SessionEvent<'_>| {})
-            .map_err(|e| SessionAppendError::InvalidLog(vec![e]))?;
+        let max_event_bytes = self.inner.store.borrow().config().max_event_bytes;
+        let mut too_large = None;
+        let report = log::read_bytes(input, strict, &mut |json: &str, _: SessionEvent<'_>| {
+            if json.len() > max_event_bytes {
+                too_large.get_or_insert(json.len());
+            }
+        })
+        .map_err(|e| SessionAppendError::InvalidLog(vec![e]))?;
         if !report.errors.is_empty() {
             return Err(SessionAppendError::InvalidLog(report.errors));
+        }
+        if let Some(size) = too_large {
+            return Err(SessionAppendError::Store(AppendError::EventTooLarge(size)));
         }
         let mut out = Vec::with_capacity(report.events);
         let mut failure = None;
@@ -122,7 +131,8 @@ impl ReplaySession {
         })
         .map_err(|e| SessionAppendError::InvalidLog(vec![e]))?;
         match failure {
-            // Only a bad session id can fail here, and that fails the first event.
+            // Only a bad session id or no room for the session can fail here,
+            // and either fails the first event: nothing was appended.
             Some(e) => Err(SessionAppendError::Store(e)),
             None => Ok(out),
         }

@@ -1,6 +1,9 @@
 //! The bounded in-memory live replay store: per-session buffers of recent
 //! events with positions, lazy capacity and age trimming, replay after a
 //! cursor with the gap rules of live-replay.md, and subscriptions.
+//! Store-wide bounds (sessions, bytes) evict the least recently active
+//! sessions; an evicted session leaves a tombstone so its positions go on
+//! where they stopped and an old cursor gets a gap, never a wrong replay.
 //! Single-threaded: the clock is passed in (`now`, milliseconds).
 
 use std::collections::{HashMap, VecDeque};
@@ -17,11 +20,30 @@ use crate::json::MAX_SAFE_INTEGER;
 pub struct StoreConfig {
     pub max_events_per_session: usize,
     pub max_age_ms: u64,
+    /// The largest event accepted, in bytes of JSON.
+    pub max_event_bytes: usize,
+    /// The most sessions held at once; past it, the least recently active
+    /// session without subscribers is evicted.
+    pub max_sessions: usize,
+    /// The budget for retained events across sessions: their JSON bytes plus
+    /// `EVENT_OVERHEAD` each. Past it, the least recently active sessions
+    /// are evicted (or, when they have subscribers, trimmed).
+    pub max_total_bytes: usize,
 }
+
+/// Bytes counted per retained event beside its JSON (its record and the
+/// allocation headers: ~32 bytes measured in WebAssembly).
+pub const EVENT_OVERHEAD: usize = 32;
 
 impl Default for StoreConfig {
     fn default() -> Self {
-        StoreConfig { max_events_per_session: 2048, max_age_ms: 120_000 }
+        StoreConfig {
+            max_events_per_session: 2048,
+            max_age_ms: 120_000,
+            max_event_bytes: 1 << 20,
+            max_sessions: 10_000,
+            max_total_bytes: 64 << 20,
+        }
     }
 }
 
@@ -70,6 +92,10 @@ pub enum AppendError {
     InvalidSessionId,
     InvalidRevision,
     InvalidEvent(EventError),
+    /// Larger than `max_event_bytes` (the size is given).
+    EventTooLarge(usize),
+    /// A new session, and every session held has live subscribers.
+    TooManySessions,
 }
 
 impl std::fmt::Display for AppendError {
@@ -77,6 +103,8 @@ impl std::fmt::Display for AppendError {
         match self {
             AppendError::InvalidSessionId => f.write_str("session id must be non-empty, without CR, LF or NUL"),
             AppendError::InvalidRevision => f.write_str("revision must be an integer in [0, 2^53-1]"),
+            AppendError::EventTooLarge(n) => write!(f, "event of {n} bytes is larger than the store's maxEventBytes"),
+            AppendError::TooManySessions => f.write_str("maxSessions reached and every session has live subscribers"),
             AppendError::InvalidEvent(e) => match &e.field {
                 Some(field) => write!(f, "invalid event, field `{field}`: {}", e.message),
                 None => write!(f, "invalid event: {}", e.message),
@@ -94,6 +122,14 @@ struct Retained {
     appended_at: u64,
 }
 
+/// Where a session stands when it has no buffer: its tail and revision.
+#[derive(Debug, Clone, Copy)]
+struct Standing {
+    tail: u64,
+    revision: u64,
+    max_turn: u64,
+}
+
 #[derive(Debug)]
 struct SessionBuffer {
     id: Rc<str>,
@@ -102,27 +138,62 @@ struct SessionBuffer {
     tail: u64,
     revision: u64,
     max_turn: u64,
+    /// Retained bytes as the store's budget counts them.
+    bytes: usize,
+    /// When it was last active, in the store's ticks (for eviction order).
+    active: u64,
+    /// A tombstone: evicted, events dropped; its positions go on from `tail`.
+    evicted: bool,
     /// Empty (no allocation) while nobody subscribes.
     subscribers: Vec<Rc<std::cell::RefCell<SubQueue>>>,
 }
 
+fn cost(json: &str) -> usize {
+    json.len().saturating_add(EVENT_OVERHEAD)
+}
+
 impl SessionBuffer {
-    fn new(id: &str) -> Self {
-        SessionBuffer { id: Rc::from(id), events: VecDeque::new(), tail: 0, revision: 0, max_turn: 0, subscribers: Vec::new() }
+    fn new(id: Rc<str>, from: Standing, active: u64) -> Self {
+        SessionBuffer {
+            id,
+            events: VecDeque::new(),
+            tail: from.tail,
+            revision: from.revision,
+            max_turn: from.max_turn,
+            bytes: 0,
+            active,
+            evicted: false,
+            subscribers: Vec::new(),
+        }
     }
 
     fn oldest_position(&self) -> u64 {
         self.tail + 1 - self.events.len() as u64
     }
 
-    fn trim(&mut self, config: &StoreConfig, now: u64) {
+    fn pop_oldest(&mut self) -> usize {
+        let freed = self.events.pop_front().map_or(0, |e| cost(&e.json));
+        self.bytes = self.bytes.saturating_sub(freed);
+        freed
+    }
+
+    /// Trims by count, then by age; returns the bytes freed.
+    fn trim(&mut self, config: &StoreConfig, now: u64) -> usize {
+        let mut freed = 0;
         while self.events.len() > config.max_events_per_session {
-            self.events.pop_front();
+            freed += self.pop_oldest();
         }
         while self.events.front().is_some_and(|e| now.saturating_sub(e.appended_at) > config.max_age_ms) {
-            self.events.pop_front();
+            freed += self.pop_oldest();
         }
+        freed
     }
+
+    fn has_subscribers(&self) -> bool {
+        self.subscribers.iter().any(SubQueue::is_alive)
+    }
+
+
 
     fn observed(&self, index: usize) -> Option<ObservedEvent> {
         let e = self.events.get(index)?;
@@ -146,7 +217,21 @@ impl SessionBuffer {
 pub struct ReplayStore {
     config: StoreConfig,
     incarnation: Rc<str>,
+    /// Live sessions and tombstones of evicted ones.
     sessions: HashMap<Rc<str>, SessionBuffer>,
+    /// Live (not evicted) sessions.
+    live: usize,
+    /// Counts activity, to order sessions for eviction. (Evictions are rare
+    /// next to appends, so they scan for the least recent; no index to keep.)
+    tick: u64,
+    /// Retained bytes across sessions, as the budget counts them.
+    total_bytes: usize,
+    /// Evicted sessions, oldest first (entries of revived ones are skipped).
+    tombstones: VecDeque<Rc<str>>,
+    /// Where a session with neither buffer nor tombstone stands: 0, until
+    /// tombstones overflow; then above every forgotten session's tail, so a
+    /// forgotten session's old cursor can only ever get a gap.
+    floor: u64,
 }
 
 impl ReplayStore {
@@ -155,10 +240,141 @@ impl ReplayStore {
         if !is_valid_incarnation(incarnation) {
             return Err("incarnation must be non-empty URL-safe characters (A-Z a-z 0-9 - . _ ~)");
         }
-        if config.max_events_per_session == 0 {
-            return Err("maxEventsPerSession must be at least 1");
+        if config.max_events_per_session == 0 || config.max_sessions == 0 {
+            return Err("maxEventsPerSession and maxSessions must be at least 1");
         }
-        Ok(ReplayStore { config, incarnation: Rc::from(incarnation), sessions: HashMap::new() })
+        Ok(ReplayStore {
+            config,
+            incarnation: Rc::from(incarnation),
+            sessions: HashMap::new(),
+            live: 0,
+            tick: 0,
+            total_bytes: 0,
+            tombstones: VecDeque::new(),
+            floor: 0,
+        })
+    }
+
+    /// Tombstones kept for evicted sessions before the oldest are forgotten.
+    fn max_tombstones(&self) -> usize {
+        self.config.max_sessions.saturating_mul(8)
+    }
+
+    /// A live session's buffer.
+    fn live_buffer(&self, session_id: &str) -> Option<&SessionBuffer> {
+        self.sessions.get(session_id).filter(|s| !s.evicted)
+    }
+
+    /// Where a session without a buffer stands: its tombstone, or the floor.
+    fn standing(&self, session_id: &str) -> Standing {
+        match self.sessions.get(session_id) {
+            Some(s) => Standing { tail: s.tail, revision: s.revision, max_turn: s.max_turn },
+            None => Standing { tail: self.floor, revision: 0, max_turn: 0 },
+        }
+    }
+
+    /// Marks a session as just active (it moves to the end of the eviction order).
+    fn touch(&mut self, session_id: &str) {
+        self.tick += 1;
+        if let Some(s) = self.sessions.get_mut(session_id) {
+            s.active = self.tick;
+        }
+    }
+
+    /// Drops a session's events and subscribers, leaving its tombstone.
+    fn evict(&mut self, session_id: &str) {
+        let Some(s) = self.sessions.get_mut(session_id).filter(|s| !s.evicted) else { return };
+        self.total_bytes = self.total_bytes.saturating_sub(s.bytes);
+        for queue in s.subscribers.drain(..) {
+            SubQueue::close(&queue);
+        }
+        s.events = VecDeque::new();
+        s.bytes = 0;
+        s.evicted = true;
+        self.live = self.live.saturating_sub(1);
+        self.tombstones.push_back(Rc::clone(&s.id));
+        // Past the bound, the oldest tombstones are forgotten, and the floor
+        // rises above their tails.
+        while self.tombstones.len() > self.max_tombstones() {
+            let Some(old) = self.tombstones.pop_front() else { break };
+            if self.sessions.get(&old).is_some_and(|s| s.evicted) {
+                if let Some(s) = self.sessions.remove(&old) {
+                    self.floor = self.floor.max(s.tail);
+                }
+            }
+        }
+    }
+
+    /// The least recently active session, but `keep`, that `eligible` accepts.
+    fn least_recent(&self, keep: &str, eligible: impl Fn(&SessionBuffer) -> bool) -> Option<Rc<str>> {
+        self.sessions
+            .values()
+            .filter(|s| !s.evicted && &*s.id != keep && eligible(s))
+            .min_by_key(|s| s.active)
+            .map(|s| Rc::clone(&s.id))
+    }
+
+    /// The least recently active session without subscribers, but `keep`.
+    fn idle_victim(&self, keep: &str) -> Option<Rc<str>> {
+        self.least_recent(keep, |s| !s.has_subscribers())
+    }
+
+    /// Makes room for one more session: false when every session held has
+    /// live subscribers.
+    fn admit(&mut self) -> bool {
+        if self.live < self.config.max_sessions {
+            return true;
+        }
+        match self.idle_victim("") {
+            Some(victim) => {
+                self.evict(&victim);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The buffer of a session: revived from its tombstone, or created at
+    /// the floor, if need be.
+    fn buffer(&mut self, session_id: &str) -> Result<&mut SessionBuffer, AppendError> {
+        if self.live_buffer(session_id).is_none() {
+            if !self.admit() {
+                return Err(AppendError::TooManySessions);
+            }
+            self.tick += 1;
+            self.live += 1;
+            match self.sessions.get_mut(session_id) {
+                Some(s) => {
+                    s.evicted = false;
+                    s.active = self.tick;
+                }
+                None => {
+                    let id: Rc<str> = Rc::from(session_id);
+                    let standing = self.standing(session_id);
+                    self.sessions.insert(Rc::clone(&id), SessionBuffer::new(id, standing, self.tick));
+                }
+            }
+        }
+        self.sessions.get_mut(session_id).ok_or(AppendError::InvalidSessionId)
+    }
+
+    /// Brings retained bytes under the budget: whole idle sessions first,
+    /// least recently active first; else the oldest events of the least
+    /// recently active sessions (`keep`, just appended to, goes last).
+    fn enforce_budget(&mut self, keep: &str) {
+        while self.total_bytes > self.config.max_total_bytes {
+            if let Some(victim) = self.idle_victim(keep) {
+                self.evict(&victim);
+                continue;
+            }
+            let target = self.least_recent(keep, |s| !s.events.is_empty());
+            let target = target.as_deref().unwrap_or(keep).to_string();
+            let freed = self.sessions.get_mut(target.as_str()).map_or(0, SessionBuffer::pop_oldest);
+            if freed == 0 {
+                break;
+            }
+            self.total_bytes = self.total_bytes.saturating_sub(freed);
+        }
     }
 
     pub fn incarnation(&self) -> &str {
@@ -190,14 +406,12 @@ impl ReplayStore {
         if revision.is_some_and(|r| r > MAX_SAFE_INTEGER) {
             return Err(AppendError::InvalidRevision);
         }
+        if json.len() > self.config.max_event_bytes {
+            return Err(AppendError::EventTooLarge(json.len()));
+        }
         let config = self.config;
-        let session = match self.sessions.get_mut(session_id) {
-            Some(s) => s,
-            None => {
-                let buffer = SessionBuffer::new(session_id);
-                self.sessions.entry(Rc::clone(&buffer.id)).or_insert(buffer)
-            }
-        };
+        self.touch(session_id);
+        let session = self.buffer(session_id)?;
         session.max_turn = session.max_turn.max(turn.map_or(0, u64::from));
         session.revision = revision.unwrap_or(session.max_turn);
         session.tail += 1;
@@ -208,30 +422,33 @@ impl ReplayStore {
             json: Rc::from(json),
         };
         session.events.push_back(Retained { json: Rc::clone(&observed.json), revision: observed.revision, appended_at: now });
+        session.bytes += cost(json);
         if !session.subscribers.is_empty() {
             session.subscribers.retain(|q| SubQueue::offer(q, &observed));
         }
-        session.trim(&config, now);
+        let freed = session.trim(&config, now);
+        self.total_bytes = (self.total_bytes + cost(json)).saturating_sub(freed);
+        self.enforce_budget(session_id);
         Ok(observed)
     }
 
     /// `(incarnation, revision given or latest, tail, session)`.
     pub fn current_cursor(&self, session_id: &str, revision: Option<u64>) -> String {
-        let (latest, tail) = self.sessions.get(session_id).map_or((0, 0), |s| (s.revision, s.tail));
+        let standing = self.standing(session_id);
+        let (latest, tail) = (standing.revision, standing.tail);
         format_cursor(&self.incarnation, revision.unwrap_or(latest), tail, session_id)
     }
 
     /// The latest revision of a session (0 if unknown).
     pub fn latest_revision(&self, session_id: &str) -> u64 {
-        self.sessions.get(session_id).map_or(0, |s| s.revision)
+        self.standing(session_id).revision
     }
 
     /// Drops what the retention bounds no longer allow in one session.
     pub fn trim_session(&mut self, session_id: &str, now: u64) {
         let config = self.config;
-        if let Some(s) = self.sessions.get_mut(session_id) {
-            s.trim(&config, now);
-        }
+        let freed = self.sessions.get_mut(session_id).map_or(0, |s| s.trim(&config, now));
+        self.total_bytes = self.total_bytes.saturating_sub(freed);
     }
 
     /// The gap rules of live-replay.md, in order; `Ok(Err(reason))` is a gap,
@@ -241,13 +458,16 @@ impl ReplayStore {
         if c.incarnation != *self.incarnation {
             return Ok((c, Err(GapReason::Unavailable)));
         }
-        let config = self.config;
         let p = c.position;
-        let verdict = match self.sessions.get_mut(c.session_id.as_str()) {
-            None if p == 0 => Ok(0),
+        self.trim_session(&c.session_id, now);
+        let standing = self.standing(&c.session_id);
+        let verdict = match self.live_buffer(&c.session_id) {
+            // Never seen (at the floor: 0 but for churn past every bound) or
+            // evicted (at its tombstone): at exactly where it stands nothing
+            // was missed; anything else this store can no longer know.
+            None if p == standing.tail => Ok(p),
             None => Err(GapReason::Unavailable),
             Some(s) => {
-                s.trim(&config, now);
                 if p > s.tail {
                     Err(GapReason::Unavailable)
                 } else if s.events.is_empty() {
@@ -267,7 +487,7 @@ impl ReplayStore {
         let (c, verdict) = self.check(cursor, now)?;
         Ok(match verdict {
             Err(reason) => Replay::Gap(reason),
-            Ok(p) => Replay::Replayed(self.sessions.get(c.session_id.as_str()).map_or_else(Vec::new, |s| s.after(p))),
+            Ok(p) => Replay::Replayed(self.live_buffer(&c.session_id).map_or_else(Vec::new, |s| s.after(p))),
         })
     }
 
@@ -279,21 +499,31 @@ impl ReplayStore {
             Err(reason) => return Ok(SubscribeResult::Gap(reason)),
             Ok(p) => p,
         };
-        let session = match self.sessions.get_mut(c.session_id.as_str()) {
-            Some(s) => s,
-            None => {
-                let buffer = SessionBuffer::new(&c.session_id);
-                self.sessions.entry(Rc::clone(&buffer.id)).or_insert(buffer)
-            }
+        self.touch(&c.session_id);
+        let capacity = self.config.max_events_per_session;
+        let incarnation = Rc::clone(&self.incarnation);
+        let Ok(session) = self.buffer(&c.session_id) else {
+            // No room for another session: the client gets a gap and an observation.
+            return Ok(SubscribeResult::Gap(GapReason::Unavailable));
         };
-        let queue = SubQueue::new(self.config.max_events_per_session, session.after(p), (c.revision, p));
+        let queue = SubQueue::new(capacity, session.after(p), (c.revision, p));
         session.subscribers.push(Rc::clone(&queue));
-        Ok(SubscribeResult::Subscribed(Subscription::new(queue, Rc::clone(&self.incarnation), Rc::clone(&session.id))))
+        Ok(SubscribeResult::Subscribed(Subscription::new(queue, incarnation, Rc::clone(&session.id))))
+    }
+
+    /// Retained bytes across sessions, as `max_total_bytes` counts them.
+    pub fn retained_bytes(&self) -> usize {
+        self.total_bytes
+    }
+
+    /// Sessions held now (evicted ones not counted).
+    pub fn session_count(&self) -> usize {
+        self.live
     }
 
     /// Number of events retained for a session now (without trimming).
     pub fn retained(&self, session_id: &str) -> usize {
-        self.sessions.get(session_id).map_or(0, |s| s.events.len())
+        self.live_buffer(session_id).map_or(0, |s| s.events.len())
     }
 }
 

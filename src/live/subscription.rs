@@ -51,6 +51,11 @@ impl SubQueue {
         }
     }
 
+    /// True while the consumer holds its `Subscription` and has not closed it.
+    pub(crate) fn is_alive(queue: &Rc<RefCell<SubQueue>>) -> bool {
+        Rc::strong_count(queue) > 1 && !queue.borrow().closed
+    }
+
     /// Offers a new event; false when the subscriber is gone (closed, or its
     /// `Subscription` dropped), so the store forgets it.
     pub(crate) fn offer(queue: &Rc<RefCell<SubQueue>>, event: &ObservedEvent) -> bool {

@@ -46,6 +46,7 @@ fn append_error(e: AppendError) -> JsValue {
         AppendError::InvalidSessionId => "invalid_session_id",
         AppendError::InvalidRevision => "invalid_input",
         AppendError::InvalidEvent(_) => "invalid_event",
+        AppendError::EventTooLarge(_) | AppendError::TooManySessions => "limit_exceeded",
     };
     error(code, &e.to_string(), &[])
 }
@@ -78,8 +79,21 @@ pub struct ReplayStoreHandle {
 #[wasm_bindgen(js_class = ReplayStoreCore)]
 impl ReplayStoreHandle {
     #[wasm_bindgen(constructor)]
-    pub fn new(max_events_per_session: f64, max_age_ms: f64, incarnation: &str) -> Result<ReplayStoreHandle, JsValue> {
-        let config = StoreConfig { max_events_per_session: max_events_per_session as usize, max_age_ms: millis(max_age_ms) };
+    pub fn new(
+        max_events_per_session: f64,
+        max_age_ms: f64,
+        max_event_bytes: f64,
+        max_sessions: f64,
+        max_total_bytes: f64,
+        incarnation: &str,
+    ) -> Result<ReplayStoreHandle, JsValue> {
+        let config = StoreConfig {
+            max_events_per_session: max_events_per_session as usize,
+            max_age_ms: millis(max_age_ms),
+            max_event_bytes: max_event_bytes as usize,
+            max_sessions: max_sessions as usize,
+            max_total_bytes: max_total_bytes as usize,
+        };
         let store = ReplayStore::new(config, incarnation).map_err(|m| error("invalid_input", m, &[]))?;
         Ok(ReplayStoreHandle { inner: Rc::new(RefCell::new(store)), last_revision: 0.0 })
     }
