@@ -140,8 +140,10 @@ struct SessionBuffer {
     max_turn: u64,
     /// Retained bytes as the store's budget counts them.
     bytes: usize,
-    /// When it was last active, in the store's ticks (for eviction order).
+    /// The tick of its last activity (its live entry in the store's LRU queue).
     active: u64,
+    /// The tick of its last eviction (to tell its tombstone's queue entry).
+    evicted_at: u64,
     /// A tombstone: evicted, events dropped; its positions go on from `tail`.
     evicted: bool,
     /// Empty (no allocation) while nobody subscribes.
@@ -153,7 +155,7 @@ fn cost(json: &str) -> usize {
 }
 
 impl SessionBuffer {
-    fn new(id: Rc<str>, from: Standing, active: u64) -> Self {
+    fn new(id: Rc<str>, from: Standing) -> Self {
         SessionBuffer {
             id,
             events: VecDeque::new(),
@@ -161,7 +163,8 @@ impl SessionBuffer {
             revision: from.revision,
             max_turn: from.max_turn,
             bytes: 0,
-            active,
+            active: 0,
+            evicted_at: 0,
             evicted: false,
             subscribers: Vec::new(),
         }
@@ -221,13 +224,17 @@ pub struct ReplayStore {
     sessions: HashMap<Rc<str>, SessionBuffer>,
     /// Live (not evicted) sessions.
     live: usize,
-    /// Counts activity, to order sessions for eviction. (Evictions are rare
-    /// next to appends, so they scan for the least recent; no index to keep.)
+    /// Activity, oldest first: `(tick, session)` pushed at every touch; an
+    /// entry whose tick is not its session's `active` is stale and skipped.
+    /// Compacted past 4 entries per live session: exact LRU, O(1) amortized.
+    lru: VecDeque<(u64, Rc<str>)>,
+    /// Counts touches and evictions.
     tick: u64,
     /// Retained bytes across sessions, as the budget counts them.
     total_bytes: usize,
-    /// Evicted sessions, oldest first (entries of revived ones are skipped).
-    tombstones: VecDeque<Rc<str>>,
+    /// Evicted sessions with their eviction tick, oldest first (entries of
+    /// revived or re-evicted sessions no longer match and are skipped).
+    tombstones: VecDeque<(u64, Rc<str>)>,
     /// Where a session with neither buffer nor tombstone stands: 0, until
     /// tombstones overflow; then above every forgotten session's tail, so a
     /// forgotten session's old cursor can only ever get a gap.
@@ -248,6 +255,7 @@ impl ReplayStore {
             incarnation: Rc::from(incarnation),
             sessions: HashMap::new(),
             live: 0,
+            lru: VecDeque::new(),
             tick: 0,
             total_bytes: 0,
             tombstones: VecDeque::new(),
@@ -273,11 +281,15 @@ impl ReplayStore {
         }
     }
 
-    /// Marks a session as just active (it moves to the end of the eviction order).
+    /// Marks a live session as just active (last in eviction order).
     fn touch(&mut self, session_id: &str) {
+        let Some(s) = self.sessions.get_mut(session_id).filter(|s| !s.evicted) else { return };
         self.tick += 1;
-        if let Some(s) = self.sessions.get_mut(session_id) {
-            s.active = self.tick;
+        s.active = self.tick;
+        self.lru.push_back((self.tick, Rc::clone(&s.id)));
+        if self.lru.len() > self.live.max(16).saturating_mul(4) {
+            let sessions = &self.sessions;
+            self.lru.retain(|(tick, id)| sessions.get(id).is_some_and(|s| !s.evicted && s.active == *tick));
         }
     }
 
@@ -291,13 +303,15 @@ impl ReplayStore {
         s.events = VecDeque::new();
         s.bytes = 0;
         s.evicted = true;
+        self.tick += 1;
+        s.evicted_at = self.tick;
         self.live = self.live.saturating_sub(1);
-        self.tombstones.push_back(Rc::clone(&s.id));
+        self.tombstones.push_back((self.tick, Rc::clone(&s.id)));
         // Past the bound, the oldest tombstones are forgotten, and the floor
         // rises above their tails.
         while self.tombstones.len() > self.max_tombstones() {
-            let Some(old) = self.tombstones.pop_front() else { break };
-            if self.sessions.get(&old).is_some_and(|s| s.evicted) {
+            let Some((tick, old)) = self.tombstones.pop_front() else { break };
+            if self.sessions.get(&old).is_some_and(|s| s.evicted && s.evicted_at == tick) {
                 if let Some(s) = self.sessions.remove(&old) {
                     self.floor = self.floor.max(s.tail);
                 }
@@ -305,17 +319,26 @@ impl ReplayStore {
         }
     }
 
-    /// The least recently active session, but `keep`, that `eligible` accepts.
-    fn least_recent(&self, keep: &str, eligible: impl Fn(&SessionBuffer) -> bool) -> Option<Rc<str>> {
-        self.sessions
-            .values()
-            .filter(|s| !s.evicted && &*s.id != keep && eligible(s))
-            .min_by_key(|s| s.active)
-            .map(|s| Rc::clone(&s.id))
+    /// The least recently active live session, but `keep`, that `eligible`
+    /// accepts. Stale entries at the front are dropped on the way.
+    fn least_recent(&mut self, keep: &str, eligible: impl Fn(&SessionBuffer) -> bool) -> Option<Rc<str>> {
+        fn live<'s>(sessions: &'s HashMap<Rc<str>, SessionBuffer>, tick: u64, id: &Rc<str>) -> Option<&'s SessionBuffer> {
+            sessions.get(id).filter(|s| !s.evicted && s.active == tick)
+        }
+        while let Some((tick, id)) = self.lru.front() {
+            if live(&self.sessions, *tick, id).is_some() {
+                break;
+            }
+            self.lru.pop_front();
+        }
+        self.lru
+            .iter()
+            .find(|(tick, id)| &**id != keep && live(&self.sessions, *tick, id).is_some_and(&eligible))
+            .map(|(_, id)| Rc::clone(id))
     }
 
     /// The least recently active session without subscribers, but `keep`.
-    fn idle_victim(&self, keep: &str) -> Option<Rc<str>> {
+    fn idle_victim(&mut self, keep: &str) -> Option<Rc<str>> {
         self.least_recent(keep, |s| !s.has_subscribers())
     }
 
@@ -341,19 +364,16 @@ impl ReplayStore {
             if !self.admit() {
                 return Err(AppendError::TooManySessions);
             }
-            self.tick += 1;
             self.live += 1;
             match self.sessions.get_mut(session_id) {
-                Some(s) => {
-                    s.evicted = false;
-                    s.active = self.tick;
-                }
+                Some(s) => s.evicted = false,
                 None => {
                     let id: Rc<str> = Rc::from(session_id);
                     let standing = self.standing(session_id);
-                    self.sessions.insert(Rc::clone(&id), SessionBuffer::new(id, standing, self.tick));
+                    self.sessions.insert(Rc::clone(&id), SessionBuffer::new(id, standing));
                 }
             }
+            self.touch(session_id);
         }
         self.sessions.get_mut(session_id).ok_or(AppendError::InvalidSessionId)
     }
