@@ -19,6 +19,14 @@ export interface ReplayHandlerOptions {
   heartbeatMs?: number;
   /** The reconnect delay sent to EventSource clients (default 1000 ms). */
   retryMs?: number;
+  /** Past this, a new stream of the session gets 429 (default 1000). */
+  maxStreamsPerSession?: number;
+  /** Past this, a new stream of the client gets 429 (default 20). */
+  maxStreamsPerClient?: number;
+  /** Names the client for maxStreamsPerClient (default: its Authorization header). */
+  clientId?: (request: Request) => string;
+  /** A stream with no event for this long ends; the client resumes (default 300000 ms). */
+  streamIdleMs?: number;
   /** A path prefix before /sessions (default ""). */
   basePath?: string;
 }

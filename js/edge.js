@@ -90,6 +90,14 @@ export function bearerTokens(tokens) {
  * - `maxBodyBytes` (1 MiB), `maxEventsPerRequest` (1000): past them, 413.
  * - `heartbeatMs` (15000): SSE comment lines that keep idle streams open.
  * - `retryMs` (1000): the reconnection delay sent to EventSource clients.
+ * - `maxStreamsPerSession` (1000), `maxStreamsPerClient` (20): past them a
+ *   new stream gets 429; `clientId(request)` names the client (default: its
+ *   Authorization header).
+ * - `streamIdleMs` (300000): a stream with no event for this long ends (the
+ *   client reconnects with Last-Event-ID and misses nothing).
+ * Streams are pulled: an event is taken only when the client has read the
+ * last, so a slow reader lags in its bounded subscription (and then gets a
+ * gap) instead of growing the server's memory.
  */
 export function createReplayHandler({
   authorize,
@@ -100,8 +108,18 @@ export function createReplayHandler({
   maxEventsPerRequest = 1000,
   heartbeatMs = 15_000,
   retryMs = 1000,
+  maxStreamsPerSession = 1000,
+  maxStreamsPerClient = 20,
+  streamIdleMs = 300_000,
+  clientId = (request) => request.headers.get("authorization") ?? "",
   basePath = "",
 } = {}) {
+  /** Open streams, per session and per client. */
+  const open = { session: new Map(), client: new Map() };
+  const count = (map, key, delta) => {
+    const n = (map.get(key) ?? 0) + delta;
+    n > 0 ? map.set(key, n) : map.delete(key);
+  };
   const sessions = new Map();
   // Made on the first request: workerd allows no random values (the
   // store's incarnation) at a Worker's global scope.
@@ -142,7 +160,10 @@ export function createReplayHandler({
       if (method === "POST") return await append(s, request);
       if (route === "") return new Response(JSON.stringify(s.observe()), { headers: JSON_HEADERS });
       if (route === "events") return resume(s, url.searchParams.get("cursor"));
-      return stream(s, request.headers.get("last-event-id") ?? url.searchParams.get("cursor"));
+      const client = clientId(request);
+      if ((open.session.get(sessionId) ?? 0) >= maxStreamsPerSession) return errorResponse(429, "too_many_streams", "too many open streams for this session");
+      if ((open.client.get(client) ?? 0) >= maxStreamsPerClient) return errorResponse(429, "too_many_streams", "too many open streams for this client");
+      return stream(s, request.headers.get("last-event-id") ?? url.searchParams.get("cursor"), sessionId, client);
     } catch (e) {
       if (e instanceof AgentReplayError) return errorResponse(STATUS_OF[e.code] ?? 500, e.code, e.message, e.errors);
       throw e;
@@ -170,48 +191,65 @@ export function createReplayHandler({
     return new Response(body, { headers: JSON_HEADERS });
   }
 
-  function stream(s, cursor) {
+  function stream(s, cursor, sessionId, client) {
     const encoder = new TextEncoder();
     // Checked now, so a bad cursor is a 400, not a stream that ends.
     let subscription;
-    let first = [];
+    const head = [`: agent-replay stream\nretry: ${retryMs}\n\n`];
     if (cursor === null) {
       // No cursor: the full observation first, then live from it.
       const observation = s.observe();
-      first.push(sse({ event: "observation", id: observation.cursor, data: JSON.stringify(observation) }));
+      head.push(sse({ event: "observation", id: observation.cursor, data: JSON.stringify(observation) }));
       subscription = s.subscribe(observation.cursor);
     } else {
       subscription = s.subscribe(cursor);
     }
-    let timer;
-    const body = new ReadableStream({
-      async start(controller) {
-        const send = (text) => controller.enqueue(encoder.encode(text));
-        send(`: agent-replay stream\nretry: ${retryMs}\n\n`);
-        for (const text of first) send(text);
-        first = [];
-        timer = setInterval(() => send(": heartbeat\n\n"), heartbeatMs);
-        try {
-          for await (const item of subscription) {
-            if (item.type === "gap") {
-              send(sse({ event: "gap", data: JSON.stringify(item.gap) }));
-              send(sse({ event: "observation", id: item.observation.cursor, data: JSON.stringify(item.observation) }));
-            } else {
-              send(sse({ id: item.cursor, data: item.json }));
-            }
+    count(open.session, sessionId, 1);
+    count(open.client, client, 1);
+    const items = subscription[Symbol.asyncIterator]();
+    let heartbeat;
+    let idle;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      clearInterval(heartbeat);
+      clearTimeout(idle);
+      subscription.close();
+      count(open.session, sessionId, -1);
+      count(open.client, client, -1);
+    };
+    const body = new ReadableStream(
+      {
+        start(controller) {
+          for (const text of head) controller.enqueue(encoder.encode(text));
+          // A heartbeat only when the client has read what it was sent.
+          heartbeat = setInterval(() => controller.desiredSize > 0 && controller.enqueue(encoder.encode(": heartbeat\n\n")), heartbeatMs);
+        },
+        // One item when the client wants more: a slow reader lags in its
+        // bounded subscription instead of growing this stream's queue.
+        async pull(controller) {
+          clearTimeout(idle);
+          const timedOut = new Promise((resolve) => (idle = setTimeout(() => resolve({ done: true, idle: true }), streamIdleMs)));
+          const { done, value: item } = await Promise.race([items.next(), timedOut]);
+          if (done || ended) {
+            end();
+            controller.close();
+            return;
           }
-          controller.close();
-        } catch {
-          // The client went away while we wrote: nothing more to do.
-        } finally {
-          clearInterval(timer);
-        }
+          if (item.type === "gap") {
+            controller.enqueue(encoder.encode(sse({ event: "gap", data: JSON.stringify(item.gap) })));
+            controller.enqueue(encoder.encode(sse({ event: "observation", id: item.observation.cursor, data: JSON.stringify(item.observation) })));
+          } else {
+            controller.enqueue(encoder.encode(sse({ id: item.cursor, data: item.json })));
+          }
+        },
+        cancel() {
+          end();
+        },
       },
-      cancel() {
-        clearInterval(timer);
-        subscription.close();
-      },
-    });
+      { highWaterMark: 1 },
+    );
     return new Response(body, {
       headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no" },
     });
@@ -244,7 +282,8 @@ export function toNodeListener(handler) {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        res.write(value);
+        // Backpressure: a slow client is waited for, not buffered for.
+        if (!res.write(value)) await new Promise((resolve) => (res.once("drain", resolve), res.once("close", resolve)));
       }
       res.end();
     } catch (e) {

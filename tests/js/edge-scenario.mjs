@@ -135,3 +135,68 @@ export async function twoClients(base, session = "run:1") {
   assert.deepEqual(a, b);
   assert.deepEqual(a.map((m) => JSON.parse(m.data).turn), [100, 101, 102]);
 }
+
+/** Hostile clients: stream limits per client and per session (429), idle
+ * streams ended, and a reader that stops reading lags into a gap instead
+ * of having the server buffer everything for it. Expects the handler made
+ * with maxStreamsPerClient 2, maxStreamsPerSession 3, streamIdleMs 400,
+ * heartbeatMs 100 (a host notices a gone client when it next writes), and
+ * maxEventsPerSession 4, and tokens "test-token" and "other-token" for run:1. */
+export async function hostileScenario(base, session = "run:1") {
+  const path = `${base}/sessions/${encodeURIComponent(session)}`;
+  const as = (token) => ({ authorization: `Bearer ${token}` });
+  const open = async (token) => {
+    const ac = new AbortController();
+    const r = await fetch(`${path}/stream`, { headers: as(token), signal: ac.signal });
+    return { status: r.status, r, close: () => ac.abort() };
+  };
+  // Limits: 2 streams per client, 3 per session.
+  const a1 = await open("test-token");
+  const a2 = await open("test-token");
+  const a3 = await open("test-token");
+  assert.deepEqual([a1.status, a2.status, a3.status], [200, 200, 429]);
+  assert.equal((await a3.r.json()).error.code, "too_many_streams");
+  const b1 = await open("other-token");
+  const b2 = await open("other-token");
+  assert.deepEqual([b1.status, b2.status], [200, 429], "the session's limit");
+  for (const s of [a1, a2, b1]) s.close();
+  await new Promise((r) => setTimeout(r, 500));
+  const again = await open("test-token");
+  assert.equal(again.status, 200, "closed streams free their places");
+  again.close();
+
+  // An idle stream ends by itself.
+  const idle = await open("test-token");
+  const reader = idle.r.body.getReader();
+  const t0 = Date.now();
+  for (;;) {
+    const { done } = await reader.read();
+    if (done) break;
+    if (Date.now() - t0 > 5000) throw new Error("the idle stream did not end");
+  }
+  assert.ok(Date.now() - t0 >= 300, "not before streamIdleMs");
+
+  // A reader that stops reading: 2,000 events of 4 KB (8 MB) go by; when it
+  // reads again it gets a gap, not everything buffered for it.
+  const slow = await open("test-token");
+  const slowReader = slow.r.body.getReader();
+  await slowReader.read(); // the stream's first line
+  const big = (t) => JSON.stringify({ kind: "milestone_blocked", turn: t, phase_id: "p", reason: "x".repeat(4000) });
+  for (let n = 0; n < 2000; n += 15) {
+    const body = Array.from({ length: 15 }, (_, k) => big(n + k)).join("\n");
+    const r = await fetch(`${path}/events`, { method: "POST", headers: as("test-token"), body });
+    assert.equal(r.status, 200);
+  }
+  let text = "";
+  const decoder = new TextDecoder();
+  const deadline = Date.now() + 10_000;
+  while (!text.includes("event: observation") && Date.now() < deadline) {
+    const { done, value } = await slowReader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  slow.close();
+  assert.ok(text.includes("event: gap"), "the slow reader is told it missed events");
+  const delivered = text.split("\ndata: {\"kind\"").length - 1;
+  assert.ok(delivered < 1000, `only what the socket held was sent, not everything (${delivered})`);
+}

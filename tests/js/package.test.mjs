@@ -7,7 +7,7 @@ import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXPECTED } from "../package/work.mjs";
 import { bin, bundleWorker, installProject, port, serve as start, startWorkerd } from "../package/harness.mjs";
-import { edgeScenario, twoClients } from "./edge-scenario.mjs";
+import { edgeScenario, hostileScenario, twoClients } from "./edge-scenario.mjs";
 
 let project;
 before(() => (project = installProject()));
@@ -54,6 +54,7 @@ test("workerd: the .wasm imported as a module, the edge handler, Durable Objects
     await t.test("the edge handler with a real SSE client", () => edgeScenario(`${url}/direct`, { capacity: 4 }));
     await t.test("examples/edge/worker.mjs, a Durable Object per session: the scenario", () => edgeScenario(`${url}/do`, { capacity: 4 }));
     await t.test("two clients through different requests see the same events and cursors", () => twoClients(`${url}/do`));
+    await t.test("hostile clients: stream limits, idle streams, slow readers", () => hostileScenario(`${url}/hostile`));
   } finally {
     child.kill();
   }
