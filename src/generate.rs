@@ -2,6 +2,10 @@
 //! tests, benchmarks and demos: multi-turn runs with tool calls and
 //! results, sub-agents, budgets, signals, memory, entropy, suspensions.
 
+// Not on an input path: seeds and sizes come from tests and benchmarks,
+// and the PRNG's arithmetic wraps by design.
+#![allow(clippy::arithmetic_side_effects)]
+
 use serde_json::{json, Value};
 
 /// xorshift64*: small, fast, and the same sequence on every platform.

@@ -43,10 +43,10 @@ pub fn to_js_json<T: Serialize + ?Sized>(value: &T) -> String {
 /// True when a JSON text holds a run of 16+ digits, the only way it can
 /// carry an integer beyond 2^53-1. Cheap enough to run on every event.
 pub fn may_hold_unsafe_integer(text: &str) -> bool {
-    let mut run = 0;
+    let mut run = 0u32;
     for b in text.bytes() {
         if b.is_ascii_digit() {
-            run += 1;
+            run = run.saturating_add(1);
             if run >= 16 {
                 return true;
             }

@@ -6,8 +6,8 @@
 //! WebAssembly bindings live in the `wasm/` crate and only delegate here.
 
 // Nothing reachable from input may panic: a panic in WebAssembly is a trap,
-// and a trapped instance is dead for every later call. (Arithmetic wraps in
-// release builds; with no panicking index, a wrapped value cannot trap.)
+// and a trapped instance is dead for every later call. Arithmetic is
+// explicit (saturating or wrapping) so that no build can overflow-panic.
 #![cfg_attr(
     not(test),
     deny(
@@ -17,7 +17,8 @@
         clippy::unreachable,
         clippy::todo,
         clippy::unimplemented,
-        clippy::indexing_slicing
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects
     )
 )]
 

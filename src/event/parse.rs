@@ -75,29 +75,29 @@ fn scan_leading_kind(text: &str) -> Option<&str> {
     if b.get(i) != Some(&b'{') {
         return None;
     }
-    i = skip_ws(b, i + 1);
-    if b.get(i..i + 6)? != b"\"kind\"" {
+    i = skip_ws(b, i.saturating_add(1));
+    if b.get(i..i.saturating_add(6))? != b"\"kind\"" {
         return None;
     }
-    i = skip_ws(b, i + 6);
+    i = skip_ws(b, i.saturating_add(6));
     if b.get(i) != Some(&b':') {
         return None;
     }
-    i = skip_ws(b, i + 1);
+    i = skip_ws(b, i.saturating_add(1));
     if b.get(i) != Some(&b'"') {
         return None;
     }
-    let start = i + 1;
+    let start = i.saturating_add(1);
     let len = b.get(start..)?.iter().position(|&c| c == b'"' || c == b'\\')?;
-    if b.get(start + len) != Some(&b'"') {
+    if b.get(start.saturating_add(len)) != Some(&b'"') {
         return None;
     }
-    text.get(start..start + len)
+    text.get(start..start.saturating_add(len))
 }
 
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        i += 1;
+        i = i.saturating_add(1);
     }
     i
 }
@@ -132,11 +132,11 @@ fn offset_of(text: &str, line: usize, column: usize) -> usize {
     let mut start = 0;
     for _ in 1..line {
         match text.get(start..).and_then(|t| t.find('\n')) {
-            Some(i) => start += i + 1,
+            Some(i) => start = start.saturating_add(i).saturating_add(1),
             None => break,
         }
     }
-    (start + column.saturating_sub(1)).min(text.len())
+    start.saturating_add(column.saturating_sub(1)).min(text.len())
 }
 
 /// The field serde names in "missing field `x`" / "unknown field `x`".
@@ -170,15 +170,15 @@ fn field_path(text: &str, offset: usize, message: &str) -> Option<String> {
                 stack.pop();
             }
             b',' => match stack.last_mut() {
-                Some(Frame::Array(n)) => *n += 1,
+                Some(Frame::Array(n)) => *n = (*n).saturating_add(1),
                 Some(Frame::Object(key)) => *key = None,
                 None => {}
             },
             b'"' => {
                 let start = i;
-                i += 1;
+                i = i.saturating_add(1);
                 while let Some(&c) = b.get(i).filter(|&&c| c != b'"') {
-                    i += if c == b'\\' { 2 } else { 1 };
+                    i = i.saturating_add(if c == b'\\' { 2 } else { 1 });
                 }
                 if let Some(Frame::Object(key @ None)) = stack.last_mut() {
                     *key = serde_json::from_str(text.get(start..=i)?).ok();
@@ -186,7 +186,7 @@ fn field_path(text: &str, offset: usize, message: &str) -> Option<String> {
             }
             _ => {}
         }
-        i += 1;
+        i = i.saturating_add(1);
     }
     let mut path = String::new();
     let last = stack.len().saturating_sub(1);

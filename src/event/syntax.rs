@@ -4,6 +4,11 @@
 //! are scanned eight bytes at a time. On `false` the caller asks serde_json
 //! for the exact error and position.
 
+// Index arithmetic here only ever adds at most 8 to an index just checked
+// against the text's length (which a slice keeps below isize::MAX); the
+// SWAR word arithmetic wraps by design.
+#![allow(clippy::arithmetic_side_effects)]
+
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 

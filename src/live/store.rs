@@ -171,7 +171,8 @@ impl SessionBuffer {
     }
 
     fn oldest_position(&self) -> u64 {
-        self.tail + 1 - self.events.len() as u64
+        // Never below 1 while events are retained: tail counts every one.
+        self.tail.saturating_add(1).saturating_sub(self.events.len() as u64)
     }
 
     fn pop_oldest(&mut self) -> usize {
@@ -182,12 +183,12 @@ impl SessionBuffer {
 
     /// Trims by count, then by age; returns the bytes freed.
     fn trim(&mut self, config: &StoreConfig, now: u64) -> usize {
-        let mut freed = 0;
+        let mut freed = 0usize;
         while self.events.len() > config.max_events_per_session {
-            freed += self.pop_oldest();
+            freed = freed.saturating_add(self.pop_oldest());
         }
         while self.events.front().is_some_and(|e| now.saturating_sub(e.appended_at) > config.max_age_ms) {
-            freed += self.pop_oldest();
+            freed = freed.saturating_add(self.pop_oldest());
         }
         freed
     }
@@ -203,14 +204,14 @@ impl SessionBuffer {
         Some(ObservedEvent {
             session_id: Rc::clone(&self.id),
             revision: e.revision,
-            position: self.oldest_position() + index as u64,
+            position: self.oldest_position().saturating_add(index as u64),
             json: Rc::clone(&e.json),
         })
     }
 
     /// Every retained event after position `p` (which must be ≥ oldest - 1).
     fn after(&self, p: u64) -> Vec<ObservedEvent> {
-        let start = (p + 1 - self.oldest_position()) as usize;
+        let start = p.saturating_add(1).saturating_sub(self.oldest_position()) as usize;
         (start..self.events.len()).filter_map(|i| self.observed(i)).collect()
     }
 }
@@ -284,7 +285,7 @@ impl ReplayStore {
     /// Marks a live session as just active (last in eviction order).
     fn touch(&mut self, session_id: &str) {
         let Some(s) = self.sessions.get_mut(session_id).filter(|s| !s.evicted) else { return };
-        self.tick += 1;
+        self.tick = self.tick.saturating_add(1);
         s.active = self.tick;
         self.lru.push_back((self.tick, Rc::clone(&s.id)));
         if self.lru.len() > self.live.max(16).saturating_mul(4) {
@@ -303,7 +304,7 @@ impl ReplayStore {
         s.events = VecDeque::new();
         s.bytes = 0;
         s.evicted = true;
-        self.tick += 1;
+        self.tick = self.tick.saturating_add(1);
         s.evicted_at = self.tick;
         self.live = self.live.saturating_sub(1);
         self.tombstones.push_back((self.tick, Rc::clone(&s.id)));
@@ -364,7 +365,7 @@ impl ReplayStore {
             if !self.admit() {
                 return Err(AppendError::TooManySessions);
             }
-            self.live += 1;
+            self.live = self.live.saturating_add(1);
             match self.sessions.get_mut(session_id) {
                 Some(s) => s.evicted = false,
                 None => {
@@ -434,7 +435,7 @@ impl ReplayStore {
         let session = self.buffer(session_id)?;
         session.max_turn = session.max_turn.max(turn.map_or(0, u64::from));
         session.revision = revision.unwrap_or(session.max_turn);
-        session.tail += 1;
+        session.tail = session.tail.saturating_add(1);
         let observed = ObservedEvent {
             session_id: Rc::clone(&session.id),
             revision: session.revision,
@@ -442,12 +443,12 @@ impl ReplayStore {
             json: Rc::from(json),
         };
         session.events.push_back(Retained { json: Rc::clone(&observed.json), revision: observed.revision, appended_at: now });
-        session.bytes += cost(json);
+        session.bytes = session.bytes.saturating_add(cost(json));
         if !session.subscribers.is_empty() {
             session.subscribers.retain(|q| SubQueue::offer(q, &observed));
         }
         let freed = session.trim(&config, now);
-        self.total_bytes = (self.total_bytes + cost(json)).saturating_sub(freed);
+        self.total_bytes = self.total_bytes.saturating_add(cost(json)).saturating_sub(freed);
         self.enforce_budget(session_id);
         Ok(observed)
     }
@@ -492,7 +493,7 @@ impl ReplayStore {
                     Err(GapReason::Unavailable)
                 } else if s.events.is_empty() {
                     if p < s.tail { Err(GapReason::Trimmed) } else { Ok(p) }
-                } else if p + 1 < s.oldest_position() {
+                } else if p.saturating_add(1) < s.oldest_position() {
                     Err(GapReason::Trimmed)
                 } else {
                     Ok(p)

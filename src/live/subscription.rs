@@ -47,7 +47,7 @@ impl SubQueue {
         self.queue.push_back(event);
         if self.queue.len() > self.capacity {
             self.queue.pop_front();
-            self.dropped += 1;
+            self.dropped = self.dropped.saturating_add(1);
         }
     }
 

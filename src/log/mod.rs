@@ -136,7 +136,7 @@ impl LogReader {
             self.pending.extend_from_slice(chunk);
             return Ok(());
         };
-        let (mut rest, tail) = chunk.split_at_checked(last_nl + 1).unwrap_or((chunk, &[]));
+        let (mut rest, tail) = chunk.split_at_checked(last_nl.saturating_add(1)).unwrap_or((chunk, &[]));
         if !self.pending.is_empty() {
             // The pending start of a line ends at this chunk's first newline.
             let (head, after) = split_line(rest);
@@ -193,10 +193,10 @@ impl LogReader {
         let mut rest = text;
         while !rest.is_empty() {
             let (line, next) = split_line(rest.as_bytes());
-            let terminated = next.len() < rest.len() - line.len();
+            let terminated = next.len() < rest.len().saturating_sub(line.len());
             // Both parts end or start at a newline: char boundaries.
-            let (line, next) = (rest.get(..line.len()).unwrap_or(rest), rest.get(rest.len() - next.len()..).unwrap_or(""));
-            self.lines_done += 1;
+            let (line, next) = (rest.get(..line.len()).unwrap_or(rest), rest.get(rest.len().saturating_sub(next.len())..).unwrap_or(""));
+            self.lines_done = self.lines_done.saturating_add(1);
             self.line(line, terminated, sink)?;
             rest = next;
         }
@@ -208,8 +208,8 @@ impl LogReader {
         let mut rest = bytes;
         while !rest.is_empty() {
             let (line, next) = split_line(rest);
-            let terminated = next.len() < rest.len() - line.len();
-            self.lines_done += 1;
+            let terminated = next.len() < rest.len().saturating_sub(line.len());
+            self.lines_done = self.lines_done.saturating_add(1);
             match std::str::from_utf8(line) {
                 Ok(text) => self.line(text, terminated, sink)?,
                 Err(e) => {
@@ -227,7 +227,7 @@ impl LogReader {
     fn line(&mut self, raw: &str, terminated: bool, sink: &mut dyn EventSink) -> Result<(), LogError> {
         let raw = if self.lines_done == 1 { raw.strip_prefix('\u{feff}').unwrap_or(raw) } else { raw };
         let trimmed = raw.trim_start();
-        let lead = raw.len() - trimmed.len();
+        let lead = raw.len().saturating_sub(trimmed.len());
         let text = trimmed.trim_end();
         if text.is_empty() {
             return Ok(());
@@ -238,12 +238,12 @@ impl LogReader {
         let (event_text, base) = if self.framing == Some(Framing::StoredEntries) {
             match self.entry(text) {
                 Ok(Some(event_text)) => {
-                    let base = event_text.as_ptr() as usize - text.as_ptr() as usize;
+                    let base = (event_text.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
                     (event_text, base)
                 }
                 Ok(None) => return Ok(()),
                 Err(mut err) => {
-                    err.column = column_at(raw, lead + err.column);
+                    err.column = column_at(raw, lead.saturating_add(err.column));
                     return self.fail(self.finish_error(err, terminated));
                 }
             }
@@ -252,13 +252,13 @@ impl LogReader {
         };
         match self.parse(event_text) {
             Ok(event) => self.deliver(event_text, event, sink).map_err(|kind| {
-                let column = column_at(raw, lead + base);
+                let column = column_at(raw, lead.saturating_add(base));
                 unknown_kind(self.lines_done, column, None, kind)
             }),
             Err(e) => {
                 let err = LogError {
                     line: self.lines_done,
-                    column: column_at(raw, lead + base + e.offset),
+                    column: column_at(raw, lead.saturating_add(base).saturating_add(e.offset)),
                     index: None,
                     code: code_of(&e),
                     message: e.message,
@@ -309,7 +309,7 @@ impl LogReader {
         self.next_seq = expected.max(entry.seq.saturating_add(1));
         if entry.seq != expected {
             let (code, message) = if entry.seq > expected {
-                (LogErrorCode::SeqGap, format!("seq {} where {} was expected: {} entries missing", entry.seq, expected, entry.seq - expected))
+                (LogErrorCode::SeqGap, format!("seq {} where {} was expected: {} entries missing", entry.seq, expected, entry.seq.saturating_sub(expected)))
             } else {
                 (LogErrorCode::SeqDisorder, format!("seq {} where {} was expected: out of order or repeated", entry.seq, expected))
             };
@@ -342,13 +342,13 @@ impl LogReader {
     /// an error instead (returned as the kind's name for the caller to place).
     fn deliver(&mut self, text: &str, event: Option<SessionEvent<'_>>, sink: &mut dyn EventSink) -> Result<(), String> {
         let Some(event) = event else {
-            self.events += 1;
+            self.events = self.events.saturating_add(1);
             return Ok(());
         };
         if let (true, SessionEvent::Unknown(u)) = (self.strict, &event) {
             return Err(u.kind.to_string());
         }
-        self.events += 1;
+        self.events = self.events.saturating_add(1);
         sink.event(text, event);
         Ok(())
     }
@@ -413,16 +413,16 @@ impl<'de> Visitor<'de> for ArraySeed<'_, '_, '_> {
         let mut index = 0usize;
         while let Some(raw) = seq.next_element::<&'de RawValue>()? {
             let element = raw.get();
-            let base = element.as_ptr() as usize - self.text.as_ptr() as usize;
+            let base = (element.as_ptr() as usize).saturating_sub(self.text.as_ptr() as usize);
             // `element` borrows from the same buffer as `self.text`.
-            let element = self.text.get(base..base + element.len()).unwrap_or_default();
+            let element = self.text.get(base..base.saturating_add(element.len())).unwrap_or_default();
             let outcome = match self.reader.parse(element) {
                 Ok(event) => self.reader.deliver(element, event, self.sink).map_err(|kind| {
                     let (line, column) = self.cursor.locate(base);
                     unknown_kind(line, column, Some(index), kind)
                 }),
                 Err(e) => {
-                    let (line, column) = self.cursor.locate(base + e.offset);
+                    let (line, column) = self.cursor.locate(base.saturating_add(e.offset));
                     let err = LogError { line, column, index: Some(index), code: code_of(&e), message: e.message, kind: e.kind, field: e.field };
                     self.reader.fail(err)
                 }
@@ -431,7 +431,7 @@ impl<'de> Visitor<'de> for ArraySeed<'_, '_, '_> {
                 *self.stop = Some(err);
                 return Err(de::Error::custom("stopped at the first error (strict)"));
             }
-            index += 1;
+            index = index.saturating_add(1);
         }
         Ok(())
     }
@@ -441,7 +441,7 @@ impl<'de> Visitor<'de> for ArraySeed<'_, '_, '_> {
 /// with no newline, all of `b` and nothing.
 fn split_line(b: &[u8]) -> (&[u8], &[u8]) {
     match find_byte(b, b'\n') {
-        Some(i) => (b.get(..i).unwrap_or(b), b.get(i + 1..).unwrap_or_default()),
+        Some(i) => (b.get(..i).unwrap_or(b), b.get(i.saturating_add(1)..).unwrap_or_default()),
         None => (b, &[]),
     }
 }

@@ -3,7 +3,7 @@
 
 /// Character column (1-based) of the end of `prefix`, a line's start.
 pub fn char_column(prefix: &str) -> usize {
-    prefix.chars().count() + 1
+    prefix.chars().count().saturating_add(1)
 }
 
 /// Character column (1-based) of a byte offset in a line, backing off to a
@@ -34,7 +34,7 @@ impl<'t> LineCursor<'t> {
     pub fn locate(&mut self, offset: usize) -> (usize, usize) {
         let mut offset = offset.min(self.text.len());
         while !self.text.is_char_boundary(offset) {
-            offset -= 1;
+            offset = offset.saturating_sub(1);
         }
         if offset < self.offset {
             *self = LineCursor::new(self.text);
@@ -42,8 +42,8 @@ impl<'t> LineCursor<'t> {
         let span = self.text.as_bytes().get(self.offset..offset).unwrap_or_default();
         for (i, &b) in span.iter().enumerate() {
             if b == b'\n' {
-                self.line += 1;
-                self.line_start = self.offset + i + 1;
+                self.line = self.line.saturating_add(1);
+                self.line_start = self.offset.saturating_add(i).saturating_add(1);
             }
         }
         self.offset = offset;

@@ -205,7 +205,7 @@ pub struct SessionViewFolder {
 /// Counts `key`, allocating its string only the first time.
 fn bump(map: &mut BTreeMap<String, u64>, key: &str) {
     match map.get_mut(key) {
-        Some(n) => *n += 1,
+        Some(n) => *n = (*n).saturating_add(1),
         None => {
             map.insert(key.to_string(), 1);
         }
@@ -265,14 +265,14 @@ impl SessionViewFolder {
 
     /// Records load errors beside the events (tolerant loading).
     pub fn add_load_errors(&mut self, errors: &[LogError]) {
-        self.view.errors.load_errors += errors.len() as u64;
+        self.view.errors.load_errors = self.view.errors.load_errors.saturating_add(errors.len() as u64);
         self.view.load_errors.extend_from_slice(errors);
     }
 
     pub fn apply(&mut self, event: &SessionEvent<'_>) {
         use SessionEvent as E;
         let v = &mut self.view;
-        v.event_count += 1;
+        v.event_count = v.event_count.saturating_add(1);
         let position = v.event_count;
         bump(&mut v.counts, event.kind());
         if let Some(turn) = event.turn() {
@@ -303,13 +303,13 @@ impl SessionViewFolder {
             E::ToolRequested(e) => tool_names = e.calls.iter().map(|c| c.name.to_string()).collect(),
             E::ToolCompleted(e) => {
                 for r in &e.results {
-                    tokens += u64::from(r.token_count.unwrap_or(0));
+                    tokens = tokens.saturating_add(u64::from(r.token_count.unwrap_or(0)));
                     if r.is_error {
-                        errors += 1;
-                        v.errors.tool_errors += 1;
+                        errors = errors.saturating_add(1);
+                        v.errors.tool_errors = v.errors.tool_errors.saturating_add(1);
                     }
                     if r.is_fatal {
-                        v.errors.fatal_tool_errors += 1;
+                        v.errors.fatal_tool_errors = v.errors.fatal_tool_errors.saturating_add(1);
                     }
                 }
             }
@@ -358,7 +358,7 @@ impl SessionViewFolder {
                 }
             }
             E::ToolDenied(_) => {
-                v.errors.denied_tools += 1;
+                v.errors.denied_tools = v.errors.denied_tools.saturating_add(1);
                 v.permissions.denied.push(entry());
             }
             E::ToolGated(_) => v.permissions.gated.push(entry()),
@@ -421,7 +421,7 @@ impl SessionViewFolder {
                     None => {
                         self.process_index.insert(latest.agent_id.clone(), v.processes.len());
                         v.processes.push(latest.clone());
-                        v.processes.len() - 1
+                        v.processes.len().saturating_sub(1)
                     }
                 };
                 if let Some(p) = v.processes.get_mut(index) {
@@ -435,11 +435,11 @@ impl SessionViewFolder {
             E::MemoryValidationFailed(_) => v.memory.validation_failures.push(entry()),
             E::MemoryRetrievalResult(_) => v.memory.retrievals.push(entry()),
             E::Unknown(u) => {
-                v.errors.unknown_events += 1;
+                v.errors.unknown_events = v.errors.unknown_events.saturating_add(1);
                 v.unknown.push(UnknownView { position, kind: u.kind.to_string(), json: u.json.to_string() });
             }
         }
-        self.reported_tokens += tokens;
+        self.reported_tokens = self.reported_tokens.saturating_add(tokens);
         if !matches!(v.status, Status::Terminal { .. }) {
             v.total_tokens = self.reported_tokens;
         } else if let Status::Terminal { total_tokens, .. } = v.status {
@@ -462,14 +462,14 @@ impl SessionViewFolder {
                 tokens: 0,
                 errors: 0,
             });
-            turns.len() - 1
+            turns.len().saturating_sub(1)
         });
         let Some(t) = turns.get_mut(index) else { return };
         t.last_position = position;
-        t.event_count += 1;
+        t.event_count = t.event_count.saturating_add(1);
         bump(&mut t.kinds, kind);
         t.tool_calls.extend(tools);
-        t.tokens += tokens;
-        t.errors += errors;
+        t.tokens = t.tokens.saturating_add(tokens);
+        t.errors = t.errors.saturating_add(errors);
     }
 }

@@ -188,7 +188,8 @@ impl TranscriptFolder {
             gated: None,
             rolled_back: false,
         });
-        self.calls.insert(call_id.to_string(), out.len() - 1);
-        out.len() - 1
+        let index = out.len().saturating_sub(1);
+        self.calls.insert(call_id.to_string(), index);
+        index
     }
 }

@@ -23,7 +23,7 @@ pub fn allocated_bytes() -> usize {
 
 /// Bytes of linear memory (what the host sees).
 pub fn memory_bytes() -> usize {
-    memory_size(0) * PAGE
+    memory_size(0).saturating_mul(PAGE)
 }
 
 pub struct GeometricGrowth;
@@ -36,7 +36,7 @@ fn reserve_after_growth(pages_before: usize) {
     if pages <= pages_before {
         return;
     }
-    let bytes = (pages * PAGE / 2).min(256 << 20);
+    let bytes = (pages.saturating_mul(PAGE) / 2).min(256 << 20);
     if let Ok(layout) = Layout::from_size_align(bytes, 16) {
         // SAFETY: a fresh non-zero-size allocation, freed at once with the
         // same layout; System is the allocator that produced it.

@@ -55,7 +55,8 @@ fn append_error(e: AppendError) -> JsValue {
 fn wire(header: &str, events: &[ObservedEvent]) -> String {
     use std::fmt::Write;
     let texts: usize = events.iter().map(|e| e.json.len()).sum();
-    let mut out = String::with_capacity(header.len() + 24 * events.len() + texts + 4);
+    let meta = events.len().saturating_mul(24);
+    let mut out = String::with_capacity(header.len().saturating_add(meta).saturating_add(texts).saturating_add(4));
     out.push_str(header);
     out.push_str("\n[");
     for (i, e) in events.iter().enumerate() {
@@ -127,7 +128,7 @@ impl ReplayStoreHandle {
         let mut appended = 0u64;
         let report = log::read_bytes(bytes, LogOptions::default(), &mut |json: &str, e: SessionEvent<'_>| {
             if store.append_checked(session_id, json, e.turn(), None, millis(now)).is_ok() {
-                appended += 1;
+                appended = appended.saturating_add(1);
             }
         })
         .map_err(log_error)?;
