@@ -150,6 +150,20 @@ export async function hostileScenario(base, session = "run:1") {
     const r = await fetch(`${path}/stream`, { headers: as(token), signal: ac.signal });
     return { status: r.status, r, close: () => ac.abort() };
   };
+  // Ids and cursors that would break SSE framing (an `id:` line) or URLs.
+  for (const bad of ["a%0Ab", "a%0Db", "a%00b", "%E0%A4%A"]) {
+    const r = await fetch(`${base}/sessions/${bad}/stream`, { headers: as("test-token") });
+    assert.equal(r.status, 400, bad);
+    assert.equal((await r.json()).error.code, "invalid_session_id");
+  }
+  for (const bad of ["arc1:x:0:0:run:1%0A", "arc1:x:0:0:run:1%0D%0Aevent: gap", "arc1:x:0:0:run%001"]) {
+    const r = await fetch(`${path}/stream?cursor=${bad}`, { headers: as("test-token") });
+    assert.equal(r.status, 400, bad);
+    const text = await r.text();
+    assert.equal(JSON.parse(text).error.code, "malformed_cursor");
+    assert.ok(!/[\r\n]/.test(text), "no raw line break echoed");
+  }
+
   // Limits: 2 streams per client, 3 per session.
   const a1 = await open("test-token");
   const a2 = await open("test-token");
