@@ -101,11 +101,6 @@ impl LogReader {
         LogReader { strict: opts.strict, only: opts.only, ..Default::default() }
     }
 
-    /// Valid events delivered so far.
-    pub fn events(&self) -> usize {
-        self.events
-    }
-
     /// Errors collected so far (tolerant mode).
     pub fn errors(&self) -> &[LogError] {
         &self.errors
