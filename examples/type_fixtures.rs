@@ -53,7 +53,7 @@ fn main() {
     let store = Rc::new(RefCell::new(ReplayStore::new(StoreConfig { max_events_per_session: 2, max_age_ms: 1000, ..Default::default() }, "t").expect("store")));
     let session = ReplaySession::new("fixture", store).expect("session");
     let start = session.cursor();
-    session.append(SAMPLE_JSONL.as_bytes(), 0).expect("sample appends");
+    session.append(SAMPLE_JSONL.as_bytes(), 0, None).expect("sample appends");
     let gaps = match session.resume(&start, 0).expect("resume") {
         Resume::Gap { gap, observation } => format!("{{\"type\":\"gap\",\"gap\":{},\"observation\":{}}}", to_js_json(&gap), to_js_json(&observation)),
         Resume::Replayed { .. } => unreachable!("a buffer of 2 is trimmed past the start"),

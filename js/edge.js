@@ -7,7 +7,7 @@
 //   GET  /sessions/{id}/stream          Server-Sent Events: replay then live
 // Nothing is served unless `authorize` allows it; a cursor never reaches
 // another session than the one in the path.
-import { AgentReplayError, ReplaySession, ReplayStore, parseLog } from "agent-replay";
+import { AgentReplayError, ReplaySession, ReplayStore } from "agent-replay";
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
 
@@ -173,10 +173,8 @@ export function createReplayHandler({
   async function append(s, request) {
     const body = await readBody(request, maxBodyBytes);
     if (body === undefined) return errorResponse(413, "limit_exceeded", `the body is larger than ${maxBodyBytes} bytes`);
-    const { events, errors } = parseLog(body);
-    if (errors.length) return errorResponse(400, "invalid_log", `nothing appended: ${errors.length} error(s)`, errors);
-    if (events.length > maxEventsPerRequest) return errorResponse(413, "limit_exceeded", `more than ${maxEventsPerRequest} events in one request`);
-    const appended = s.append(body);
+    // One pass checks every event and counts them, one appends: all or nothing.
+    const appended = s.append(body, { maxEvents: maxEventsPerRequest });
     const cursor = appended.length ? appended.at(-1).cursor : s.observe().cursor;
     return new Response(JSON.stringify({ appended: appended.length, cursor }), { headers: JSON_HEADERS });
   }

@@ -385,8 +385,9 @@ export class ReplaySession {
   constructor(sessionId: string, options?: { store?: ReplayStore } & ReplayStoreOptions);
   readonly sessionId: string;
   readonly store: ReplayStore;
-  /** Appends an event, events, or a log: all or nothing. */
-  append(input: LoggedEvent | LoggedEvent[] | string | Uint8Array): ObservedEvent[];
+  /** Appends an event, events, or a log: all or nothing; `maxEvents`
+   * refuses more events than that at once (`limit_exceeded`). */
+  append(input: LoggedEvent | LoggedEvent[] | string | Uint8Array, options?: { maxEvents?: number }): ObservedEvent[];
   observe(): Observation;
   resume(cursor: string): { type: "replayed"; events: ObservedEvent[]; cursor: string } | GapItem;
   subscribe(cursor: string): SessionSubscription;

@@ -278,14 +278,15 @@ export class ReplaySession {
     return this.#store;
   }
 
-  /** Appends an event, events, or a log (string or bytes): all or nothing. */
-  append(input) {
+  /** Appends an event, events, or a log (string or bytes): all or nothing;
+   * `{maxEvents}` refuses (limit_exceeded) more events than that at once. */
+  append(input, { maxEvents } = {}) {
     let bytes;
     if (typeof input === "string" || input instanceof Uint8Array) bytes = toBytes(input, "ReplaySession.append");
     else if (Array.isArray(input)) bytes = encoder.encode(input.map((e) => eventText(e, "ReplaySession.append")).join("\n"));
     else bytes = encoder.encode(eventText(input, "ReplaySession.append"));
     const core = this.#core;
-    const { events } = ReplayStore.decode(this.#store, call(() => core.append(bytes, ReplayStore.now(this.#store))), this.#id);
+    const { events } = ReplayStore.decode(this.#store, call(() => core.append(bytes, ReplayStore.now(this.#store), maxEvents)), this.#id);
     if (events.length) wake(this.#store, this.#id);
     return events;
   }

@@ -331,7 +331,7 @@ fn sample_lines() -> Vec<&'static str> {
 #[test]
 fn resume_checks_the_cursor_before_the_store_is_asked() {
     let h = handle(8, 100);
-    h.append(ev(1).as_bytes(), 0).unwrap();
+    h.append(ev(1).as_bytes(), 0, None).unwrap();
     let wrong = format!("arc1:{INC}:0:0:someone-else");
     assert!(matches!(h.resume(&wrong, 10_000), Err(CursorError::WrongSession { .. })));
     assert!(matches!(h.resume("garbage", 10_000), Err(CursorError::Malformed { .. })));
@@ -347,11 +347,11 @@ fn a_replayed_resume_applied_to_the_client_state_gives_the_observation() {
     let lines = sample_lines();
     let mut client = SessionState::new(Some("sess:1".into()));
     for line in &lines[..20] {
-        let appended = h.append(line.as_bytes(), 0).unwrap();
+        let appended = h.append(line.as_bytes(), 0, None).unwrap();
         client.apply_str(&appended[0].json, Default::default()).unwrap();
     }
     let client_cursor = h.observe().cursor;
-    h.append(lines[20..].join("\n").as_bytes(), 0).unwrap();
+    h.append(lines[20..].join("\n").as_bytes(), 0, None).unwrap();
     let Resume::Replayed { events, cursor } = h.resume(&client_cursor, 0).unwrap() else { panic!() };
     assert_eq!(events.len(), lines.len() - 20);
     for e in &events {
@@ -368,7 +368,7 @@ fn a_replayed_resume_applied_to_the_client_state_gives_the_observation() {
 fn a_trimmed_resume_returns_the_gap_with_the_observation() {
     let h = handle(2, u64::MAX);
     let first = h.observe().cursor;
-    h.append(sample_lines().join("\n").as_bytes(), 0).unwrap();
+    h.append(sample_lines().join("\n").as_bytes(), 0, None).unwrap();
     let Resume::Gap { gap, observation } = h.resume(&first, 0).unwrap() else { panic!() };
     assert_eq!(gap.reason, GapReason::Trimmed);
     assert_eq!(gap.requested_cursor, first);
@@ -381,7 +381,7 @@ fn a_trimmed_resume_returns_the_gap_with_the_observation() {
 fn session_append_is_all_or_nothing() {
     let h = handle(8, 1000);
     let bad = format!("{}\n{{\"kind\":\"page_in\"}}\n", ev(1));
-    assert!(h.append(bad.as_bytes(), 0).is_err());
+    assert!(h.append(bad.as_bytes(), 0, None).is_err());
     assert_eq!(h.observe().state.event_count, 0);
     assert_eq!(h.cursor(), format!("arc1:{INC}:0:0:sess:1"));
 }
@@ -391,26 +391,26 @@ fn session_subscription_recovers_from_gaps_and_lag_by_itself() {
     let h = handle(3, u64::MAX);
     let start = h.observe().cursor;
     for t in 1..=5 {
-        h.append(ev(t).as_bytes(), 0).unwrap();
+        h.append(ev(t).as_bytes(), 0, None).unwrap();
     }
     // Trimmed past the cursor: the gap first, with the observation, then live.
     let mut sub = h.subscribe(&start, 0).unwrap();
     let Some(SessionItem::Gap { gap, observation }) = sub.try_next(0) else { panic!() };
     assert_eq!(gap.latest_cursor, observation.cursor);
     assert_eq!(state_of(&observation).event_count, 5);
-    h.append(ev(6).as_bytes(), 0).unwrap();
+    h.append(ev(6).as_bytes(), 0, None).unwrap();
     assert!(matches!(sub.try_next(0), Some(SessionItem::Event(e)) if e.position == 6));
     // Lag: 5 appends into a queue of 3. The queue keeps the newest 3 like
     // the store does, so what the consumer lost is gone from the store too:
     // the recovery is a gap with an observation that covers 7..=11, then live.
     for t in 7..=11 {
-        h.append(ev(t).as_bytes(), 0).unwrap();
+        h.append(ev(t).as_bytes(), 0, None).unwrap();
     }
     let Some(SessionItem::Gap { gap, observation }) = sub.try_next(0) else { panic!("expected a gap") };
     assert_eq!(gap.requested_cursor, format!("arc1:{INC}:6:6:sess:1"), "resumed from the last delivered event");
     assert_eq!(state_of(&observation).event_count, 11);
     assert_eq!(sub.try_next(0), None);
-    h.append(ev(12).as_bytes(), 0).unwrap();
+    h.append(ev(12).as_bytes(), 0, None).unwrap();
     assert!(matches!(sub.try_next(0), Some(SessionItem::Event(e)) if e.position == 12));
 }
 
@@ -419,7 +419,7 @@ fn session_subscription_is_a_stream() {
     let h = handle(8, u64::MAX);
     let mut sub = h.subscribe(&h.observe().cursor, 0).unwrap();
     assert!(sub.next().now_or_never().is_none());
-    h.append(ev(1).as_bytes(), 0).unwrap();
+    h.append(ev(1).as_bytes(), 0, None).unwrap();
     assert!(matches!(block_on(sub.next()), Some(SessionItem::Event(e)) if e.position == 1));
     sub.close();
     assert!(sub.is_ended());

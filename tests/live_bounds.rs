@@ -32,7 +32,7 @@ fn an_event_over_max_event_bytes_is_refused_and_nothing_changes() {
     assert_eq!(s.current_cursor("a", None), format!("arc1:{INC}:0:0:a"));
     let h = ReplaySession::new("a", Rc::new(RefCell::new(store(10, 1 << 20)))).unwrap();
     let log = format!("{}\n{big}\n", ev(1));
-    assert!(h.append(log.as_bytes(), 0).is_err());
+    assert!(h.append(log.as_bytes(), 0, None).is_err());
     assert_eq!(h.observe().state.event_count, 0, "all or nothing");
 }
 

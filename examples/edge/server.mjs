@@ -3,7 +3,8 @@
 //   deno run --allow-net --allow-env --allow-read examples/edge/server.mjs
 // Configuration from the environment:
 //   TOKENS  JSON {"<bearer token>": ["session-id", ...] | "*"}   (required: nothing is served without it)
-//   PORT (8787), HOST (127.0.0.1), MAX_EVENTS_PER_SESSION (2048), MAX_BODY_BYTES (1048576)
+//   PORT (8787), HOST (127.0.0.1), MAX_EVENTS_PER_SESSION (2048), MAX_BODY_BYTES (1048576),
+//   MAX_EVENTS_PER_REQUEST (1000), MAX_STREAMS_PER_CLIENT (20)
 import { createReplayHandler, bearerTokens, toNodeListener } from "agent-replay/edge";
 
 const env = (name, fallback) => (globalThis.Deno ? Deno.env.get(name) : process.env[name]) ?? fallback;
@@ -12,6 +13,8 @@ const handler = createReplayHandler({
   authorize: bearerTokens(JSON.parse(env("TOKENS", "{}"))),
   storeOptions: { maxEventsPerSession: Number(env("MAX_EVENTS_PER_SESSION", 2048)) },
   maxBodyBytes: Number(env("MAX_BODY_BYTES", 1 << 20)),
+  maxEventsPerRequest: Number(env("MAX_EVENTS_PER_REQUEST", 1000)),
+  maxStreamsPerClient: Number(env("MAX_STREAMS_PER_CLIENT", 20)),
   retryMs: Number(env("RETRY_MS", 1000)),
 });
 const port = Number(env("PORT", 8787));

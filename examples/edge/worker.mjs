@@ -2,7 +2,8 @@
 // every client of a session shares one live buffer whichever isolate serves
 // it. Deploy with wrangler (examples/edge/wrangler.toml); TOKENS is a secret:
 // JSON {"<bearer token>": ["session-id", ...] | "*"}. Optional variables:
-// MAX_EVENTS_PER_SESSION (2048), MAX_BODY_BYTES (1048576).
+// MAX_EVENTS_PER_SESSION (2048), MAX_BODY_BYTES (1048576), MAX_EVENTS_PER_REQUEST (1000),
+// MAX_STREAMS_PER_CLIENT (20).
 import { createReplayHandler, bearerTokens } from "agent-replay/edge";
 import { ReplaySession } from "agent-replay";
 
@@ -18,6 +19,8 @@ export class SessionObject {
       authorize: () => true,
       session: (id) => (this.#session ??= new ReplaySession(id, { maxEventsPerSession })),
       maxBodyBytes: Number(env.MAX_BODY_BYTES ?? 1 << 20),
+      maxEventsPerRequest: Number(env.MAX_EVENTS_PER_REQUEST ?? 1000),
+      maxStreamsPerClient: Number(env.MAX_STREAMS_PER_CLIENT ?? 20),
       retryMs: 1000,
     });
   }

@@ -63,6 +63,8 @@ pub enum SessionItem {
 pub enum SessionAppendError {
     /// The log or events had errors (all listed).
     InvalidLog(Vec<LogError>),
+    /// More events than the caller allows in one append (the count given).
+    TooManyEvents(usize),
     Store(AppendError),
 }
 
@@ -96,8 +98,9 @@ impl ReplaySession {
     }
 
     /// Appends a log (any framing) or event text: all or nothing. Every
-    /// event is folded into the state and appended to the store.
-    pub fn append(&self, input: &[u8], now: u64) -> Result<Vec<ObservedEvent>, SessionAppendError> {
+    /// event is folded into the state and appended to the store. A first
+    /// pass checks every event (and that there are at most `max_events`).
+    pub fn append(&self, input: &[u8], now: u64, max_events: Option<usize>) -> Result<Vec<ObservedEvent>, SessionAppendError> {
         let strict = LogOptions { strict: false, ..Default::default() };
         let max_event_bytes = self.inner.store.borrow().config().max_event_bytes;
         let mut too_large = None;
@@ -112,6 +115,9 @@ impl ReplaySession {
         }
         if let Some(size) = too_large {
             return Err(SessionAppendError::Store(AppendError::EventTooLarge(size)));
+        }
+        if max_events.is_some_and(|max| report.events > max) {
+            return Err(SessionAppendError::TooManyEvents(report.events));
         }
         let mut out = Vec::with_capacity(report.events);
         let mut failure = None;

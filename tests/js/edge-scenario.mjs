@@ -51,6 +51,7 @@ async function until(check, what, ms = 8000) {
   }
 }
 
+/** Expects the handler made with maxEventsPerRequest 3 and maxBodyBytes 65536. */
 export async function edgeScenario(base, { session = "run:1", capacity }) {
   const headers = { authorization: TOKEN };
   const post = (body, id = session) => fetch(`${base}/sessions/${encodeURIComponent(id)}/events`, { method: "POST", headers, body });
@@ -107,6 +108,9 @@ export async function edgeScenario(base, { session = "run:1", capacity }) {
   assert.equal(r.status, 403, "a token for one session does not open another");
   r = await post("x".repeat(70_000));
   assert.equal(r.status, 413);
+  r = await post([ev(1), ev(2), ev(3), ev(4)].join("\n"));
+  assert.equal(r.status, 413, "more events than maxEventsPerRequest (3)");
+  assert.equal((await r.json()).error.code, "limit_exceeded");
   r = await post(`${ev(1)}\n{"kind":"page_in","turn":1}\n`);
   assert.equal(r.status, 400);
   const body = await r.json();

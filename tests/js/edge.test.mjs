@@ -9,6 +9,7 @@ test("edge handler on Node: resume, gap, status codes", async () => {
     authorize: bearerTokens({ "test-token": ["run:1"] }),
     storeOptions: { maxEventsPerSession: 4 },
     maxBodyBytes: 64 * 1024,
+    maxEventsPerRequest: 3,
     retryMs: 50,
   });
   const server = http.createServer(toNodeListener(handler)).listen(0, "127.0.0.1");

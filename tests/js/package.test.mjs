@@ -15,7 +15,7 @@ after(() => rmSync(project, { recursive: true, force: true }));
 
 const serve = (cmd, args, env) => start(cmd, args, { cwd: project, env });
 /** examples/edge/server.mjs configured for the scenario. */
-const EDGE_ENV = { TOKENS: JSON.stringify({ "test-token": ["run:1"] }), MAX_EVENTS_PER_SESSION: "4", MAX_BODY_BYTES: "65536", RETRY_MS: "50" };
+const EDGE_ENV = { TOKENS: JSON.stringify({ "test-token": ["run:1"] }), MAX_EVENTS_PER_SESSION: "4", MAX_BODY_BYTES: "65536", MAX_EVENTS_PER_REQUEST: "3", RETRY_MS: "50" };
 
 test("Node (node:http): examples/edge/server.mjs with a real SSE client", async () => {
   const p = port();

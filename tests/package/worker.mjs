@@ -13,6 +13,7 @@ const direct = createReplayHandler({
   basePath: "/direct",
   storeOptions: { maxEventsPerSession: 4 },
   maxBodyBytes: 64 * 1024,
+  maxEventsPerRequest: 3,
   retryMs: 50,
 });
 

@@ -21,5 +21,6 @@ const worker :Workerd.Worker = (
     (name = "TOKENS", text = "{\"test-token\": [\"run:1\"]}"),
     (name = "MAX_EVENTS_PER_SESSION", text = "4"),
     (name = "MAX_BODY_BYTES", text = "65536"),
+    (name = "MAX_EVENTS_PER_REQUEST", text = "3"),
   ],
 );

@@ -231,12 +231,16 @@ impl ReplaySessionHandle {
         Ok(ReplaySessionHandle { inner })
     }
 
-    /// Appends a log or events, all or nothing.
-    pub fn append(&self, bytes: &[u8], now: f64) -> Result<String, JsValue> {
-        let events = self.inner.append(bytes, millis(now)).map_err(|e| match e {
+    /// Appends a log or events, all or nothing (at most `max_events` of them).
+    pub fn append(&self, bytes: &[u8], now: f64, max_events: Option<f64>) -> Result<String, JsValue> {
+        let max = max_events.map(|m| m.max(0.0) as usize);
+        let events = self.inner.append(bytes, millis(now), max).map_err(|e| match e {
             agent_replay::live::session::SessionAppendError::InvalidLog(errors) => {
                 let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
                 error("invalid_log", &format!("nothing appended: {} error(s); first at {first}", errors.len()), &errors)
+            }
+            agent_replay::live::session::SessionAppendError::TooManyEvents(n) => {
+                error("limit_exceeded", &format!("nothing appended: {n} events, more than allowed at once"), &[])
             }
             agent_replay::live::session::SessionAppendError::Store(e) => append_error(e),
         })?;
