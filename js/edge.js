@@ -9,6 +9,17 @@
 // another session than the one in the path.
 import { AgentReplayError, ReplaySession, ReplayStore } from "agent-replay";
 
+/** Events sent per pull at most: what is pending, in one chunk. */
+const PULL_BATCH = 64;
+
+/** An item of a session subscription as SSE text. */
+function render(item) {
+  if (item.type === "gap") {
+    return sse({ event: "gap", data: JSON.stringify(item.gap) }) + sse({ event: "observation", id: item.observation.cursor, data: JSON.stringify(item.observation) });
+  }
+  return sse({ id: item.cursor, data: item.json });
+}
+
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
 
 /** A JSON error response. Input never reaches it unescaped. */
@@ -235,12 +246,14 @@ export function createReplayHandler({
             controller.close();
             return;
           }
-          if (item.type === "gap") {
-            controller.enqueue(encoder.encode(sse({ event: "gap", data: JSON.stringify(item.gap) })));
-            controller.enqueue(encoder.encode(sse({ event: "observation", id: item.observation.cursor, data: JSON.stringify(item.observation) })));
-          } else {
-            controller.enqueue(encoder.encode(sse({ id: item.cursor, data: item.json })));
+          // With what is already pending (at most a batch), in one chunk.
+          let text = render(item);
+          for (let i = 1; i < PULL_BATCH; i++) {
+            const more = subscription.next();
+            if (more === undefined) break;
+            text += render(more);
           }
+          controller.enqueue(encoder.encode(text));
         },
         cancel() {
           end();
