@@ -2,7 +2,7 @@
 // exports: inputs normalised, results parsed once from JSON.
 import * as raw from "../pkg/agent_replay.js";
 import sample from "../pkg/sample.js";
-import { AgentReplayError, call, invalidInput, isBytes } from "./common.js";
+import { AgentReplayError, call, invalidInput, isBytes, toBytes } from "./common.js";
 
 export { AgentReplayError } from "./common.js";
 
@@ -87,8 +87,7 @@ export class SessionState {
   /** Folds the next chunk of a log arriving in pieces (lines may straddle chunks). */
   write(chunk, options = this.#options) {
     const core = this.#live();
-    const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk;
-    if (!isBytes(bytes)) throw invalidInput("SessionState.write", chunk);
+    const bytes = toBytes(chunk, "SessionState.write");
     call(() => core.write(bytes, strictOf(options)));
     return this;
   }

@@ -20,6 +20,8 @@ function render(item) {
   return sse({ id: item.cursor, data: item.json });
 }
 
+const encoder = new TextEncoder();
+
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
 
 /** A JSON error response. Input never reaches it unescaped. */
@@ -201,7 +203,6 @@ export function createReplayHandler({
   }
 
   function stream(s, cursor, sessionId, client) {
-    const encoder = new TextEncoder();
     // Checked now, so a bad cursor is a 400, not a stream that ends.
     let subscription;
     const head = [`: agent-replay stream\nretry: ${retryMs}\n\n`];

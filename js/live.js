@@ -5,7 +5,6 @@
 import * as raw from "../pkg/agent_replay.js";
 import { AgentReplayError, call, eventText, toBytes } from "./common.js";
 
-const encoder = new TextEncoder();
 /** store → sessionId → Set of wake-up callbacks of waiting iterators. */
 const waiters = new WeakMap();
 
@@ -21,10 +20,7 @@ function waitFor(store, sessionId) {
   if (!bySession) waiters.set(store, (bySession = new Map()));
   let set = bySession.get(sessionId);
   if (!set) bySession.set(sessionId, (set = new Set()));
-  let resolve;
-  const promise = new Promise((r) => (resolve = r));
-  set.add(resolve);
-  return { promise, cancel: () => (set.delete(resolve), resolve()) };
+  return new Promise((resolve) => set.add(resolve));
 }
 
 /** A random incarnation: 128 bits from the host's CSPRNG, base64url. */
@@ -248,7 +244,7 @@ export class Subscription {
           continue;
         }
         if (this.closed) return;
-        await waitFor(this.#store, this.#sessionId).promise;
+        await waitFor(this.#store, this.#sessionId);
       }
     } finally {
       this.close();
@@ -283,8 +279,8 @@ export class ReplaySession {
   append(input, { maxEvents } = {}) {
     let bytes;
     if (typeof input === "string" || input instanceof Uint8Array) bytes = toBytes(input, "ReplaySession.append");
-    else if (Array.isArray(input)) bytes = encoder.encode(input.map((e) => eventText(e, "ReplaySession.append")).join("\n"));
-    else bytes = encoder.encode(eventText(input, "ReplaySession.append"));
+    else if (Array.isArray(input)) bytes = toBytes(input.map((e) => eventText(e, "ReplaySession.append")).join("\n"));
+    else bytes = toBytes(eventText(input, "ReplaySession.append"));
     const core = this.#core;
     const { events } = ReplayStore.decode(this.#store, call(() => core.append(bytes, ReplayStore.now(this.#store), maxEvents)), this.#id);
     if (events.length) wake(this.#store, this.#id);
@@ -345,7 +341,7 @@ export class ReplaySession {
               continue;
             }
             if (sub.ended) return;
-            await waitFor(store, id).promise;
+            await waitFor(store, id);
           }
         } finally {
           close();

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::event::{CancellationReason, SessionEvent};
+use crate::log::{self, LoadReport, LogError, LogOptions};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SuspendRecord {
@@ -199,14 +200,23 @@ pub fn folds(kind: &str) -> bool {
 /// Loads a whole log from bytes and folds its snapshot. With `full_check`
 /// false, only the kinds the fold reads are checked field by field; every
 /// other event is checked as JSON with a kind (what the fold depends on).
-pub fn rebuild_os_snapshot_from_bytes(
-    bytes: &[u8],
+pub fn rebuild_os_snapshot_from_bytes(bytes: &[u8], strict: bool, full_check: bool) -> Result<(OsSnapshot, LoadReport), LogError> {
+    fold_log(strict, full_check, |opts, sink| log::read_bytes(bytes, opts, sink))
+}
+
+/// The same from a string (already UTF-8: not checked again).
+pub fn rebuild_os_snapshot_from_str(text: &str, strict: bool, full_check: bool) -> Result<(OsSnapshot, LoadReport), LogError> {
+    fold_log(strict, full_check, |opts, sink| log::read_str(text, opts, sink))
+}
+
+fn fold_log(
     strict: bool,
     full_check: bool,
-) -> Result<(OsSnapshot, crate::log::LoadReport), crate::log::LogError> {
+    load: impl FnOnce(LogOptions, &mut dyn log::EventSink) -> Result<LoadReport, LogError>,
+) -> Result<(OsSnapshot, LoadReport), LogError> {
     let mut folder = OsSnapshotFolder::new();
-    let opts = crate::log::LogOptions { strict, only: if full_check { None } else { Some(folds) } };
-    let report = crate::log::read_bytes(bytes, opts, &mut |_: &str, e: SessionEvent<'_>| folder.apply(&e))?;
+    let opts = LogOptions { strict, only: if full_check { None } else { Some(folds) } };
+    let report = load(opts, &mut |_: &str, e: SessionEvent<'_>| folder.apply(&e))?;
     Ok((folder.into_snapshot(), report))
 }
 

@@ -6,7 +6,7 @@ use crate::log::{self, LoadReport, LogError, LogOptions, LogReader};
 use crate::snapshot::{OsSnapshot, OsSnapshotFolder};
 use crate::view::{SessionView, SessionViewFolder};
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct SessionState {
     os: OsSnapshotFolder,
     view: SessionViewFolder,

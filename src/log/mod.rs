@@ -84,7 +84,7 @@ pub fn read_bytes(bytes: &[u8], opts: LogOptions, sink: &mut dyn EventSink) -> R
 /// Incremental loader: `push` chunks as they arrive, then `finish`.
 /// JSON Lines are handled as soon as each line is complete; a JSON array
 /// is buffered until `finish`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct LogReader {
     strict: bool,
     only: Option<fn(&str) -> bool>,

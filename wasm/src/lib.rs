@@ -23,7 +23,7 @@ static ALLOCATOR: alloc::GeometricGrowth = alloc::GeometricGrowth;
 
 use agent_replay::json::{may_hold_unsafe_integer, to_js_json};
 use agent_replay::log::{self, LogError, LogOptions};
-use agent_replay::snapshot::rebuild_os_snapshot_from_bytes;
+use agent_replay::snapshot::{OsSnapshot, rebuild_os_snapshot_from_bytes, rebuild_os_snapshot_from_str};
 use agent_replay::state::SessionState as CoreState;
 use agent_replay::SessionEvent;
 use wasm_bindgen::prelude::*;
@@ -85,8 +85,8 @@ pub fn parse_log_bytes(bytes: &[u8], strict: bool) -> Result<String, JsValue> {
 }
 
 /// The OS snapshot as JSON; any load error throws `invalid_log` with all errors.
-fn snapshot_json(bytes: &[u8], strict: bool, full_check: bool) -> Result<String, JsValue> {
-    let (snapshot, report) = rebuild_os_snapshot_from_bytes(bytes, strict, full_check).map_err(log_error)?;
+fn snapshot_json(folded: Result<(OsSnapshot, log::LoadReport), LogError>) -> Result<String, JsValue> {
+    let (snapshot, report) = folded.map_err(log_error)?;
     if let Some(first) = report.errors.first() {
         let message = format!("{} error(s) in the log; first at {first}", report.errors.len());
         return Err(error("invalid_log", &message, &report.errors));
@@ -96,12 +96,12 @@ fn snapshot_json(bytes: &[u8], strict: bool, full_check: bool) -> Result<String,
 
 #[wasm_bindgen(js_name = rebuildOsSnapshotStr)]
 pub fn rebuild_os_snapshot_str(text: &str, strict: bool, full_check: bool) -> Result<String, JsValue> {
-    snapshot_json(text.as_bytes(), strict, full_check)
+    snapshot_json(rebuild_os_snapshot_from_str(text, strict, full_check))
 }
 
 #[wasm_bindgen(js_name = rebuildOsSnapshotBytes)]
 pub fn rebuild_os_snapshot_bytes(bytes: &[u8], strict: bool, full_check: bool) -> Result<String, JsValue> {
-    snapshot_json(bytes, strict, full_check)
+    snapshot_json(rebuild_os_snapshot_from_bytes(bytes, strict, full_check))
 }
 
 /// Incremental session state (see `agent_replay::state`).
