@@ -36,6 +36,7 @@ fn main() {
         events.push(to_js_json(&event));
     }
     let mut views = Vec::new();
+    let mut summaries = Vec::new();
     let mut snapshots = Vec::new();
     let lines: Vec<&str> = SAMPLE_JSONL.lines().collect();
     // Prefixes that end not started, running, suspended and terminal.
@@ -44,6 +45,7 @@ fn main() {
         let mut state = SessionState::new(Some("fixture".into()));
         let _ = state.apply_str(&lines[..n].join("\n"), Default::default());
         views.push(to_js_json(state.view()));
+        summaries.push(to_js_json(&state.summary()));
         snapshots.push(to_js_json(state.os_snapshot()));
     }
     let mut errs = SessionState::new(None);
@@ -59,10 +61,11 @@ fn main() {
         Resume::Replayed { .. } => unreachable!("a buffer of 2 is trimmed past the start"),
     };
     println!(
-        "{{\"events\":[{}],\"views\":[{}],\"snapshots\":[{}],\"gaps\":[{gaps}],\"observations\":[{}]}}",
+        "{{\"events\":[{}],\"views\":[{}],\"snapshots\":[{}],\"gaps\":[{gaps}],\"observations\":[{}],\"summaries\":[{}]}}",
         events.join(","),
         views.join(","),
         snapshots.join(","),
-        to_js_json(&session.observe_sent())
+        to_js_json(&session.observe_sent()),
+        summaries.join(",")
     );
 }

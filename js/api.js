@@ -50,17 +50,58 @@ export function sampleLog() {
   return sample;
 }
 
+/** Decodes `header\n[kind, turn, length, …]\ntexts` into folded events. */
+function foldedEvents(wire, firstPosition, onEvent) {
+  const a = wire.indexOf("\n");
+  const b = wire.indexOf("\n", a + 1);
+  const meta = JSON.parse(wire.slice(a + 1, b));
+  let offset = b + 1;
+  let position = firstPosition;
+  for (let i = 0; i < meta.length; i += 3) {
+    const end = offset + meta[i + 2];
+    onEvent({ position: ++position, kind: meta[i], turn: meta[i + 1], json: wire.slice(offset, end) });
+    offset = end;
+  }
+  return wire.slice(0, a);
+}
+
+const wrap = Symbol("wrap");
+
 /** Incremental session state: the OS snapshot and the session view. */
 export class SessionState {
   #core;
   #options;
 
   constructor(sessionId, options) {
+    if (sessionId === wrap) {
+      this.#core = options;
+      return;
+    }
     if (sessionId !== undefined && sessionId !== null && typeof sessionId !== "string") {
       throw new AgentReplayError("invalid_input", "SessionState: sessionId must be a string");
     }
     this.#core = new raw.SessionStateCore(sessionId ?? undefined);
     this.#options = options;
+  }
+
+  /**
+   * The state a live-replay observation describes (or a view, or either as
+   * JSON text), ready to fold the events after it: what a client does after
+   * a gap. Throws `invalid_observation` if it is not a session view.
+   */
+  static fromObservation(observation) {
+    let value = observation;
+    if (typeof value === "string") {
+      try {
+        value = JSON.parse(value);
+      } catch {
+        throw new AgentReplayError("invalid_observation", "SessionState.fromObservation: not JSON");
+      }
+    }
+    if (value === null || typeof value !== "object") throw invalidInput("SessionState.fromObservation", observation);
+    const view = "cursor" in value && "state" in value ? value.state : value;
+    const json = JSON.stringify(view);
+    return new SessionState(wrap, call(() => raw.SessionStateCore.fromView(json)));
   }
 
   #live() {
@@ -84,18 +125,48 @@ export class SessionState {
     return this;
   }
 
-  /** Folds the next chunk of a log arriving in pieces (lines may straddle chunks). */
+  /**
+   * Folds the next chunk of a log arriving in pieces (lines may straddle
+   * chunks). `{onEvent}` receives each event folded, as
+   * `{position, kind, turn, json}` (its original JSON text).
+   */
   write(chunk, options = this.#options) {
     const core = this.#live();
     const bytes = toBytes(chunk, "SessionState.write");
-    call(() => core.write(bytes, strictOf(options)));
+    const strict = strictOf(options);
+    const onEvent = options?.onEvent;
+    if (typeof onEvent === "function") {
+      const first = core.eventCount;
+      foldedEvents(call(() => core.writeEvents(bytes, strict)), first, onEvent);
+    } else call(() => core.write(bytes, strict));
     return this;
   }
 
-  /** Ends a log written in chunks; returns `{framing, events, errors}` for it. */
-  end() {
+  /** Ends a log written in chunks; returns `{framing, events, errors}` for it.
+   * `{onEvent}` receives the events the end folds (an unterminated last line). */
+  end(options) {
     const core = this.#live();
+    const onEvent = options?.onEvent;
+    if (typeof onEvent === "function") {
+      const first = core.eventCount;
+      return JSON.parse(foldedEvents(call(() => core.endEvents()), first, onEvent));
+    }
     return JSON.parse(call(() => core.end()));
+  }
+
+  /**
+   * A light copy for time travel: it keeps folding the OS snapshot and the
+   * summary but no per-event lists, so holding one every few thousand
+   * events is cheap. Its `view()` lists are empty; use `summary()`.
+   */
+  checkpoint() {
+    return new SessionState(wrap, this.#live().checkpoint());
+  }
+
+  /** The state at this point without the per-event lists: status, run,
+   * totals, processes, current capabilities, counts, errors. */
+  summary() {
+    return JSON.parse(this.#live().summary());
   }
 
   osSnapshot() {

@@ -251,11 +251,39 @@ export interface SessionView {
   load_errors: LogError[];
 }
 
+/** The state at one point without the per-event lists: what a time-travel
+ * checkpoint holds (`SessionState.summary()`). */
+export interface SessionSummary {
+  session_id: string | null;
+  event_count: number;
+  revision: number;
+  run: SessionView["run"];
+  status: SessionStatus;
+  turns_used: number;
+  total_tokens: U64;
+  processes: ProcessView[];
+  current_capabilities: string[];
+  tokens_by_operation: Record<string, U64>;
+  counts: Record<string, number>;
+  errors: SessionView["errors"];
+}
+
+/** An event as a streamed log folds it (`write`/`end` with `onEvent`). */
+export interface FoldedEvent {
+  /** Its 1-based position in the session. */
+  position: number;
+  kind: string;
+  /** Its turn, for kinds that have one. */
+  turn: number | null;
+  /** Its JSON text as written (normalised only if it held an integer JS would round). */
+  json: string;
+}
+
 // ---- The API ---------------------------------------------------------------
 
 export type ErrorCode =
   | "invalid_log" | "invalid_event" | "invalid_input" | "invalid_session_id"
-  | "malformed_cursor" | "wrong_session" | "limit_exceeded" | "closed" | (string & {});
+  | "malformed_cursor" | "wrong_session" | "limit_exceeded" | "closed" | "invalid_observation" | (string & {});
 
 /** Every error thrown by this package. */
 export class AgentReplayError extends Error {
@@ -288,12 +316,19 @@ export function sampleLog(): string;
 /** Incremental session state: the OS snapshot and the session view. */
 export class SessionState {
   constructor(sessionId?: string, options?: LoadOptions);
+  /** The state an observation (or a view, or either's JSON text) describes,
+   * ready to fold the events after it. Throws `invalid_observation`. */
+  static fromObservation(observation: Observation | SessionView | string): SessionState;
   /** Folds an event, events, or a whole log (string or bytes), in order. */
   apply(input: LoggedEvent | LoggedEvent[] | string | Uint8Array, options?: LoadOptions): this;
-  /** Folds the next chunk of a log arriving in pieces. */
-  write(chunk: string | Uint8Array, options?: LoadOptions): this;
+  /** Folds the next chunk of a log arriving in pieces; `onEvent` sees each event folded. */
+  write(chunk: string | Uint8Array, options?: LoadOptions & { onEvent?: (event: FoldedEvent) => void }): this;
   /** Ends a log written in chunks. */
-  end(): { framing: Framing; events: number; errors: LogError[] };
+  end(options?: { onEvent?: (event: FoldedEvent) => void }): { framing: Framing; events: number; errors: LogError[] };
+  /** A light copy for time travel: folds on the OS snapshot and the summary,
+   * not the per-event lists (its `view()` lists are empty). */
+  checkpoint(): SessionState;
+  summary(): SessionSummary;
   osSnapshot(): OsSnapshot;
   view(): SessionView;
   readonly eventCount: number;

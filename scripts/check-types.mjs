@@ -14,12 +14,13 @@ const dir = join(root, "tests/types");
 mkdirSync(dir, { recursive: true });
 const lit = (v) => JSON.stringify(v, null, 1);
 const body = [
-  `import type { SessionEvent, SessionView, OsSnapshot, GapItem, Observation } from "../../js/index.js";`,
+  `import type { SessionEvent, SessionView, SessionSummary, OsSnapshot, GapItem, Observation } from "../../js/index.js";`,
   ...fixtures.events.map((e, i) => `export const event${i}: SessionEvent = ${lit(e)};`),
   ...fixtures.views.map((v, i) => `export const view${i}: SessionView = ${lit(v)};`),
   ...fixtures.snapshots.map((s, i) => `export const snapshot${i}: OsSnapshot = ${lit(s)};`),
   ...fixtures.gaps.map((g, i) => `export const gap${i}: GapItem = ${lit(g)};`),
   ...fixtures.observations.map((o, i) => `export const observation${i}: Observation = ${lit(o)};`),
+  ...fixtures.summaries.map((o, i) => `export const summary${i}: SessionSummary = ${lit(o)};`),
 ].join("\n");
 writeFileSync(join(dir, "generated.ts"), body + "\n");
 writeFileSync(join(dir, "api-usage.ts"), API_USAGE());
@@ -49,6 +50,10 @@ const handler = createReplayHandler({ authorize: bearerTokens({ t: ["s"], ops: "
 const response: Promise<Response> = handler(new Request("http://localhost/sessions/s"));
 void response;
 const view: SessionView = state.view();
+const restored = SessionState.fromObservation(session.observe()).checkpoint();
+state.write("{}", { onEvent: (e) => { const p: number = e.position; const t: number | null = e.turn; void p; void t; } });
+const ended: number = state.end({ onEvent: (e) => void e.json }).events + restored.summary().event_count;
+void ended;
 const n: number = state.eventCount + state.revision + snap.page_in_count + view.event_count;
 try { state.apply("x", { strict: true }); } catch (e) { if (e instanceof AgentReplayError) { const c: string = e.code; void c; } }
 void n;

@@ -80,6 +80,11 @@ impl JsonText {
         JsonText(raw.to_owned())
     }
 
+    /// A value cut from JSON text already checked valid.
+    pub fn from_raw_str(text: &str) -> Self {
+        Self::parse(text)
+    }
+
     pub fn null() -> Self {
         Self::parse("null")
     }

@@ -108,6 +108,13 @@ impl OsSnapshotFolder {
         Self::default()
     }
 
+    /// The folder whose snapshot is `snapshot` (folding on from it).
+    pub fn from_snapshot(snapshot: OsSnapshot) -> Self {
+        let process_index =
+            snapshot.process_by_agent.iter().enumerate().map(|(i, p)| (p.agent_id.clone(), i)).collect();
+        OsSnapshotFolder { snapshot, process_index }
+    }
+
     pub fn snapshot(&self) -> &OsSnapshot {
         &self.snapshot
     }

@@ -4,7 +4,10 @@
 use crate::event::SessionEvent;
 use crate::log::{self, LoadReport, LogError, LogOptions, LogReader};
 use crate::snapshot::{OsSnapshot, OsSnapshotFolder};
-use crate::view::{SessionView, SessionViewFolder};
+use crate::view::{os_snapshot_of, SessionSummary, SessionView, SessionViewFolder};
+
+/// Receives each event folded from a streamed log, with its JSON text.
+pub type EventSink<'s> = dyn FnMut(&str, &SessionEvent<'_>) + 's;
 
 #[derive(Debug)]
 pub struct SessionState {
@@ -16,6 +19,20 @@ pub struct SessionState {
 impl SessionState {
     pub fn new(session_id: Option<String>) -> Self {
         SessionState { os: OsSnapshotFolder::new(), view: SessionViewFolder::new(session_id), stream: None }
+    }
+
+    /// The state a view was folded into (e.g. a live-replay observation's),
+    /// ready to fold the events that follow it.
+    pub fn from_view_json(json: &str) -> Result<Self, String> {
+        let view = SessionViewFolder::restore(json)?;
+        let os = OsSnapshotFolder::from_snapshot(os_snapshot_of(view.view())?);
+        Ok(SessionState { os, view, stream: None })
+    }
+
+    /// A light copy for time travel: it folds on the OS snapshot and the
+    /// summary, not the per-event lists, so many can be held.
+    pub fn checkpoint(&self) -> Self {
+        SessionState { os: self.os.clone(), view: self.view.light(), stream: None }
     }
 
     /// Folds one event; its position is the next one.
@@ -40,9 +57,17 @@ impl SessionState {
 
     /// Folds the next chunk of a log being streamed in; `end` finishes it.
     pub fn write(&mut self, chunk: &[u8], opts: LogOptions) -> Result<(), LogError> {
+        self.write_each(chunk, opts, &mut |_, _| {})
+    }
+
+    /// `write`, handing each folded event to `sink` too.
+    pub fn write_each(&mut self, chunk: &[u8], opts: LogOptions, sink: &mut EventSink<'_>) -> Result<(), LogError> {
         let mut reader = self.stream.take().unwrap_or_else(|| LogReader::new(opts));
         let before = reader.errors().len();
-        let result = reader.push(chunk, &mut |_: &str, e: SessionEvent<'_>| self.apply(&e));
+        let result = reader.push(chunk, &mut |t: &str, e: SessionEvent<'_>| {
+            self.apply(&e);
+            sink(t, &e);
+        });
         self.view.add_load_errors(reader.errors().get(before..).unwrap_or_default());
         self.stream = Some(reader);
         result
@@ -50,9 +75,17 @@ impl SessionState {
 
     /// Ends a streamed log: the unterminated last line or buffered array.
     pub fn end(&mut self) -> Result<LoadReport, LogError> {
+        self.end_each(&mut |_, _| {})
+    }
+
+    /// `end`, handing each folded event to `sink` too.
+    pub fn end_each(&mut self, sink: &mut EventSink<'_>) -> Result<LoadReport, LogError> {
         let mut reader = self.stream.take().unwrap_or_default();
         let before = reader.errors().len();
-        let result = reader.finish(&mut |_: &str, e: SessionEvent<'_>| self.apply(&e));
+        let result = reader.finish(&mut |t: &str, e: SessionEvent<'_>| {
+            self.apply(&e);
+            sink(t, &e);
+        });
         self.view.add_load_errors(reader.errors().get(before..).unwrap_or_default());
         result.map(|()| reader.report())
     }
@@ -70,7 +103,12 @@ impl SessionState {
         self.os.snapshot()
     }
 
+    /// The full view; in a checkpoint its per-event lists are empty.
     pub fn view(&self) -> &SessionView {
         self.view.view()
+    }
+
+    pub fn summary(&self) -> SessionSummary<'_> {
+        self.view.summary()
     }
 }

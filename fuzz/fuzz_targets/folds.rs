@@ -1,5 +1,7 @@
 //! Any bytes through every fold: the snapshot (both checks), the session
-//! state and view, and their JSON, never panic.
+//! state and view, and their JSON, never panic. The view read back from
+//! its JSON is the same view and folds on like the original; the same
+//! bytes read as a view's JSON never panic either.
 #![no_main]
 use agent_replay::json::to_js_json;
 use agent_replay::log::LogOptions;
@@ -15,6 +17,14 @@ fuzz_target!(|data: &[u8]| {
     }
     let mut state = SessionState::new(Some("fuzz".into()));
     let _ = state.apply_bytes(data, LogOptions::default());
-    let _ = to_js_json(state.view());
+    let view = to_js_json(state.view());
     let _ = to_js_json(state.os_snapshot());
+    let restored = SessionState::from_view_json(&view).expect("a view reads back");
+    assert_eq!(to_js_json(restored.view()), view);
+    assert_eq!(to_js_json(restored.os_snapshot()), to_js_json(state.os_snapshot()));
+    let light = state.checkpoint();
+    assert_eq!(to_js_json(&light.summary()), to_js_json(&state.summary()));
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = SessionState::from_view_json(text);
+    }
 });

@@ -4,6 +4,8 @@
 //! entropy, checkpoints, memory, counts, unknown kinds). Records that are
 //! an event as it happened keep the event itself (`Entry`), normalised.
 
+mod raw;
+mod restore;
 mod transcript;
 
 use std::collections::{BTreeMap, HashMap};
@@ -13,6 +15,7 @@ use serde::Serialize;
 use crate::event::{Responder, SessionEvent, Str};
 use crate::json::JsonText;
 use crate::log::LogError;
+pub use restore::os_snapshot_of;
 pub use transcript::{ToolOutcome, TranscriptEntry};
 
 /// An event at its 1-based position in the session.
@@ -200,6 +203,27 @@ pub struct SessionViewFolder {
     transcript: transcript::TranscriptFolder,
     current_turn: u32,
     reported_tokens: u64,
+    /// False in a light copy: the per-event lists (transcript, turns,
+    /// entries) are not kept, only what describes the state at this point.
+    lists: bool,
+}
+
+/// The part of the view that describes the state at one point, without
+/// the per-event lists: what a time-travel checkpoint keeps and shows.
+#[derive(Debug, Serialize)]
+pub struct SessionSummary<'a> {
+    pub session_id: &'a Option<String>,
+    pub event_count: u64,
+    pub revision: u64,
+    pub run: &'a Option<RunHeader>,
+    pub status: &'a Status,
+    pub turns_used: u32,
+    pub total_tokens: u64,
+    pub processes: &'a [ProcessView],
+    pub current_capabilities: &'a [String],
+    pub tokens_by_operation: &'a BTreeMap<String, u64>,
+    pub counts: &'a BTreeMap<String, u64>,
+    pub errors: &'a ErrorCounts,
 }
 
 /// Counts `key`, allocating its string only the first time.
@@ -256,6 +280,7 @@ impl SessionViewFolder {
             transcript: transcript::TranscriptFolder::default(),
             current_turn: 0,
             reported_tokens: 0,
+            lists: true,
         }
     }
 
@@ -263,10 +288,54 @@ impl SessionViewFolder {
         &self.view
     }
 
+    pub fn summary(&self) -> SessionSummary<'_> {
+        let v = &self.view;
+        SessionSummary {
+            session_id: &v.session_id,
+            event_count: v.event_count,
+            revision: v.revision,
+            run: &v.run,
+            status: &v.status,
+            turns_used: v.turns_used,
+            total_tokens: v.total_tokens,
+            processes: &v.processes,
+            current_capabilities: &v.capabilities.current,
+            tokens_by_operation: &v.budgets.tokens_by_operation,
+            counts: &v.counts,
+            errors: &v.errors,
+        }
+    }
+
+    /// A copy that keeps folding the summary but no per-event lists: cheap
+    /// to hold many of (time-travel checkpoints).
+    pub fn light(&self) -> SessionViewFolder {
+        let v = &self.view;
+        let mut light = SessionViewFolder::new(v.session_id.clone());
+        let l = &mut light.view;
+        l.event_count = v.event_count;
+        l.revision = v.revision;
+        l.run.clone_from(&v.run);
+        l.status.clone_from(&v.status);
+        l.turns_used = v.turns_used;
+        l.total_tokens = v.total_tokens;
+        l.processes.clone_from(&v.processes);
+        l.capabilities.current.clone_from(&v.capabilities.current);
+        l.budgets.tokens_by_operation.clone_from(&v.budgets.tokens_by_operation);
+        l.counts.clone_from(&v.counts);
+        l.errors = v.errors.clone();
+        light.process_index.clone_from(&self.process_index);
+        light.current_turn = self.current_turn;
+        light.reported_tokens = self.reported_tokens;
+        light.lists = false;
+        light
+    }
+
     /// Records load errors beside the events (tolerant loading).
     pub fn add_load_errors(&mut self, errors: &[LogError]) {
         self.view.errors.load_errors = self.view.errors.load_errors.saturating_add(errors.len() as u64);
-        self.view.load_errors.extend_from_slice(errors);
+        if self.lists {
+            self.view.load_errors.extend_from_slice(errors);
+        }
     }
 
     pub fn apply(&mut self, event: &SessionEvent<'_>) {
@@ -283,7 +352,16 @@ impl SessionViewFolder {
             v.status = Status::Running;
         }
         let turn = self.current_turn;
+        let lists = self.lists;
         let entry = || Entry { position, event: JsonText::of(event) };
+        // Records the event in a per-event list, unless this is a light copy.
+        macro_rules! keep {
+            ($list:expr) => {
+                if lists {
+                    $list.push(entry())
+                }
+            };
+        }
         let mut tokens = 0u64;
         let mut errors = 0u64;
         let mut tool_names: Vec<String> = Vec::new();
@@ -335,8 +413,8 @@ impl SessionViewFolder {
                     v.status = Status::Running;
                 }
             }
-            E::ToolArgumentRepaired(_) => v.argument_repairs.push(entry()),
-            E::PermissionRequested(e) => v.permissions.requests.push(PermissionRequest {
+            E::ToolArgumentRepaired(_) => keep!(v.argument_repairs),
+            E::PermissionRequested(e) if lists => v.permissions.requests.push(PermissionRequest {
                 position,
                 turn: e.turn,
                 tool: e.tool.to_string(),
@@ -344,6 +422,7 @@ impl SessionViewFolder {
                 reason: opt(&e.reason),
                 resolution: None,
             }),
+            E::PermissionRequested(_) => {}
             E::PermissionResolved(e) => {
                 if let Some(req) = v.permissions.requests.iter_mut().find(|r| r.resolution.is_none()) {
                     req.resolution = Some(PermissionResolution {
@@ -359,9 +438,9 @@ impl SessionViewFolder {
             }
             E::ToolDenied(_) => {
                 v.errors.denied_tools = v.errors.denied_tools.saturating_add(1);
-                v.permissions.denied.push(entry());
+                keep!(v.permissions.denied);
             }
-            E::ToolGated(_) => v.permissions.gated.push(entry()),
+            E::ToolGated(_) => keep!(v.permissions.gated),
             E::CapabilityChanged(e) => {
                 let current = &mut v.capabilities.current;
                 current.retain(|c| !e.removed.iter().any(|r| r.as_str() == c));
@@ -370,7 +449,7 @@ impl SessionViewFolder {
                         current.push(added.to_string());
                     }
                 }
-                v.capabilities.history.push(entry());
+                keep!(v.capabilities.history);
             }
             E::MilestoneAdvanced(e) => {
                 for cap in &e.capabilities_unlocked {
@@ -378,24 +457,24 @@ impl SessionViewFolder {
                         v.capabilities.current.push(cap.to_string());
                     }
                 }
-                v.milestones.push(entry());
+                keep!(v.milestones);
             }
-            E::MilestoneBlocked(_) => v.milestones.push(entry()),
-            E::ContextRenewed(_) => v.context.renewals.push(entry()),
-            E::Compressed(_) => v.context.compressions.push(entry()),
-            E::PageOut(_) => v.context.page_outs.push(entry()),
-            E::PageIn(_) => v.context.page_ins.push(entry()),
-            E::SignalDeliveryDisposed(_) => v.signals.push(entry()),
-            E::BudgetExceeded(_) => v.budgets.exceeded.push(entry()),
+            E::MilestoneBlocked(_) => keep!(v.milestones),
+            E::ContextRenewed(_) => keep!(v.context.renewals),
+            E::Compressed(_) => keep!(v.context.compressions),
+            E::PageOut(_) => keep!(v.context.page_outs),
+            E::PageIn(_) => keep!(v.context.page_ins),
+            E::SignalDeliveryDisposed(_) => keep!(v.signals),
+            E::BudgetExceeded(_) => keep!(v.budgets.exceeded),
             E::BudgetUsageReported(e) => {
                 v.budgets.tokens_by_operation.insert(e.operation_id.to_string(), e.tokens);
-                v.budgets.usage.push(entry());
+                keep!(v.budgets.usage);
             }
-            E::OperationCancelled(_) => v.cancellations.push(entry()),
-            E::CheckpointTaken(_) => v.checkpoints.push(entry()),
-            E::EntropySample(_) => v.entropy.samples.push(entry()),
-            E::EntropyAlert(_) => v.entropy.alerts.push(entry()),
-            E::Rollbacked(_) => v.rollbacks.push(entry()),
+            E::OperationCancelled(_) => keep!(v.cancellations),
+            E::CheckpointTaken(_) => keep!(v.checkpoints),
+            E::EntropySample(_) => keep!(v.entropy.samples),
+            E::EntropyAlert(_) => keep!(v.entropy.alerts),
+            E::Rollbacked(_) => keep!(v.rollbacks),
             E::AgentProcessChanged(e) => {
                 let transition = ProcessTransition {
                     position,
@@ -430,13 +509,15 @@ impl SessionViewFolder {
                     *p = ProcessView { first_turn, history, ..latest };
                 }
             }
-            E::MemoryWritten(_) => v.memory.writes.push(entry()),
-            E::MemoryQueried(_) => v.memory.queries.push(entry()),
-            E::MemoryValidationFailed(_) => v.memory.validation_failures.push(entry()),
-            E::MemoryRetrievalResult(_) => v.memory.retrievals.push(entry()),
+            E::MemoryWritten(_) => keep!(v.memory.writes),
+            E::MemoryQueried(_) => keep!(v.memory.queries),
+            E::MemoryValidationFailed(_) => keep!(v.memory.validation_failures),
+            E::MemoryRetrievalResult(_) => keep!(v.memory.retrievals),
             E::Unknown(u) => {
                 v.errors.unknown_events = v.errors.unknown_events.saturating_add(1);
-                v.unknown.push(UnknownView { position, kind: u.kind.to_string(), json: u.json.to_string() });
+                if lists {
+                    v.unknown.push(UnknownView { position, kind: u.kind.to_string(), json: u.json.to_string() });
+                }
             }
         }
         self.reported_tokens = self.reported_tokens.saturating_add(tokens);
@@ -445,8 +526,10 @@ impl SessionViewFolder {
         } else if let Status::Terminal { total_tokens, .. } = v.status {
             v.total_tokens = total_tokens;
         }
-        self.transcript.apply(&mut v.transcript, event, position);
-        self.track_turn(turn, position, event.kind(), tokens, errors, tool_names);
+        if lists {
+            self.transcript.apply(&mut v.transcript, event, position);
+            self.track_turn(turn, position, event.kind(), tokens, errors, tool_names);
+        }
     }
 
     fn track_turn(&mut self, turn: u32, position: u64, kind: &str, tokens: u64, errors: u64, tools: Vec<String>) {

@@ -50,7 +50,7 @@ pub enum TranscriptEntry {
 }
 
 impl TranscriptEntry {
-    fn position(&self) -> u64 {
+    pub(super) fn position(&self) -> u64 {
         match self {
             TranscriptEntry::Goal { position, .. }
             | TranscriptEntry::Assistant { position, .. }
@@ -70,6 +70,20 @@ pub struct TranscriptFolder {
 }
 
 impl TranscriptFolder {
+    /// The folder that produced `out`: call ids to their entries, and the
+    /// checkpoints (history length → position) a rollback can return to.
+    pub fn restore(out: &[TranscriptEntry], checkpoints: HashMap<u32, u64>) -> Self {
+        let calls = out
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| match e {
+                TranscriptEntry::ToolCall { call_id, .. } => Some((call_id.clone(), i)),
+                _ => None,
+            })
+            .collect();
+        TranscriptFolder { calls, checkpoints }
+    }
+
     pub fn apply(&mut self, out: &mut Vec<TranscriptEntry>, event: &SessionEvent<'_>, position: u64) {
         use SessionEvent as E;
         match event {

@@ -26,6 +26,8 @@ use agent_replay::log::{self, LogError, LogOptions};
 use agent_replay::snapshot::{OsSnapshot, rebuild_os_snapshot_from_bytes, rebuild_os_snapshot_from_str};
 use agent_replay::state::SessionState as CoreState;
 use agent_replay::SessionEvent;
+use std::borrow::Cow;
+
 use wasm_bindgen::prelude::*;
 
 fn opts(strict: bool) -> LogOptions {
@@ -52,10 +54,14 @@ fn push_event_json(out: &mut String, text: &str, event: &SessionEvent<'_>) {
     if !out.ends_with('[') {
         out.push(',');
     }
+    out.push_str(&event_json(text, event));
+}
+
+fn event_json<'t>(text: &'t str, event: &SessionEvent<'_>) -> Cow<'t, str> {
     if may_hold_unsafe_integer(text) && !matches!(event, SessionEvent::Unknown(_)) {
-        out.push_str(&to_js_json(event));
+        Cow::Owned(to_js_json(event))
     } else {
-        out.push_str(text);
+        Cow::Borrowed(text)
     }
 }
 
@@ -104,6 +110,44 @@ pub fn rebuild_os_snapshot_bytes(bytes: &[u8], strict: bool, full_check: bool) -
     snapshot_json(rebuild_os_snapshot_from_bytes(bytes, strict, full_check))
 }
 
+fn report_json(report: &log::LoadReport) -> String {
+    format!(
+        "{{\"framing\":{},\"events\":{},\"errors\":{}}}",
+        to_js_json(&report.framing),
+        report.events,
+        to_js_json(&report.errors)
+    )
+}
+
+/// Events folded from a chunk, for JS: `header\n[kind,turn,length,…]\ntexts`,
+/// the texts concatenated (lengths in UTF-16 units, as JS slices them).
+#[derive(Default)]
+struct Folded {
+    meta: String,
+    texts: String,
+}
+
+impl Folded {
+    fn push(&mut self, text: &str, event: &SessionEvent<'_>) {
+        let json = event_json(text, event);
+        let units = json.encode_utf16().count();
+        self.texts.push_str(&json);
+        self.meta.push(if self.meta.is_empty() { '[' } else { ',' });
+        self.meta.push_str(&to_js_json(event.kind()));
+        match event.turn() {
+            Some(turn) => self.meta.push_str(&format!(",{turn},{units}")),
+            None => self.meta.push_str(&format!(",null,{units}")),
+        }
+    }
+
+    fn wire(mut self, header: &str) -> String {
+        if self.meta.is_empty() {
+            self.meta.push('[');
+        }
+        format!("{header}\n{}]\n{}", self.meta, self.texts)
+    }
+}
+
 /// Incremental session state (see `agent_replay::state`).
 #[wasm_bindgen(js_name = SessionStateCore)]
 pub struct SessionState {
@@ -141,6 +185,35 @@ impl SessionState {
         Ok(to_js_json(&report.errors))
     }
 
+    /// The state a view (given as JSON) was folded into.
+    #[wasm_bindgen(js_name = fromView)]
+    pub fn from_view(json: &str) -> Result<SessionState, JsValue> {
+        CoreState::from_view_json(json)
+            .map(|inner| SessionState { inner })
+            .map_err(|m| error("invalid_observation", &m, &[]))
+    }
+
+    /// A light copy for time travel (no per-event lists).
+    pub fn checkpoint(&self) -> SessionState {
+        SessionState { inner: self.inner.checkpoint() }
+    }
+
+    /// Folds the next chunk and returns the folded events (`folded_wire`).
+    #[wasm_bindgen(js_name = writeEvents)]
+    pub fn write_events(&mut self, chunk: &[u8], strict: bool) -> Result<String, JsValue> {
+        let mut folded = Folded::default();
+        self.inner.write_each(chunk, opts(strict), &mut |t, e| folded.push(t, e)).map_err(log_error)?;
+        Ok(folded.wire("{}"))
+    }
+
+    /// Ends a streamed log; its report, then the events the end folded.
+    #[wasm_bindgen(js_name = endEvents)]
+    pub fn end_events(&mut self) -> Result<String, JsValue> {
+        let mut folded = Folded::default();
+        let report = self.inner.end_each(&mut |t, e| folded.push(t, e)).map_err(log_error)?;
+        Ok(folded.wire(&report_json(&report)))
+    }
+
     /// Folds the next chunk of a streamed log.
     pub fn write(&mut self, chunk: &[u8], strict: bool) -> Result<(), JsValue> {
         self.inner.write(chunk, opts(strict)).map_err(log_error)
@@ -149,12 +222,7 @@ impl SessionState {
     /// Ends a streamed log; returns `{framing, events, errors}` of it as JSON.
     pub fn end(&mut self) -> Result<String, JsValue> {
         let report = self.inner.end().map_err(log_error)?;
-        Ok(format!(
-            "{{\"framing\":{},\"events\":{},\"errors\":{}}}",
-            to_js_json(&report.framing),
-            report.events,
-            to_js_json(&report.errors)
-        ))
+        Ok(report_json(&report))
     }
 
     #[wasm_bindgen(js_name = osSnapshot)]
@@ -164,6 +232,10 @@ impl SessionState {
 
     pub fn view(&self) -> String {
         to_js_json(self.inner.view())
+    }
+
+    pub fn summary(&self) -> String {
+        to_js_json(&self.inner.summary())
     }
 
     #[wasm_bindgen(getter, js_name = eventCount)]

@@ -1,0 +1,208 @@
+//! Walking JSON text already checked to be valid, as objects whose values
+//! stay slices of the text until a typed getter reads them. Small in
+//! code, and a nested event is kept exactly as written.
+
+use std::collections::BTreeMap;
+
+use crate::json::JsonText;
+
+type Result<T> = std::result::Result<T, String>;
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while b.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
+        i = i.saturating_add(1);
+    }
+    i
+}
+
+/// The index just past the string whose opening quote is at `i`.
+fn string_end(b: &[u8], i: usize) -> usize {
+    let mut j = i.saturating_add(1);
+    loop {
+        match b.get(j) {
+            None => return j,
+            Some(b'\\') => j = j.saturating_add(2),
+            Some(b'"') => return j.saturating_add(1),
+            Some(_) => j = j.saturating_add(1),
+        }
+    }
+}
+
+/// The index just past the value starting at `i`.
+fn value_end(b: &[u8], mut i: usize) -> usize {
+    let mut depth = 0usize;
+    loop {
+        match b.get(i) {
+            None => return i,
+            Some(b'"') => {
+                i = string_end(b, i);
+                if depth == 0 {
+                    return i;
+                }
+                continue;
+            }
+            Some(b'{' | b'[') => depth = depth.saturating_add(1),
+            Some(b'}' | b']') => {
+                if depth <= 1 {
+                    return if depth == 0 { i } else { i.saturating_add(1) };
+                }
+                depth = depth.saturating_sub(1);
+            }
+            Some(c) if depth == 0 && (*c == b',' || c.is_ascii_whitespace()) => return i,
+            Some(_) => {}
+        }
+        i = i.saturating_add(1);
+    }
+}
+
+/// A member of an object (`key` raw, quotes included) or of an array.
+pub struct Item<'a> {
+    pub key: &'a str,
+    pub value: &'a str,
+}
+
+/// The members of the object or array `text` (`open` is `{` or `[`).
+fn items(text: &str, open: u8) -> Option<Vec<Item<'_>>> {
+    let b = text.as_bytes();
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&open) {
+        return None;
+    }
+    let mut out = Vec::new();
+    loop {
+        i = skip_ws(b, i.saturating_add(1));
+        if matches!(b.get(i), Some(b'}' | b']') | None) {
+            return Some(out);
+        }
+        let mut key = "";
+        if open == b'{' {
+            let end = string_end(b, i);
+            key = text.get(i..end)?;
+            i = skip_ws(b, skip_ws(b, end).saturating_add(1));
+        }
+        let end = value_end(b, i);
+        out.push(Item { key, value: text.get(i..end)? });
+        i = skip_ws(b, end);
+    }
+}
+
+/// A JSON string's value.
+fn string(raw: &str) -> Option<String> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    if inner.contains('\\') {
+        serde_json::from_str(raw).ok()
+    } else {
+        Some(inner.to_string())
+    }
+}
+
+/// A u64 as the JS-safe JSON writes it: a number, or a decimal string.
+fn unsigned(raw: &str) -> Option<u64> {
+    raw.parse().ok().or_else(|| string(raw)?.parse().ok())
+}
+
+/// One JSON object; `what` names it in errors.
+pub struct Obj<'a> {
+    fields: Vec<Item<'a>>,
+    pub what: &'static str,
+}
+
+impl<'a> Obj<'a> {
+    /// An object of `text`, which must be valid JSON (see `is_valid_json`).
+    pub fn parse(text: &'a str, what: &'static str) -> Result<Self> {
+        items(text, b'{').map(|fields| Obj { fields, what }).ok_or_else(|| format!("{what}: not an object"))
+    }
+
+    /// A field's raw text; a missing field reads as `null`.
+    fn raw(&self, key: &str) -> &'a str {
+        let quoted = |k: &str| k.strip_prefix('"').and_then(|k| k.strip_suffix('"')) == Some(key);
+        self.fields.iter().rev().find(|f| quoted(f.key)).map_or("null", |f| f.value)
+    }
+
+    fn read<T>(&self, key: &str, expected: &str, read: impl FnOnce(&'a str) -> Option<T>) -> Result<T> {
+        let raw = self.raw(key);
+        read(raw).ok_or_else(|| format!("{}.{key}: expected {expected}", self.what))
+    }
+
+    pub fn str(&self, key: &str) -> Result<String> {
+        self.read(key, "a string", string)
+    }
+
+    pub fn opt_str(&self, key: &str) -> Result<Option<String>> {
+        self.read(key, "a string or null", |r| if r == "null" { Some(None) } else { string(r).map(Some) })
+    }
+
+    pub fn u64(&self, key: &str) -> Result<u64> {
+        self.read(key, "an unsigned integer", unsigned)
+    }
+
+    pub fn u32(&self, key: &str) -> Result<u32> {
+        self.read(key, "an unsigned 32-bit integer", |r| u32::try_from(unsigned(r)?).ok())
+    }
+
+    pub fn usize(&self, key: &str) -> Result<usize> {
+        self.read(key, "an unsigned integer", |r| usize::try_from(unsigned(r)?).ok())
+    }
+
+    pub fn opt_u32(&self, key: &str) -> Result<Option<u32>> {
+        if self.raw(key) == "null" { Ok(None) } else { self.u32(key).map(Some) }
+    }
+
+    pub fn opt_usize(&self, key: &str) -> Result<Option<usize>> {
+        if self.raw(key) == "null" { Ok(None) } else { self.usize(key).map(Some) }
+    }
+
+    pub fn bool(&self, key: &str) -> Result<bool> {
+        self.read(key, "true or false", |r| match r {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        })
+    }
+
+    pub fn strs(&self, key: &str) -> Result<Vec<String>> {
+        self.read(key, "an array of strings", |r| {
+            let mut out = Vec::new();
+            for i in items(r, b'[')? {
+                out.push(string(i.value)?);
+            }
+            Some(out)
+        })
+    }
+
+    /// An object of counts (`{"name": n}`).
+    pub fn counts(&self, key: &str) -> Result<BTreeMap<String, u64>> {
+        self.read(key, "an object of unsigned integers", |r| {
+            let mut out = BTreeMap::new();
+            for i in items(r, b'{')? {
+                out.insert(string(i.key)?, unsigned(i.value)?);
+            }
+            Some(out)
+        })
+    }
+
+    /// A field's JSON as written (`null` when missing).
+    pub fn json(&self, key: &str) -> JsonText {
+        JsonText::from_raw_str(self.raw(key))
+    }
+
+    pub fn obj(&self, key: &str, what: &'static str) -> Result<Obj<'a>> {
+        Obj::parse(self.raw(key), what)
+    }
+
+    pub fn opt_obj(&self, key: &str, what: &'static str) -> Result<Option<Obj<'a>>> {
+        match self.raw(key) {
+            "null" => Ok(None),
+            raw => Obj::parse(raw, what).map(Some),
+        }
+    }
+
+    pub fn list<T>(&self, key: &str, what: &'static str, each: impl Fn(Obj<'a>) -> Result<T>) -> Result<Vec<T>> {
+        let list = items(self.raw(key), b'[').ok_or_else(|| format!("{}.{key}: expected an array", self.what))?;
+        let mut out = Vec::with_capacity(list.len());
+        for i in list {
+            out.push(each(Obj::parse(i.value, what)?)?);
+        }
+        Ok(out)
+    }
+}

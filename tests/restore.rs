@@ -1,0 +1,123 @@
+//! Restoring a state from a view's JSON (a live-replay observation) and
+//! time-travel checkpoints: folding on from either must give exactly what
+//! folding the whole log gives.
+
+mod common;
+
+use agent_replay::generate::{generate_jsonl, SAMPLE_JSONL};
+use agent_replay::json::to_js_json;
+use agent_replay::state::SessionState;
+use agent_replay::SessionEvent;
+
+fn texts(log: &str) -> Vec<String> {
+    common::load(log, false).unwrap().0
+}
+
+fn fold(state: &mut SessionState, events: &[String]) {
+    for t in events {
+        state.apply(&SessionEvent::from_json(t).unwrap());
+    }
+}
+
+/// Folds `events` whole, and split at `k` through `resume`; compares.
+fn check_split(events: &[String], k: usize, resume: impl Fn(&SessionState) -> SessionState, full_view: bool) {
+    let mut whole = SessionState::new(Some("s".into()));
+    fold(&mut whole, events);
+    let mut head = SessionState::new(Some("s".into()));
+    fold(&mut head, &events[..k]);
+    let mut resumed = resume(&head);
+    fold(&mut resumed, &events[k..]);
+    assert_eq!(to_js_json(resumed.os_snapshot()), to_js_json(whole.os_snapshot()), "OS snapshot after a split at {k}");
+    assert_eq!(to_js_json(&resumed.summary()), to_js_json(&whole.summary()), "summary after a split at {k}");
+    if full_view {
+        assert_eq!(to_js_json(resumed.view()), to_js_json(whole.view()), "view after a split at {k}");
+    }
+}
+
+fn from_json(head: &SessionState) -> SessionState {
+    SessionState::from_view_json(&to_js_json(head.view())).unwrap()
+}
+
+#[test]
+fn a_view_restored_at_every_position_of_the_sample_folds_on_exactly() {
+    let events = texts(SAMPLE_JSONL);
+    for k in 0..=events.len() {
+        check_split(&events, k, from_json, true);
+    }
+}
+
+#[test]
+fn a_checkpoint_at_every_position_of_the_sample_folds_on_exactly() {
+    let events = texts(SAMPLE_JSONL);
+    for k in 0..=events.len() {
+        check_split(&events, k, SessionState::checkpoint, false);
+    }
+}
+
+#[test]
+fn restores_and_checkpoints_hold_on_a_long_generated_log() {
+    let events = texts(&generate_jsonl(7, 400_000));
+    assert!(events.len() > 500, "{} events", events.len());
+    let mut rng = common::Rng(99);
+    for _ in 0..12 {
+        let k = rng.below(events.len() as u64) as usize;
+        check_split(&events, k, from_json, true);
+        check_split(&events, k, SessionState::checkpoint, false);
+    }
+}
+
+#[test]
+fn a_checkpoint_keeps_no_per_event_lists() {
+    let events = texts(SAMPLE_JSONL);
+    let mut state = SessionState::new(None);
+    fold(&mut state, &events);
+    let light = state.checkpoint();
+    let v = light.view();
+    assert!(v.transcript.is_empty() && v.turns.is_empty() && v.signals.is_empty());
+    assert_eq!(v.processes, state.view().processes);
+    assert_eq!(v.counts, state.view().counts);
+}
+
+#[test]
+fn load_errors_and_unknown_events_survive_a_restore() {
+    let log = format!("{SAMPLE_JSONL}{{\"kind\":\"warp\",\"turn\":9}}\n{{\"kind\":\"page_in\"}}\nnot json\n");
+    let mut state = SessionState::new(Some("s".into()));
+    state.apply_str(&log, Default::default()).unwrap();
+    let restored = SessionState::from_view_json(&to_js_json(state.view())).unwrap();
+    assert_eq!(to_js_json(restored.view()), to_js_json(state.view()));
+    assert_eq!(restored.view().load_errors.len(), 2);
+}
+
+#[test]
+fn totals_beyond_2_pow_53_come_back_from_their_string_form() {
+    let log = "{\"kind\":\"run_started\",\"run_id\":\"r\",\"goal\":\"g\",\"criteria\":[],\"agent_id\":null,\"system_prompt\":null,\"attachments\":[]}\n\
+               {\"kind\":\"run_terminal\",\"reason\":\"done\",\"turns_used\":1,\"total_tokens\":18446744073709551615}\n";
+    let mut state = SessionState::new(None);
+    state.apply_str(log, Default::default()).unwrap();
+    let json = to_js_json(state.view());
+    assert!(json.contains("\"total_tokens\":\"18446744073709551615\""));
+    let restored = SessionState::from_view_json(&json).unwrap();
+    assert_eq!(restored.view().total_tokens, u64::MAX);
+    assert_eq!(to_js_json(restored.view()), json);
+}
+
+#[test]
+fn what_is_not_a_view_is_refused_with_a_reason() {
+    let mut state = SessionState::new(None);
+    state.apply_str(SAMPLE_JSONL, Default::default()).unwrap();
+    let good = to_js_json(state.view());
+    let cases = [
+        "".to_string(),
+        "null".to_string(),
+        "{}".to_string(),
+        "[1,2]".to_string(),
+        good.replacen("\"state\":\"terminal\"", "\"state\":\"exploded\"", 1),
+        good.replacen("\"approved\":[", "\"approved\":5,\"was\":[", 1),
+        good.replacen("\"kind\":\"checkpoint_taken\"", "\"kind\":\"page_in\"", 1),
+        good.replacen("\"kind\":\"budget_exceeded\"", "\"kind\":\"budget_exceeded\",\"turn\":\"x\"", 1),
+        good[..good.len() / 2].to_string(),
+    ];
+    for (i, bad) in cases.iter().enumerate() {
+        assert!(SessionState::from_view_json(bad).is_err(), "case {i} was accepted");
+    }
+}
