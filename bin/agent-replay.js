@@ -2,15 +2,22 @@
 // agent-replay CLI: `snapshot FILE` prints the OS snapshot JSON, `summary
 // FILE` a readable summary. FILE may be `-` (stdin); `--sample` uses the
 // embedded sample session. Load errors go to stderr with their positions
-// and make the exit code 1; usage errors exit 2.
+// and make the exit code 1; usage errors exit 2. `serve` runs the viewer.
 import { createReadStream, statSync } from "node:fs";
 import { SessionState, sampleLog, AgentReplayError } from "../js/node.js";
 import { summarize } from "./summary.js";
 
 const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--strict]
+       agent-replay serve [FILE...] [--port N] [--no-demo] [--interval-ms N]
+                          [--max-events N] [--max-age-ms N] [--write-token T]
 
   snapshot   print the kernel OS snapshot of the log as JSON
   summary    print a readable summary: status, turns, tools, processes, budgets, errors
+  serve      serve the session viewer on 127.0.0.1 (port 8080 or $PORT; 0 picks one),
+             with the sample session played live on a loop (--no-demo: off) and
+             each FILE ready to open; --interval-ms paces the demo (1100),
+             --max-events/--max-age-ms bound the live buffer, --write-token
+             allows POST /api/sessions/ID/events with that bearer token
   FILE       a JSON, JSON Lines or stored-entry log; - reads stdin
   --sample   use the embedded sample session
   --strict   stop at the first error (unknown kinds included)`;
@@ -54,7 +61,39 @@ async function load(state, source, strict) {
   return { name: displayName(source), errors: report.errors };
 }
 
+/** `serve`: flags with values, then files. */
+async function runServer(argv) {
+  const options = { port: Number(process.env.PORT ?? 8080), files: [] };
+  const numeric = { "--port": "port", "--interval-ms": "intervalMs", "--max-events": "maxEventsPerSession", "--max-age-ms": "maxAgeMs" };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--no-demo") options.demo = false;
+    else if (a === "--write-token") options.writeToken = argv[++i] ?? fail(USAGE);
+    else if (a in numeric) {
+      const n = Number(argv[++i]);
+      if (!Number.isInteger(n) || n < 0) fail(`${a} needs a whole number`);
+      options[numeric[a]] = n;
+    } else if (a.startsWith("-")) fail(USAGE);
+    else options.files.push(a);
+  }
+  const { serve } = await import("./serve.js");
+  let server;
+  try {
+    server = await serve(options);
+  } catch (e) {
+    fail(e.code === "EADDRINUSE" ? `port ${options.port} is taken; pass --port N (0 picks a free one)` : `cannot serve: ${e.message}`, 1);
+  }
+  process.stdout.write(`agent-replay viewer: ${server.url}/\n`);
+  if (options.demo !== false) process.stdout.write(`  the sample session plays live (a new run each loop); open the URL to follow it\n`);
+  for (const u of server.files) process.stdout.write(`  ${u}\n`);
+  process.stdout.write(`  Ctrl-C stops it\n`);
+  const stop = () => server.close().then(() => process.exit(0));
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
 async function main(argv) {
+  if (argv[0] === "serve") return runServer(argv.slice(1));
   const args = argv.filter((a) => a !== "--strict");
   const strict = args.length !== argv.length;
   const [command, source] = args;

@@ -384,6 +384,10 @@ export interface ReplayStoreOptions {
   incarnation?: string;
 }
 
+/** A cursor's parts, for a client placing what it receives (an SSE
+ * message's id is a cursor). Throws `malformed_cursor`. */
+export function parseCursor(cursor: string): { incarnation: string; revision: number; position: number; session_id: string };
+
 /** The bounded in-memory live replay buffer of many sessions. */
 export class ReplayStore {
   constructor(options?: ReplayStoreOptions);

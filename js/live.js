@@ -73,6 +73,17 @@ function decode(wire, sessionId, incarnation) {
   return { header, events };
 }
 
+/**
+ * A cursor's parts `{incarnation, revision, position, session_id}`, for a
+ * client that must place what it receives (an SSE message's id is a
+ * cursor). Throws `malformed_cursor`.
+ */
+export function parseCursor(cursor) {
+  if (typeof cursor !== "string") throw new AgentReplayError("malformed_cursor", "a cursor is a string");
+  const [incarnation, revision, position, session_id] = JSON.parse(call(() => raw.parseCursor(cursor)));
+  return { incarnation, revision, position, session_id };
+}
+
 function sessionIdOf(cursor) {
   if (typeof cursor !== "string") throw new AgentReplayError("malformed_cursor", "a cursor is a string");
   // arc1:{incarnation}:{revision}:{position}:{session_id}; the core checks the rest.

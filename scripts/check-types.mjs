@@ -34,6 +34,7 @@ console.log(`1 passed, 0 failed`);
 function API_USAGE() {
   return `import { parseLog, rebuildOsSnapshot, SessionState, AgentReplayError, sampleLog, ReplayStore, ReplaySession, memoryUsage, type ObservedEvent, type OsSnapshot, type SessionView } from "../../js/index.js";
 import { createReplayHandler, bearerTokens } from "../../js/edge.js";
+import { chartSeries, describeEvent, type SessionViewer } from "../../js/viewer/index.js";
 const parsed = parseLog(sampleLog(), { strict: false });
 const snap: OsSnapshot = rebuildOsSnapshot(new Uint8Array(0));
 const state = new SessionState("s").apply(parsed.events).apply("{}");
@@ -54,6 +55,10 @@ const restored = SessionState.fromObservation(session.observe()).checkpoint();
 state.write("{}", { onEvent: (e) => { const p: number = e.position; const t: number | null = e.turn; void p; void t; } });
 const ended: number = state.end({ onEvent: (e) => void e.json }).events + restored.summary().event_count;
 void ended;
+const viewer = document.createElement("agent-session-viewer") as SessionViewer;
+viewer.data = { view, snapshot: snap, summary: state.summary(), at: 3, series: chartSeries(view), earlier: 0 };
+const label: string = describeEvent(parsed.events[0]!);
+void label;
 const n: number = state.eventCount + state.revision + snap.page_in_count + view.event_count;
 try { state.apply("x", { strict: true }); } catch (e) { if (e instanceof AgentReplayError) { const c: string = e.code; void c; } }
 void n;

@@ -189,3 +189,13 @@ test("ReplaySession.subscribe: gap with observation, then live, with for await",
   assert.equal(items[0].gap.latest_cursor, "arc1:i:3:3:s");
   assert.deepEqual(items.slice(1).map((e) => e.position), [4, 5]);
 });
+
+test("parseCursor reads the cursors the store makes, and refuses others", async () => {
+  const { parseCursor } = await import("agent-replay");
+  const store = new ReplayStore({ incarnation: "inc-1" });
+  const e = store.append("a:b", '{"kind":"page_in","turn":4,"entry_count":1}');
+  assert.deepEqual(parseCursor(e.cursor), { incarnation: "inc-1", revision: 4, position: 1, session_id: "a:b" });
+  for (const bad of ["", "arc1:x", "arc1:inc:01:1:s", "arc1:inc:1:1:", 5]) {
+    assert.throws(() => parseCursor(bad), (err) => err instanceof AgentReplayError && err.code === "malformed_cursor", String(bad));
+  }
+});

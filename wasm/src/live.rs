@@ -294,3 +294,10 @@ pub fn js_safe_event_json(json: &str) -> Result<String, JsValue> {
     let event = SessionEvent::from_json(json).map_err(|e| error("invalid_event", &e.message, &[]))?;
     Ok(to_js_json(&event))
 }
+
+/// A cursor's parts as JSON `[incarnation, revision, position, session_id]`.
+#[wasm_bindgen(js_name = parseCursor)]
+pub fn parse_cursor(text: &str) -> Result<String, JsValue> {
+    let c = agent_replay::live::SessionCursor::parse(text).map_err(cursor_error)?;
+    Ok(to_js_json(&(c.incarnation, c.revision, c.position, c.session_id)))
+}

@@ -1,0 +1,152 @@
+// The viewer's local server (`agent-replay serve`, what `npm start` runs):
+// the viewer page, the package files it imports, the edge replay handler
+// under /api, and a demo that plays the sample session live on a loop.
+// Listens on 127.0.0.1 only.
+import { createServer } from "node:http";
+import { readFile, stat } from "node:fs/promises";
+import { basename, extname, join, normalize, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+import { ReplaySession, ReplayStore, sampleLog } from "../js/node.js";
+import { createReplayHandler, toNodeListener } from "../js/edge.js";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const uplotDir = join(createRequire(import.meta.url).resolve("uplot"), "..");
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".wasm": "application/wasm",
+  ".json": "application/json",
+  ".png": "image/png",
+  ".svg": "image/svg+xml",
+};
+
+/** URL prefix → directory served under it (nothing outside these). */
+const STATIC = [
+  ["/www/", join(root, "www")],
+  ["/agent-replay/js/", join(root, "js")],
+  ["/agent-replay/pkg/", join(root, "pkg")],
+  ["/vendor/uplot/", uplotDir],
+];
+
+async function sendFile(res, path, type) {
+  try {
+    const body = await readFile(path);
+    res.writeHead(200, { "content-type": type ?? TYPES[extname(path)] ?? "application/octet-stream", "cache-control": "no-cache" });
+    res.end(body);
+  } catch {
+    res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+  }
+}
+
+function staticPath(pathname) {
+  for (const [prefix, dir] of STATIC) {
+    if (!pathname.startsWith(prefix)) continue;
+    const path = normalize(join(dir, decodeURIComponent(pathname.slice(prefix.length))));
+    return path.startsWith(dir + sep) ? path : null;
+  }
+  return null;
+}
+
+/**
+ * Plays the sample session live: one event every `intervalMs`, in a new
+ * session (`sample-1`, `sample-2`, …) each loop, `pauseMs` apart.
+ */
+function startDemo(sessions, store, { intervalMs, pauseMs, keep = 3 }) {
+  const events = sampleLog().trimEnd().split("\n");
+  let loop = 0;
+  let current = null;
+  let timer;
+  const next = () => {
+    loop += 1;
+    const id = `sample-${loop}`;
+    const session = new ReplaySession(id, { store });
+    sessions.set(id, session);
+    const old = `sample-${loop - keep}`;
+    sessions.get(old)?.free();
+    sessions.delete(old);
+    current = { session_id: id, start_cursor: session.observe().cursor, stream: `/api/sessions/${id}/stream`, interval_ms: intervalMs, events: events.length };
+    let i = 0;
+    const tick = () => {
+      session.append(events[i++]);
+      timer = i < events.length ? setTimeout(tick, intervalMs) : setTimeout(next, pauseMs);
+    };
+    timer = setTimeout(tick, intervalMs);
+  };
+  next();
+  return { current: () => current, stop: () => clearTimeout(timer) };
+}
+
+/**
+ * Starts the server. Options: `port` (0 picks one), `files` (logs served
+ * at /files/NAME), `demo` (default true), `intervalMs` (1100: the sample
+ * takes about a minute), `pauseMs` (5000), `maxEventsPerSession`,
+ * `maxAgeMs` (the live buffer), `writeToken` (enables POST with
+ * `Authorization: Bearer TOKEN`). Resolves to `{ url, close() }`.
+ */
+export async function serve({ port = 8080, files = [], demo = true, intervalMs = 1100, pauseMs = 5000, maxEventsPerSession, maxAgeMs, writeToken } = {}) {
+  const store = new ReplayStore({ maxEventsPerSession, maxAgeMs });
+  const sessions = new Map();
+  const MAX_SESSIONS = 1000;
+  const handler = createReplayHandler({
+    basePath: "/api",
+    retryMs: 500,
+    heartbeatMs: 5000,
+    authorize: (request, id, action) =>
+      action === "read"
+        ? sessions.has(id)
+        : Boolean(writeToken) && request.headers.get("authorization") === `Bearer ${writeToken}` && (sessions.has(id) || sessions.size < MAX_SESSIONS),
+    session: (id) => {
+      let s = sessions.get(id);
+      if (!s) sessions.set(id, (s = new ReplaySession(id, { store })));
+      return s;
+    },
+  });
+  const api = toNodeListener(handler);
+  const player = demo ? startDemo(sessions, store, { intervalMs, pauseMs }) : null;
+  const served = new Map();
+  for (const f of files) {
+    const path = resolve(f);
+    await stat(path);
+    served.set(basename(path), path);
+  }
+
+  const server = createServer((req, res) => {
+    const { pathname } = new URL(req.url ?? "/", "http://localhost");
+    if (pathname.startsWith("/api/")) return api(req, res);
+    if (req.method !== "GET" && req.method !== "HEAD") return res.writeHead(405).end();
+    if (pathname === "/" || pathname === "/index.html") return sendFile(res, join(root, "www/index.html"));
+    if (pathname === "/demo") {
+      res.writeHead(player ? 200 : 404, { "content-type": "application/json", "cache-control": "no-store" });
+      return res.end(JSON.stringify(player ? player.current() : { error: "the demo is off" }));
+    }
+    if (pathname === "/sample.jsonl") {
+      res.writeHead(200, { "content-type": "application/x-ndjson" });
+      return res.end(sampleLog());
+    }
+    if (pathname.startsWith("/files/")) {
+      const path = served.get(decodeURIComponent(pathname.slice("/files/".length)));
+      return path ? sendFile(res, path, "application/octet-stream") : res.writeHead(404).end();
+    }
+    const path = staticPath(pathname);
+    if (path) return sendFile(res, path);
+    res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+  });
+  await new Promise((ok, fail) => {
+    server.once("error", fail);
+    server.listen(port, "127.0.0.1", ok);
+  });
+  const url = `http://127.0.0.1:${server.address().port}`;
+  return {
+    url,
+    files: [...served.keys()].map((name) => `${url}/?log=${encodeURIComponent(`/files/${name}`)}`),
+    close: () => {
+      player?.stop();
+      server.closeAllConnections();
+      return new Promise((ok) => server.close(ok));
+    },
+  };
+}

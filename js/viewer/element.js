@@ -1,0 +1,108 @@
+// <agent-session-viewer>: the session panels (header, transcript, OS
+// snapshot, sub-agent tree, charts, load errors) for any app. Give it a log
+// (`log` property or `src` attribute) or data you folded yourself (`data`).
+import { init, SessionState } from "../web.js";
+import { renderCharts } from "./charts.js";
+import { chartSeries, cutSeries } from "./series.js";
+import { h } from "./dom.js";
+import { renderHeader, renderLoadErrors, renderProcesses, renderSnapshot, renderTranscript } from "./render.js";
+import { adoptStyles } from "./styles.js";
+
+export class SessionViewer extends HTMLElement {
+  static observedAttributes = ["src"];
+  #data = null;
+  #plots = [];
+  #frame = 0;
+
+  connectedCallback() {
+    this.classList.add("asv-root");
+    adoptStyles(this);
+    this.#schedule();
+  }
+
+  disconnectedCallback() {
+    this.#destroyPlots();
+  }
+
+  attributeChangedCallback(name, _old, value) {
+    if (name === "src" && value) {
+      fetch(value)
+        .then((r) => (r.ok ? r.arrayBuffer() : Promise.reject(new Error(`${value}: HTTP ${r.status}`))))
+        .then((b) => this.setLog(new Uint8Array(b)))
+        .catch((error) => this.#fail(error));
+    }
+  }
+
+  /**
+   * What the panels show: `view` (a SessionView: transcript, charts, load
+   * errors), `snapshot` (an OsSnapshot), and optionally `summary` (a
+   * SessionSummary for the header and processes, e.g. a time-travel
+   * checkpoint's), `at` (a position: lists are cut there), `series`
+   * (chartSeries() output, when `view` holds only part of the lists) and
+   * `earlier` (transcript entries before those in `view`).
+   */
+  set data(data) {
+    this.#data = data;
+    this.#schedule();
+  }
+
+  get data() {
+    return this.#data;
+  }
+
+  /** A whole log (string or bytes), folded here; resolves once shown. */
+  async setLog(input) {
+    await init();
+    const state = new SessionState();
+    try {
+      state.apply(input);
+      this.data = { view: state.view(), snapshot: state.osSnapshot() };
+    } finally {
+      state.free();
+    }
+  }
+
+  set log(input) {
+    this.setLog(input).catch((error) => this.#fail(error));
+  }
+
+  #fail(error) {
+    this.replaceChildren(h("p", { class: "asv-errors" }, `Could not load the session: ${error.message}`));
+    this.dispatchEvent(new CustomEvent("error", { detail: error }));
+  }
+
+  #schedule() {
+    if (this.#frame || !this.isConnected) return;
+    this.#frame = requestAnimationFrame(() => {
+      this.#frame = 0;
+      this.#render();
+    });
+  }
+
+  #destroyPlots() {
+    for (const p of this.#plots) p.destroy();
+    this.#plots = [];
+  }
+
+  #render() {
+    const d = this.#data;
+    if (!d) return;
+    const at = d.at ?? Infinity;
+    const state = d.summary ?? d.view;
+    const select = (position) => this.dispatchEvent(new CustomEvent("select-position", { detail: { position }, bubbles: true }));
+    this.#destroyPlots();
+    const charts = h("section", { class: "asv-panel asv-charts", "data-testid": "charts" }, h("h2", {}, "Charts"));
+    this.replaceChildren(
+      renderHeader(state),
+      h("div", { class: "asv-grid" },
+        h("div", {}, renderLoadErrors(d.view.load_errors, state.errors.load_errors), renderTranscript(d.view, { at, limit: d.limit ?? 200, earlier: d.earlier ?? 0, onSelect: select })),
+        h("div", {}, charts, renderSnapshot(d.snapshot), renderProcesses(state.processes, state.run?.run_id))));
+    this.#plots = renderCharts(charts, cutSeries(d.series ?? chartSeries(d.view), at));
+    this.dispatchEvent(new CustomEvent("rendered"));
+  }
+}
+
+/** Registers `<agent-session-viewer>` (once). */
+export function defineSessionViewer(name = "agent-session-viewer") {
+  if (!customElements.get(name)) customElements.define(name, class extends SessionViewer {});
+}

@@ -1,0 +1,188 @@
+// The panels of a session, built from the package's own data: a summary
+// (or view) for the header and processes, the view's transcript, and the
+// OS snapshot. `at` cuts everything to the state as of that position.
+import { h, num } from "./dom.js";
+
+function statusText(status) {
+  switch (status.state) {
+    case "not_started": return ["not started", "idle"];
+    case "running": return ["running", "running"];
+    case "suspended": return [`suspended: ${status.reason}${status.pending_calls.length ? ` (pending ${status.pending_calls.join(", ")})` : ""}`, "suspended"];
+    case "terminal": return [`finished: ${status.reason}`, status.reason === "completed" ? "done" : "failed"];
+    default: return [status.state, "idle"];
+  }
+}
+
+/** The run, its status and its totals. `state` is a summary or a view. */
+export function renderHeader(state) {
+  const run = state.run;
+  const [status, tone] = statusText(state.status);
+  const e = state.errors;
+  const turns = state.status.state === "terminal" ? state.turns_used : state.revision;
+  const stat = (label, value, cls) => h("div", { class: `asv-stat ${cls ?? ""}` }, h("span", { class: "asv-stat-value" }, value), h("span", { class: "asv-stat-label" }, label));
+  return h("header", { class: "asv-header", "data-testid": "header" },
+    h("div", { class: "asv-run" },
+      h("div", { class: "asv-run-line" },
+        h("span", { class: `asv-badge asv-${tone}`, "data-testid": "status" }, status),
+        h("span", { class: "asv-run-id", "data-testid": "run-id" }, run ? run.run_id : state.session_id ?? "no run yet"),
+        run?.agent_id ? h("span", { class: "asv-agent" }, `agent ${run.agent_id}`) : null),
+      h("div", { class: "asv-goal", "data-testid": "goal" }, run ? run.goal : "")),
+    h("div", { class: "asv-stats" },
+      stat("events", num(state.event_count)),
+      stat("turns", num(turns), "asv-turns"),
+      stat("tokens", num(state.total_tokens), "asv-tokens"),
+      stat("tool errors", num(e.tool_errors), e.tool_errors ? "asv-warn" : ""),
+      stat("fatal", num(e.fatal_tool_errors), e.fatal_tool_errors ? "asv-bad" : ""),
+      stat("denied", num(e.denied_tools), e.denied_tools ? "asv-warn" : ""),
+      stat("unknown events", num(e.unknown_events), e.unknown_events ? "asv-warn" : ""),
+      stat("load errors", num(e.load_errors), e.load_errors ? "asv-bad" : "")));
+}
+
+function pre(text, cls) {
+  return h("pre", { class: cls ?? "asv-pre" }, text);
+}
+
+function argsText(args) {
+  return typeof args === "string" ? args : JSON.stringify(args, null, 2);
+}
+
+/**
+ * The transcript as of `at`: the goal, assistant messages, tool calls with
+ * their results (when they came by `at`), errors and fatal results marked,
+ * denials and gates, suspensions, and rollbacks with what they undid.
+ */
+export function renderTranscript(view, { at = Infinity, limit = 200, earlier = 0, onSelect } = {}) {
+  const entries = view.transcript.filter((t) => t.position <= at);
+  const rollbacks = entries.filter((t) => t.type === "rollback").map((t) => t.position);
+  const undone = (t) => t.rolled_back && rollbacks.some((r) => r > t.position);
+  const shown = entries.slice(Math.max(0, entries.length - limit));
+  const list = h("ol", { class: "asv-transcript", "data-testid": "transcript" });
+  const select = (position) => onSelect && (() => onSelect(position));
+  for (const t of shown) {
+    const cls = ["asv-t", `asv-t-${t.type}`];
+    if (undone(t)) cls.push("asv-undone");
+    let body;
+    switch (t.type) {
+      case "goal":
+        body = [h("div", { class: "asv-t-head" }, "Goal"), h("p", {}, t.text),
+          t.criteria.length ? h("ul", { class: "asv-criteria" }, t.criteria.map((c) => h("li", {}, c))) : null];
+        break;
+      case "assistant":
+        body = [h("div", { class: "asv-t-head" }, `Assistant · turn ${t.turn}`, t.token_count != null ? h("span", { class: "asv-dim" }, ` · ${num(t.token_count)} tokens`) : null),
+          h("p", { class: "asv-text" }, t.text || h("span", { class: "asv-dim" }, "(tool calls only)"))];
+        break;
+      case "tool_call": {
+        const r = t.result && t.result.position <= at ? t.result : null;
+        if (r?.is_fatal) cls.push("asv-fatal");
+        else if (r?.is_error || t.denied) cls.push("asv-error");
+        body = [
+          h("div", { class: "asv-t-head" }, h("code", {}, t.name ?? "(unknown tool)"), h("span", { class: "asv-dim" }, ` · ${t.call_id} · turn ${t.turn}`),
+            t.denied ? h("span", { class: "asv-badge asv-failed" }, "denied") : null,
+            t.gated ? h("span", { class: "asv-badge asv-suspended" }, "gated") : null,
+            r?.is_fatal ? h("span", { class: "asv-badge asv-failed" }, "fatal") : r?.is_error ? h("span", { class: "asv-badge asv-failed" }, r.error_kind ?? "error") : null,
+            undone(t) ? h("span", { class: "asv-badge asv-idle" }, "rolled back") : null),
+          t.arguments !== null ? h("details", {}, h("summary", {}, "arguments"), pre(argsText(t.arguments))) : null,
+          t.denied ? h("p", { class: "asv-note" }, `Denied: ${t.denied}`) : null,
+          t.gated ? h("p", { class: "asv-note" }, `Gated: ${t.gated}`) : null,
+          r ? pre(r.output, "asv-pre asv-output") : t.denied ? null : h("p", { class: "asv-dim" }, "no result yet"),
+        ];
+        break;
+      }
+      case "suspended":
+        body = [h("div", { class: "asv-t-head" }, `Suspended · turn ${t.turn}`), h("p", {}, `${t.reason}${t.pending_calls.length ? ` — waiting on ${t.pending_calls.join(", ")}` : ""}`)];
+        break;
+      case "resumed":
+        body = [h("div", { class: "asv-t-head" }, `Resumed · turn ${t.turn}`),
+          h("p", {}, [t.approved.length ? `approved ${t.approved.join(", ")}` : "", t.denied.length ? ` denied ${t.denied.join(", ")}` : ""].join(" ").trim() || "resumed")];
+        break;
+      case "rollback":
+        body = [h("div", { class: "asv-t-head" }, `Rollback · turn ${t.turn}`),
+          h("p", {}, `back to history length ${t.checkpoint_history_len}${t.reason ? ` — ${t.reason.kind}${t.reason.tool_name ? ` (${t.reason.tool_name})` : ""}${t.reason.reason || t.reason.error ? `: ${t.reason.reason ?? t.reason.error}` : ""}` : ""}`)];
+        break;
+      default:
+        body = [pre(JSON.stringify(t, null, 2))];
+    }
+    list.append(h("li", { class: cls.join(" "), "data-position": t.position, onclick: select(t.position) }, h("span", { class: "asv-pos" }, `#${t.position}`), h("div", { class: "asv-t-body" }, body)));
+  }
+  const hidden = entries.length - shown.length + earlier;
+  return h("section", { class: "asv-panel" }, h("h2", {}, "Transcript"),
+    hidden > 0 ? h("p", { class: "asv-dim" }, `${num(hidden)} earlier entries not shown`) : null,
+    entries.length ? list : h("p", { class: "asv-dim" }, "Nothing yet."));
+}
+
+/** A table of the last `max` rows (long runs have thousands of signals). */
+function table(columns, rows, empty, max = 50) {
+  if (!rows.length) return h("p", { class: "asv-dim" }, empty);
+  const shown = rows.slice(-max);
+  return [
+    h("table", { class: "asv-table" },
+      h("thead", {}, h("tr", {}, columns.map(([label]) => h("th", {}, label)))),
+      h("tbody", {}, shown.map((r) => h("tr", {}, columns.map(([, get]) => h("td", {}, get(r))))))),
+    rows.length > max ? h("p", { class: "asv-dim" }, `the last ${max} of ${num(rows.length)}`) : null,
+  ];
+}
+
+/** The kernel's OS snapshot, field by field, as `rebuildOsSnapshot` gives it. */
+export function renderSnapshot(snap) {
+  const counter = (label, value, key) => h("div", { class: "asv-stat" }, h("span", { class: "asv-stat-value", "data-key": key }, num(value)), h("span", { class: "asv-stat-label" }, label));
+  return h("section", { class: "asv-panel", "data-testid": "snapshot" }, h("h2", {}, "OS snapshot"),
+    h("div", { class: "asv-kv" },
+      h("div", {}, h("b", {}, "Last suspension: "), h("span", { "data-key": "last_suspend" },
+        snap.last_suspend ? `turn ${snap.last_suspend.turn}, ${snap.last_suspend.reason}${snap.last_suspend.pending_calls.length ? ` (pending ${snap.last_suspend.pending_calls.join(", ")})` : ""}` : "none")),
+      h("div", {}, h("b", {}, "Last resumed: "), h("span", { "data-key": "last_resumed_turn" }, snap.last_resumed_turn === null ? "never" : `turn ${snap.last_resumed_turn}`))),
+    h("div", { class: "asv-stats" },
+      counter("pages out", snap.page_out_count, "page_out_count"),
+      counter("pages in", snap.page_in_count, "page_in_count"),
+      counter("tools gated", snap.tool_gated_count, "tool_gated_count"),
+      counter("memory written", snap.memory_written_count, "memory_written_count"),
+      counter("memory queries", snap.memory_queried_count, "memory_queried_count"),
+      counter("memory rejected", snap.memory_validation_failed_count, "memory_validation_failed_count"),
+      counter("memory results", snap.memory_retrieval_result_count, "memory_retrieval_result_count")),
+    h("h3", {}, "Processes"),
+    table([["agent", (p) => p.agent_id], ["parent", (p) => p.parent_session_id], ["state", (p) => p.state], ["turn", (p) => p.turn]], snap.process_by_agent, "No sub-agents."),
+    h("h3", {}, "Budgets"),
+    table([["operation", (b) => b.operation_id], ["reservation", (b) => b.reservation_id], ["tokens", (b) => num(b.tokens)], ["sub-agents", (b) => b.subagents], ["rounds", (b) => b.rounds], ["turn", (b) => b.turn]], snap.budget_usage_reported, "No usage reported."),
+    table([["exceeded", (b) => b.operation_id], ["budget", (b) => b.budget], ["reservation", (b) => b.reservation_id ?? "–"], ["turn", (b) => b.turn]], snap.budget_exceeded, "No budget exceeded."),
+    h("h3", {}, "Cancellations"),
+    table([["operation", (c) => c.operation_id], ["reason", (c) => c.reason], ["pending", (c) => c.pending_call_ids.join(", ")], ["turn", (c) => c.turn]], snap.cancellations, "None."),
+    h("h3", {}, "Signals"),
+    table([["signal", (s) => s.signal_id], ["operation", (s) => s.operation_id], ["disposition", (s) => s.disposition], ["attempt", (s) => s.attempt], ["queue", (s) => s.queue_depth], ["turn", (s) => s.turn]], snap.signals, "None."));
+}
+
+/** Sub-agents as a tree under the run (by parent session id), each with its
+ * state history. */
+export function renderProcesses(processes, rootId) {
+  const byParent = new Map();
+  for (const p of processes) {
+    if (!byParent.has(p.parent_session_id)) byParent.set(p.parent_session_id, []);
+    byParent.get(p.parent_session_id).push(p);
+  }
+  const ids = new Set(processes.map((p) => p.agent_id));
+  const node = (p, seen) => h("li", { class: "asv-proc", "data-agent": p.agent_id },
+    h("div", {}, h("b", {}, p.agent_id), h("span", { class: "asv-dim" }, ` ${p.role} · ${p.isolation} · ${p.context_inheritance}`),
+      h("span", { class: `asv-badge asv-${/fail|crash|kill|error/.test(p.state) ? "failed" : /done|complete|exit|join/.test(p.state) ? "done" : "running"}` }, p.state),
+      p.result_termination ? h("span", { class: "asv-dim" }, ` (${p.result_termination})`) : null),
+    h("ol", { class: "asv-history" }, p.history.map((t) => h("li", {}, `#${t.position} turn ${t.turn}: ${t.state}${t.result_termination ? ` (${t.result_termination})` : ""}`))),
+    children(p.agent_id, seen));
+  const children = (id, seen) => {
+    const kids = (byParent.get(id) ?? []).filter((k) => !seen.has(k.agent_id));
+    if (!kids.length) return null;
+    const next = new Set([...seen, ...kids.map((k) => k.agent_id)]);
+    return h("ul", { class: "asv-tree" }, kids.map((k) => node(k, next)));
+  };
+  // Roots: processes whose parent is not itself a process (normally the run).
+  const roots = [...byParent.keys()].filter((parent) => !ids.has(parent));
+  return h("section", { class: "asv-panel", "data-testid": "processes" }, h("h2", {}, "Sub-agent processes"),
+    processes.length
+      ? h("ul", { class: "asv-tree asv-tree-root" }, roots.map((r) => h("li", {}, h("b", {}, r === rootId ? `${r} (this run)` : r), children(r, new Set()))))
+      : h("p", { class: "asv-dim" }, "No sub-agents."));
+}
+
+/** Load errors with their positions (`total` when only some are given). */
+export function renderLoadErrors(errors, total = errors.length) {
+  if (!errors.length) return null;
+  const shown = errors.slice(0, 200);
+  return h("section", { class: "asv-panel asv-errors", "data-testid": "load-errors" }, h("h2", {}, `Load errors (${num(total)})`),
+    h("ul", {}, shown.map((e) => h("li", {}, h("b", {}, `line ${e.line}, column ${e.column}${e.index !== undefined ? ` (element ${e.index})` : ""}`), ` ${e.code}: ${e.message}${e.field ? ` [${e.field}]` : ""}`))),
+    total > shown.length ? h("p", { class: "asv-dim" }, `and ${num(total - shown.length)} more`) : null);
+}

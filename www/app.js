@@ -1,0 +1,496 @@
+// The viewer page: sources (file, drop, ?log=, live stream), the timeline,
+// the time-travel scrubber and the live panel around <agent-session-viewer>.
+// All loading and folding happens in worker.js; this file only renders.
+import { CATEGORIES } from "agent-replay/viewer";
+
+const $ = (id) => document.getElementById(id);
+const worker = new Worker("/www/worker.js", { type: "module" });
+const viewer = $("viewer");
+const ROW = 26;
+
+let end = 0; // the last position loaded
+let shown = 0; // the position the panels show
+let wanted = null; // a position asked for while another request runs
+let inFlight = false;
+let followLatest = true;
+let seq = 0;
+let filtered = new Int32Array(0);
+let rows = new Map(); // filtered index → row
+let requested = new Set(); // row blocks asked for
+let selected = null; // selected position
+let liveUrl = null;
+let exportWaiters = [];
+
+// ---- Worker messages -------------------------------------------------------
+
+worker.onmessage = ({ data: msg }) => {
+  switch (msg.op) {
+    case "progress": return showProgress(msg);
+    case "loaded": return loaded(msg);
+    case "state": return showState(msg);
+    case "filtered": return msg.seq === seq ? showFiltered(msg.positions) : undefined;
+    case "rows": return msg.seq === seq ? addRows(msg.start, msg.rows) : undefined;
+    case "detail": return showDetail(msg);
+    case "live": return showLive(msg);
+    case "grew": return grew(msg);
+    case "export": return exportWaiters.splice(0).forEach((w) => w(msg));
+    case "error": return showError(msg.message);
+  }
+};
+worker.onerror = (e) => showError(`worker: ${e.message}`);
+
+function ask(msg) {
+  worker.postMessage(msg);
+}
+
+// ---- Sources ---------------------------------------------------------------
+
+function startSource() {
+  $("welcome").hidden = true;
+  $("error").hidden = true;
+  $("detail").hidden = true;
+  selected = null;
+  end = 0;
+  shown = 0;
+  followLatest = true;
+}
+
+function openLog(source) {
+  startSource();
+  $("live").hidden = true;
+  liveUrl = null;
+  ask({ op: "open", ...source });
+}
+
+function followLive(url, cursor) {
+  startSource();
+  liveUrl = url;
+  $("live").hidden = false;
+  $("main").hidden = false;
+  $("scrub").hidden = false;
+  $("gaps").replaceChildren();
+  ask({ op: "live", url, cursor, fresh: true });
+}
+
+$("file").addEventListener("change", (e) => {
+  const file = e.target.files[0];
+  if (file) openLog({ file });
+  e.target.value = "";
+});
+
+$("url-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const url = $("url").value.trim();
+  if (!url) return;
+  const live = e.submitter?.value === "live" || /\/stream(\?|$)/.test(url);
+  const params = new URLSearchParams(live ? { live: url } : { log: url });
+  history.replaceState(null, "", `?${params}`);
+  live ? followLive(url) : openLog({ url });
+});
+
+let dragDepth = 0;
+addEventListener("dragenter", (e) => {
+  if (![...(e.dataTransfer?.types ?? [])].includes("Files")) return;
+  dragDepth += 1;
+  $("drop").hidden = false;
+});
+addEventListener("dragleave", () => {
+  dragDepth = Math.max(0, dragDepth - 1);
+  if (!dragDepth) $("drop").hidden = true;
+});
+addEventListener("dragover", (e) => e.preventDefault());
+addEventListener("drop", (e) => {
+  e.preventDefault();
+  dragDepth = 0;
+  $("drop").hidden = true;
+  const file = e.dataTransfer?.files?.[0];
+  if (file) openLog({ file });
+});
+
+// ---- Loading progress ------------------------------------------------------
+
+function showProgress({ bytes, total, events, name }) {
+  $("progress").hidden = false;
+  const pct = total ? Math.min(100, (bytes / total) * 100) : 0;
+  $("progress-fill").style.width = total ? `${pct.toFixed(1)}%` : "100%";
+  $("progress-fill").classList.toggle("indeterminate", !total);
+  $("progress-text").textContent = `Loading ${name}: ${(bytes / 1e6).toFixed(1)} MB${total ? ` of ${(total / 1e6).toFixed(1)} MB` : ""} · ${events.toLocaleString("en-US")} events`;
+}
+
+function loaded(msg) {
+  $("progress").hidden = true;
+  $("main").hidden = false;
+  $("scrub").hidden = false;
+  end = msg.events;
+  document.title = `${msg.name.split("/").pop()} · agent-replay viewer`;
+  fillKinds(msg.kinds);
+  setScrubber(end);
+  refilter();
+  document.dispatchEvent(new CustomEvent("viewer-loaded", { detail: msg }));
+}
+
+// ---- State and time travel ---------------------------------------------------
+
+function requestAt(position) {
+  if (inFlight) {
+    wanted = position;
+    return;
+  }
+  inFlight = true;
+  ask({ op: "at", position });
+}
+
+function showState(msg) {
+  inFlight = false;
+  end = msg.end;
+  shown = msg.position;
+  viewer.data = { view: msg.view, snapshot: msg.snapshot, summary: msg.summary, at: msg.position, series: msg.series, earlier: msg.earlier };
+  setScrubber(msg.position);
+  const turn = msg.summary.revision;
+  $("position").textContent = msg.inGap
+    ? `event ${msg.position.toLocaleString("en-US")} of ${end.toLocaleString("en-US")} is in a gap: state as of ${msg.shownAt.toLocaleString("en-US")}`
+    : `event ${msg.position.toLocaleString("en-US")} of ${end.toLocaleString("en-US")} · turn ${turn}${msg.position === end ? " · latest" : ""}`;
+  if (msg.live) showLive({ live: msg.live, gaps: msg.gaps });
+  paintTimeline();
+  if (wanted !== null && wanted !== shown) {
+    const next = wanted;
+    wanted = null;
+    requestAt(next);
+  } else wanted = null;
+  document.dispatchEvent(new CustomEvent("viewer-state", { detail: { position: shown, end } }));
+}
+
+function setScrubber(position) {
+  const s = $("scrubber");
+  s.max = String(end);
+  s.value = String(position);
+}
+
+function travel(position) {
+  const p = Math.max(0, Math.min(end, position));
+  followLatest = p >= end;
+  setScrubber(p);
+  requestAt(p);
+}
+
+$("scrubber").addEventListener("input", (e) => travel(Number(e.target.value)));
+for (const b of document.querySelectorAll("[data-step]")) {
+  b.addEventListener("click", () => {
+    const step = Number(b.dataset.step);
+    travel(Number.isFinite(step) ? shown + step : step > 0 ? end : 0);
+  });
+}
+
+function grew(msg) {
+  end = msg.end;
+  fillKinds(msg.kinds);
+  if (followLatest) requestAt(end);
+  else setScrubber(shown);
+  refilter(true);
+}
+
+// ---- Timeline ------------------------------------------------------------------
+
+const timeline = $("timeline");
+const space = $("timeline-space");
+const filters = { kinds: [], categories: [], query: "" };
+
+for (const category of [...Object.keys(CATEGORIES), "unknown"]) {
+  const chip = document.createElement("button");
+  chip.type = "button";
+  chip.className = `chip cat-${category}`;
+  chip.textContent = category;
+  chip.setAttribute("aria-pressed", "false");
+  chip.dataset.category = category;
+  chip.addEventListener("click", () => {
+    const on = chip.getAttribute("aria-pressed") !== "true";
+    chip.setAttribute("aria-pressed", String(on));
+    filters.categories = [...document.querySelectorAll(".chip[aria-pressed=true]")].map((c) => c.dataset.category);
+    refilter();
+  });
+  $("categories").append(chip);
+}
+
+function fillKinds(counts) {
+  const select = $("kind");
+  const current = select.value;
+  const options = [new Option("all kinds", "")];
+  for (const [kind, n] of Object.entries(counts ?? {}).sort()) options.push(new Option(`${kind} (${n.toLocaleString("en-US")})`, kind));
+  select.replaceChildren(...options);
+  select.value = current;
+}
+
+$("kind").addEventListener("change", (e) => {
+  filters.kinds = e.target.value ? [e.target.value] : [];
+  refilter();
+});
+
+let searchTimer = 0;
+$("search").addEventListener("input", (e) => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(() => {
+    filters.query = e.target.value;
+    refilter();
+  }, 150);
+});
+
+function refilter(keepScroll = false) {
+  seq += 1;
+  if (!keepScroll) timeline.scrollTop = 0;
+  ask({ op: "filter", seq, ...filters });
+}
+
+function showFiltered(positions) {
+  const atBottom = timeline.scrollTop + timeline.clientHeight >= space.offsetHeight - ROW;
+  filtered = positions;
+  rows = new Map();
+  requested = new Set();
+  space.style.height = `${filtered.length * ROW}px`;
+  const events = filtered.reduce((n, p) => n + (p > 0 ? 1 : 0), 0);
+  const filtering = filters.kinds.length || filters.categories.length || filters.query;
+  $("match-count").textContent = filtering ? `${events.toLocaleString("en-US")} of ${end.toLocaleString("en-US")} events match` : `${events.toLocaleString("en-US")} events`;
+  if (followLatest && atBottom && liveUrl) timeline.scrollTop = space.offsetHeight;
+  paintTimeline();
+}
+
+const BLOCK = 100;
+function addRows(start, list) {
+  list.forEach((r, i) => rows.set(start + i, r));
+  paintTimeline();
+}
+
+let painting = 0;
+function paintTimeline() {
+  if (painting) return;
+  painting = requestAnimationFrame(() => {
+    painting = 0;
+    const first = Math.max(0, Math.floor(timeline.scrollTop / ROW) - 5);
+    const last = Math.min(filtered.length, Math.ceil((timeline.scrollTop + timeline.clientHeight) / ROW) + 5);
+    for (let b = Math.floor(first / BLOCK); b * BLOCK < last; b++) {
+      if (!requested.has(b)) {
+        requested.add(b);
+        ask({ op: "rows", seq, start: b * BLOCK, count: BLOCK });
+      }
+    }
+    const els = [];
+    for (let i = first; i < last; i++) els.push(rowElement(i, rows.get(i)));
+    space.replaceChildren(...els);
+  });
+}
+
+function rowElement(i, r) {
+  const el = document.createElement("div");
+  el.className = "row";
+  el.style.top = `${i * ROW}px`;
+  el.dataset.index = String(i);
+  if (!r) {
+    el.textContent = "…";
+    return el;
+  }
+  if (r.gap) {
+    el.classList.add("gap-row");
+    el.textContent = `gap: events ${r.from.toLocaleString("en-US")}–${r.to.toLocaleString("en-US")} ${r.reason === "not_replayed" ? "before this stream (state from its observation)" : `${r.reason}, recovered from the observation at ${r.recovered_at}`}`;
+    return el;
+  }
+  el.dataset.position = String(r.position);
+  el.setAttribute("role", "option");
+  el.classList.toggle("selected", r.position === selected);
+  el.classList.toggle("after", r.position > shown);
+  el.classList.toggle("alarming", r.alarming);
+  el.setAttribute("aria-selected", String(r.position === selected));
+  const pos = document.createElement("span");
+  pos.className = "pos";
+  pos.textContent = `#${r.position}`;
+  const turn = document.createElement("span");
+  turn.className = "turn";
+  turn.textContent = r.turn === null ? "" : `t${r.turn}`;
+  const kind = document.createElement("span");
+  kind.className = `kind cat-${r.category}`;
+  kind.textContent = r.kind;
+  const label = document.createElement("span");
+  label.className = "label";
+  label.textContent = r.label;
+  el.append(pos, turn, kind, label);
+  return el;
+}
+
+timeline.addEventListener("scroll", paintTimeline);
+addEventListener("resize", paintTimeline);
+timeline.addEventListener("click", (e) => {
+  const row = e.target.closest(".row[data-position]");
+  if (row) select(Number(row.dataset.position));
+});
+timeline.addEventListener("dblclick", (e) => {
+  const row = e.target.closest(".row[data-position]");
+  if (row) travel(Number(row.dataset.position));
+});
+
+function select(position) {
+  selected = position;
+  ask({ op: "detail", position });
+  const i = filtered.indexOf(position);
+  if (i >= 0) {
+    if (i * ROW < timeline.scrollTop) timeline.scrollTop = i * ROW;
+    else if ((i + 1) * ROW > timeline.scrollTop + timeline.clientHeight) timeline.scrollTop = (i + 1) * ROW - timeline.clientHeight;
+  }
+  paintTimeline();
+}
+
+function moveSelection(delta) {
+  const events = filtered.filter((p) => p > 0);
+  if (!events.length) return;
+  let i = selected === null ? (delta > 0 ? -1 : events.length) : events.indexOf(selected);
+  if (i < 0 && selected !== null) i = 0;
+  select(events[Math.max(0, Math.min(events.length - 1, i + delta))]);
+}
+
+function showDetail(msg) {
+  const d = $("detail");
+  d.hidden = false;
+  $("detail-title").textContent = msg.missing ? `#${msg.position}: not loaded` : `#${msg.position} · ${msg.kind}${msg.turn === null ? "" : ` · turn ${msg.turn}`} · ${msg.category}`;
+  $("detail-json").textContent = msg.json ?? "";
+}
+
+$("detail-close").addEventListener("click", () => ($("detail").hidden = true));
+$("travel").addEventListener("click", () => selected !== null && travel(selected));
+viewer.addEventListener("select-position", (e) => select(e.detail.position));
+
+// ---- Live ---------------------------------------------------------------------
+
+function showLive({ live, gaps }) {
+  if (!live) return;
+  const pill = $("live-status");
+  pill.textContent = live.status;
+  pill.className = `pill ${live.status}`;
+  $("cursor").value = live.cursor ?? "";
+  $("connect").textContent = live.status === "disconnected" || live.status === "closed" ? "Connect" : "Disconnect";
+  const list = $("gaps");
+  if (list.children.length !== gaps.length) {
+    list.replaceChildren(...gaps.map((g) => {
+      const li = document.createElement("li");
+      li.textContent = g.reason === "not_replayed"
+        ? `events 1–${g.to} came as the first observation (not replayed)`
+        : `gap (${g.reason}): events ${g.from}–${g.to} missed; recovered from the observation at event ${g.recovered_at}, revision ${g.revision}`;
+      return li;
+    }));
+  }
+}
+
+$("copy-cursor").addEventListener("click", async () => {
+  const input = $("cursor");
+  try {
+    await navigator.clipboard.writeText(input.value);
+  } catch {
+    input.select();
+    document.execCommand?.("copy");
+  }
+  $("copy-cursor").textContent = "Copied";
+  setTimeout(() => ($("copy-cursor").textContent = "Copy"), 1200);
+});
+
+$("resume-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const cursor = $("resume-cursor").value.trim();
+  if (cursor && liveUrl) ask({ op: "live", url: liveUrl, cursor });
+});
+
+$("connect").addEventListener("click", () => {
+  if (!liveUrl) return;
+  if ($("connect").textContent === "Disconnect") ask({ op: "disconnect" });
+  else ask({ op: "live", url: liveUrl });
+});
+
+// ---- Errors, theme, keyboard ------------------------------------------------------
+
+function showError(message) {
+  const box = $("error");
+  box.textContent = message;
+  box.hidden = false;
+  $("progress").hidden = true;
+  clearTimeout(showError.timer);
+  showError.timer = setTimeout(() => (box.hidden = true), 8000);
+}
+
+function setTheme(theme) {
+  document.documentElement.dataset.theme = theme;
+  try {
+    localStorage.setItem("agent-replay-theme", theme);
+  } catch {
+    // storage may be off
+  }
+}
+const savedTheme = (() => {
+  try {
+    return localStorage.getItem("agent-replay-theme");
+  } catch {
+    return null;
+  }
+})();
+setTheme(savedTheme ?? (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
+$("theme").addEventListener("click", () => setTheme(document.documentElement.dataset.theme === "dark" ? "light" : "dark"));
+$("help-button").addEventListener("click", () => $("help").showModal());
+
+addEventListener("keydown", (e) => {
+  const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLTextAreaElement;
+  if (e.key === "Escape") {
+    if (e.target === $("search") && $("search").value) {
+      $("search").value = "";
+      filters.query = "";
+      refilter();
+    } else $("detail").hidden = true;
+    return;
+  }
+  if (typing || e.metaKey || e.ctrlKey || e.altKey) return;
+  const step = e.shiftKey ? 100 : 1;
+  switch (e.key) {
+    case "/": e.preventDefault(); $("search").focus(); break;
+    case "j": case "ArrowDown": e.preventDefault(); moveSelection(1); break;
+    case "k": case "ArrowUp": e.preventDefault(); moveSelection(-1); break;
+    case "Enter": if (selected !== null) travel(selected); break;
+    case "ArrowLeft": e.preventDefault(); travel(shown - step); break;
+    case "ArrowRight": e.preventDefault(); travel(shown + step); break;
+    case "Home": e.preventDefault(); travel(0); break;
+    case "End": e.preventDefault(); travel(end); break;
+    case "t": $("theme").click(); break;
+    case "?": $("help").showModal(); break;
+  }
+});
+
+/** For automation and debugging: the full state the viewer holds. */
+window.agentReplayViewer = {
+  exportState: () => new Promise((resolve) => {
+    exportWaiters.push(resolve);
+    ask({ op: "export" });
+  }),
+  get position() {
+    return shown;
+  },
+  get end() {
+    return end;
+  },
+};
+
+// ---- Start ----------------------------------------------------------------------
+
+const params = new URLSearchParams(location.search);
+if (params.get("log")) {
+  $("url").value = params.get("log");
+  openLog({ url: params.get("log") });
+} else if (params.get("live")) {
+  $("url").value = params.get("live");
+  followLive(params.get("live"), params.get("cursor") ?? undefined);
+} else {
+  fetch("/demo")
+    .then((r) => (r.ok ? r.json() : null))
+    .then((demo) => {
+      if (!demo) return;
+      $("demo-note").hidden = false;
+      $("demo-link").onclick = (e) => {
+        e.preventDefault();
+        followLive(demo.stream, demo.start_cursor);
+      };
+      $("url").value = demo.stream;
+      followLive(demo.stream, demo.start_cursor);
+    })
+    .catch(() => {});
+}

@@ -1,0 +1,407 @@
+// The viewer's Web Worker: it loads and folds logs in chunks, follows live
+// streams, keeps light checkpoints for time travel, and answers the page's
+// questions (state at a position, filtered timeline rows, one event) so
+// the page never does heavy work. Built on the package's public API only.
+// (Module workers do not see the page's import map: URLs are absolute.)
+import { init, SessionState, parseCursor, AgentReplayError } from "/agent-replay/js/web.js";
+import { categoryOf, describeEvent, isAlarming } from "/agent-replay/js/viewer/describe.js";
+import { chartSeries, cutSeries } from "/agent-replay/js/viewer/series.js";
+
+/** Events between time-travel checkpoints (at least; chunks decide). */
+const CHECKPOINT_EVERY = 2000;
+/** Transcript entries sent with a state. */
+const TRANSCRIPT_WINDOW = 200;
+/** Bytes folded per call while loading (a progress step). */
+const CHUNK = 512 * 1024;
+
+const ready = init();
+
+let state = null; // the full SessionState
+let events = []; // {position, kind, turn, json}, by position (holes after gaps)
+let checkpoints = []; // {position, state}: light states, by position
+let gaps = []; // {from, to, reason, requested_cursor, latest_cursor, recovered_at, revision}
+let view = null; // the full view as of the last event (refreshed lazily)
+let series = null;
+let source = null; // {type: "file" | "url" | "live", name}
+let loadErrors = 0;
+let generation = 0; // bumps on every new source: stale work stops
+
+const post = (msg, transfer) => self.postMessage(msg, transfer ?? []);
+
+function reset(src) {
+  generation += 1;
+  stopLive();
+  state?.free();
+  for (const c of checkpoints) c.state.free();
+  state = new SessionState();
+  events = [];
+  checkpoints = [{ position: 0, state: state.checkpoint() }];
+  gaps = [];
+  view = null;
+  series = null;
+  source = src;
+  loadErrors = 0;
+}
+
+function lastPosition() {
+  return state ? state.eventCount : 0;
+}
+
+function maybeCheckpoint() {
+  const last = checkpoints[checkpoints.length - 1];
+  if (state.eventCount - last.position >= CHECKPOINT_EVERY) checkpoints.push({ position: state.eventCount, state: state.checkpoint() });
+}
+
+const keep = (e) => events.push(e);
+
+function fullView() {
+  if (!view) {
+    view = state.view();
+    series = chartSeries(view);
+  }
+  return view;
+}
+
+/** Index of the first item whose position is > p (items sorted by position). */
+function upperBound(list, p, key = (x) => x.position) {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (key(list[mid]) <= p) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// ---- Loading --------------------------------------------------------------
+
+async function load(reader, total, name, type) {
+  reset({ type, name });
+  const mine = generation;
+  const started = performance.now();
+  let bytes = 0;
+  let lastPost = 0;
+  post({ op: "progress", bytes: 0, total, events: 0, name });
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (mine !== generation) return reader.cancel();
+    if (done) break;
+    for (let i = 0; i < value.length; i += CHUNK) {
+      state.write(value.subarray(i, i + CHUNK), { onEvent: keep });
+      maybeCheckpoint();
+    }
+    bytes += value.length;
+    const now = performance.now();
+    if (now - lastPost > 50) {
+      lastPost = now;
+      post({ op: "progress", bytes, total, events: state.eventCount, name });
+    }
+  }
+  const report = state.end({ onEvent: keep });
+  loadErrors = report.errors.length;
+  fullView();
+  const ms = performance.now() - started;
+  post({ op: "loaded", name, bytes, events: state.eventCount, framing: report.framing, errors: loadErrors, ms, kinds: fullView().counts });
+  sendState(state.eventCount);
+}
+
+function readerOf(bytes) {
+  let sent = false;
+  return { read: async () => (sent ? { done: true } : ((sent = true), { done: false, value: bytes })), cancel: () => {} };
+}
+
+async function open(msg) {
+  await ready;
+  if (msg.file) return load(msg.file.stream().getReader(), msg.file.size, msg.file.name, "file");
+  if (msg.text !== undefined) {
+    const bytes = typeof msg.text === "string" ? new TextEncoder().encode(msg.text) : msg.text;
+    return load(readerOf(bytes), bytes.length, msg.name ?? "log", "text");
+  }
+  const response = await fetch(msg.url);
+  if (!response.ok) throw new Error(`${msg.url}: HTTP ${response.status}`);
+  const total = Number(response.headers.get("content-length")) || 0;
+  return load(response.body.getReader(), total, msg.url, "url");
+}
+
+// ---- State at a position --------------------------------------------------
+
+/** The state as of position `p`: from the nearest checkpoint at or before
+ * it, folding the (at most a few thousand) events after it. */
+function stateAt(p) {
+  const end = lastPosition();
+  const at = Math.max(0, Math.min(end, Math.round(p)));
+  let summary;
+  let snapshot;
+  let shownAt = at;
+  if (at === end) {
+    summary = state.summary();
+    snapshot = state.osSnapshot();
+  } else {
+    const cp = checkpoints[upperBound(checkpoints, at) - 1];
+    const from = upperBound(events, cp.position);
+    const to = upperBound(events, at);
+    const tmp = cp.state.checkpoint();
+    try {
+      if (to > from) tmp.apply(`[${events.slice(from, to).map((e) => e.json).join(",")}]`);
+      summary = tmp.summary();
+      snapshot = tmp.osSnapshot();
+      shownAt = tmp.eventCount;
+    } finally {
+      tmp.free();
+    }
+  }
+  const v = fullView();
+  const cut = upperBound(v.transcript, at);
+  const first = Math.max(0, cut - TRANSCRIPT_WINDOW);
+  return {
+    position: at,
+    shownAt,
+    end,
+    inGap: gaps.find((g) => at >= g.from && at <= g.to) ?? null,
+    summary,
+    snapshot,
+    view: { transcript: v.transcript.slice(first, cut), load_errors: v.load_errors.slice(0, 200) },
+    earlier: first,
+    series: cutSeries(series, at),
+  };
+}
+
+function sendState(p, seq) {
+  post({ op: "state", seq, ...stateAt(p), gaps, live: liveStatus() });
+}
+
+// ---- Timeline -------------------------------------------------------------
+
+let filtered = new Int32Array(0);
+
+function escapeRegExp(s) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** Positions of the events passing the filter; a gap is -(index + 1). */
+function filter({ kinds, categories, query }) {
+  const kindSet = kinds?.length ? new Set(kinds) : null;
+  const catSet = categories?.length ? new Set(categories) : null;
+  const re = query ? new RegExp(escapeRegExp(query), "i") : null;
+  const out = [];
+  let g = 0;
+  for (const e of events) {
+    while (g < gaps.length && gaps[g].from <= e.position) out.push(-(++g));
+    if (kindSet && !kindSet.has(e.kind)) continue;
+    if (catSet && !catSet.has(categoryOf(e.kind))) continue;
+    if (re && !re.test(e.json)) continue;
+    out.push(e.position);
+  }
+  while (g < gaps.length) out.push(-(++g));
+  filtered = Int32Array.from(out);
+  return filtered;
+}
+
+function eventAt(position) {
+  const i = upperBound(events, position) - 1;
+  return i >= 0 && events[i].position === position ? events[i] : null;
+}
+
+function row(position) {
+  if (position < 0) {
+    const gap = gaps[-position - 1];
+    return { gap: true, ...gap };
+  }
+  const e = eventAt(position);
+  let parsed = null;
+  try {
+    parsed = JSON.parse(e.json);
+  } catch {
+    parsed = { kind: e.kind };
+  }
+  return { position, kind: e.kind, turn: e.turn, category: categoryOf(e.kind), label: describeEvent(parsed), alarming: isAlarming(parsed) };
+}
+
+function detail(position) {
+  const e = eventAt(position);
+  if (!e) return { op: "detail", position, missing: true };
+  let pretty = e.json;
+  try {
+    pretty = JSON.stringify(JSON.parse(e.json), null, 2);
+  } catch {
+    // keep the text as it is
+  }
+  return { op: "detail", position, kind: e.kind, turn: e.turn, category: categoryOf(e.kind), json: pretty };
+}
+
+// ---- Live -----------------------------------------------------------------
+
+let es = null;
+let live = null; // {url, status, cursor, connects}
+let queue = [];
+let draining = false;
+let pendingGap = null;
+let lastLivePost = 0;
+let livePostTimer = 0;
+
+function liveStatus() {
+  return live && { url: live.url, status: live.status, cursor: live.cursor, connects: live.connects, position: lastPosition() };
+}
+
+function setStatus(status) {
+  if (!live) return;
+  live.status = status;
+  post({ op: "live", live: liveStatus(), gaps });
+}
+
+function stopLive() {
+  es?.close();
+  es = null;
+  if (live) live.status = "disconnected";
+  queue = [];
+  pendingGap = null;
+}
+
+function connect(cursor) {
+  es?.close();
+  const url = new URL(live.url, self.location.href);
+  if (cursor) url.searchParams.set("cursor", cursor);
+  live.connects += 1;
+  es = new EventSource(url);
+  setStatus("connecting");
+  es.onopen = () => setStatus("open");
+  es.onerror = () => setStatus(es?.readyState === EventSource.CLOSED ? "closed" : "reconnecting");
+  es.onmessage = (m) => enqueue({ type: "event", id: m.lastEventId, data: m.data });
+  es.addEventListener("gap", (m) => enqueue({ type: "gap", data: m.data }));
+  es.addEventListener("observation", (m) => enqueue({ type: "observation", data: m.data }));
+}
+
+async function follow(msg) {
+  await ready;
+  const url = msg.url;
+  if (!live || live.url !== url || msg.fresh) {
+    reset({ type: "live", name: url });
+    live = { url, status: "connecting", cursor: null, connects: 0 };
+  }
+  connect(msg.cursor ?? live.cursor);
+}
+
+function enqueue(item) {
+  queue.push(item);
+  if (!draining) drain();
+}
+
+/** The observation URL of a stream URL (`…/sessions/ID/stream` → `…/sessions/ID`). */
+function observationUrl() {
+  const u = new URL(live.url, self.location.href);
+  u.pathname = u.pathname.replace(/\/stream$/, "");
+  u.search = "";
+  return u;
+}
+
+/** Starts over from an observation: exact state at its position, history
+ * before it kept, what was missed recorded as a gap. */
+function adopt(observation, gap) {
+  const from = lastPosition() + 1;
+  const to = observation.state.event_count;
+  const next = SessionState.fromObservation(observation);
+  state.free();
+  state = next;
+  if (to >= from && (gap || to > 0)) {
+    gaps.push({
+      from,
+      to,
+      reason: gap?.reason ?? "not_replayed",
+      requested_cursor: gap?.requested_cursor ?? null,
+      latest_cursor: observation.cursor,
+      revision: observation.revision,
+      recovered_at: to,
+    });
+  }
+  while (checkpoints.length > 1 && checkpoints[checkpoints.length - 1].position >= from) checkpoints.pop().state.free();
+  checkpoints.push({ position: to, state: state.checkpoint() });
+  live.cursor = observation.cursor;
+  view = null;
+}
+
+async function drain() {
+  draining = true;
+  const mine = generation;
+  while (queue.length && mine === generation) {
+    const item = queue.shift();
+    try {
+      if (item.type === "gap") pendingGap = JSON.parse(item.data);
+      else if (item.type === "observation") {
+        adopt(JSON.parse(item.data), pendingGap);
+        pendingGap = null;
+      } else {
+        const { position } = parseCursor(item.id);
+        if (position <= lastPosition()) continue; // already folded (a replay overlapping what we have)
+        if (position > lastPosition() + 1) {
+          // Events missing before this one: recover with a fresh observation.
+          const response = await fetch(observationUrl());
+          if (mine !== generation) break;
+          const observation = await response.json();
+          adopt(observation, { reason: "ahead", requested_cursor: live.cursor });
+          if (position !== lastPosition() + 1) continue;
+        }
+        state.write(`${item.data}\n`, { onEvent: keep });
+        maybeCheckpoint();
+        live.cursor = item.id;
+        view = null;
+      }
+    } catch (error) {
+      post({ op: "error", message: `live: ${error.message}`, code: error instanceof AgentReplayError ? error.code : "live" });
+    }
+  }
+  draining = false;
+  scheduleLivePost();
+}
+
+/** Sends the new state at most every 200 ms while events stream in. */
+function scheduleLivePost() {
+  if (livePostTimer) return;
+  const wait = Math.max(0, 200 - (performance.now() - lastLivePost));
+  livePostTimer = setTimeout(() => {
+    livePostTimer = 0;
+    lastLivePost = performance.now();
+    post({ op: "live", live: liveStatus(), gaps });
+    post({ op: "grew", end: lastPosition(), kinds: fullView().counts });
+  }, wait);
+}
+
+// ---- Messages -------------------------------------------------------------
+
+self.onmessage = async ({ data: msg }) => {
+  try {
+    switch (msg.op) {
+      case "open":
+        await open(msg);
+        break;
+      case "live":
+        await follow(msg);
+        break;
+      case "disconnect":
+        stopLive();
+        post({ op: "live", live: liveStatus(), gaps });
+        break;
+      case "at":
+        if (state) sendState(msg.position, msg.seq);
+        break;
+      case "filter": {
+        const positions = filter(msg);
+        post({ op: "filtered", seq: msg.seq, positions: positions.slice() });
+        break;
+      }
+      case "rows":
+        post({ op: "rows", seq: msg.seq, start: msg.start, rows: Array.from(filtered.subarray(msg.start, msg.start + msg.count), row) });
+        break;
+      case "detail":
+        post(detail(msg.position));
+        break;
+      case "export":
+        post({ op: "export", view: state ? fullView() : null, snapshot: state?.osSnapshot() ?? null, events: events.length, gaps });
+        break;
+      default:
+        throw new Error(`unknown request ${msg.op}`);
+    }
+  } catch (error) {
+    post({ op: "error", message: error.message, code: error instanceof AgentReplayError ? error.code : "viewer" });
+  }
+};
