@@ -146,10 +146,15 @@ function showState(msg) {
   shown = msg.position;
   viewer.data = { view: msg.view, snapshot: msg.snapshot, summary: msg.summary, at: msg.position, series: msg.series, earlier: msg.earlier };
   setScrubber(msg.position);
-  const turn = msg.summary.revision;
-  $("position").textContent = msg.inGap
-    ? `event ${msg.position.toLocaleString("en-US")} of ${end.toLocaleString("en-US")} is in a gap: state as of ${msg.shownAt.toLocaleString("en-US")}`
-    : `event ${msg.position.toLocaleString("en-US")} of ${end.toLocaleString("en-US")} · turn ${turn}${msg.position === end ? " · latest" : ""}`;
+  // The label changes once the panels show this state.
+  viewer.addEventListener("rendered", () => {
+    if (shown !== msg.position) return;
+    const turn = msg.summary.revision;
+    $("position").textContent = msg.inGap
+      ? `event ${msg.position.toLocaleString("en-US")} of ${end.toLocaleString("en-US")} is in a gap: state as of ${msg.shownAt.toLocaleString("en-US")}`
+      : `event ${msg.position.toLocaleString("en-US")} of ${end.toLocaleString("en-US")} · turn ${turn}${msg.position === end ? " · latest" : ""}`;
+    document.dispatchEvent(new CustomEvent("viewer-state", { detail: { position: shown, end } }));
+  }, { once: true });
   if (msg.live) showLive({ live: msg.live, gaps: msg.gaps });
   paintTimeline();
   if (wanted !== null && wanted !== shown) {
@@ -157,7 +162,6 @@ function showState(msg) {
     wanted = null;
     requestAt(next);
   } else wanted = null;
-  document.dispatchEvent(new CustomEvent("viewer-state", { detail: { position: shown, end } }));
 }
 
 function setScrubber(position) {
