@@ -1,7 +1,7 @@
 // The viewer page: sources (file, drop, ?log=, live stream), the timeline,
 // the time-travel scrubber and the live panel around <agent-session-viewer>.
 // All loading and folding happens in worker.js; this file only renders.
-import { CATEGORIES } from "agent-replay/viewer";
+import { CATEGORIES, renderHeader } from "agent-replay/viewer";
 
 const $ = (id) => document.getElementById(id);
 const worker = new Worker("/www/worker.js", { type: "module" });
@@ -20,6 +20,8 @@ let requested = new Set(); // row blocks asked for
 let selected = null; // selected position
 let liveUrl = null;
 let exportWaiters = [];
+const NO_SERIES = { samples: [], alerts: [], turns: [], usage: [] };
+let series = NO_SERIES; // the charts' series of the whole log (the viewer cuts them at the position)
 
 // ---- Worker messages -------------------------------------------------------
 
@@ -27,6 +29,7 @@ worker.onmessage = ({ data: msg }) => {
   switch (msg.op) {
     case "progress": return showProgress(msg);
     case "loaded": return loaded(msg);
+    case "partial": return showPartial(msg);
     case "state": return showState(msg);
     case "filtered": return msg.seq === seq ? showFiltered(msg.positions) : undefined;
     case "rows": return msg.seq === seq ? addRows(msg.start, msg.rows) : undefined;
@@ -46,6 +49,8 @@ function ask(msg) {
 // ---- Sources ---------------------------------------------------------------
 
 function startSource() {
+  series = NO_SERIES;
+  $("partial").replaceChildren();
   $("welcome").hidden = true;
   $("error").hidden = true;
   $("detail").hidden = true;
@@ -114,14 +119,25 @@ function showProgress({ bytes, total, events, name }) {
   const pct = total ? Math.min(100, (bytes / total) * 100) : 0;
   $("progress-fill").style.width = total ? `${pct.toFixed(1)}%` : "100%";
   $("progress-fill").classList.toggle("indeterminate", !total);
-  $("progress-text").textContent = `Loading ${name}: ${(bytes / 1e6).toFixed(1)} MB${total ? ` of ${(total / 1e6).toFixed(1)} MB` : ""} · ${events.toLocaleString("en-US")} events`;
+  const file = document.createElement("code");
+  file.textContent = name;
+  $("progress-text").replaceChildren("Loading ", file, `: ${(bytes / 1e6).toFixed(1)} MB${total ? ` of ${(total / 1e6).toFixed(1)} MB` : ""} · ${events.toLocaleString("en-US")} events`);
+}
+
+/** The header of what is folded so far, shown while a large log loads (only
+ * the header: the worker is busy folding, so the page does little). */
+function showPartial(msg) {
+  $("partial").replaceChildren(renderHeader(msg.summary));
+  requestAnimationFrame(() => document.dispatchEvent(new CustomEvent("viewer-partial", { detail: { events: msg.end } })));
 }
 
 function loaded(msg) {
   $("progress").hidden = true;
+  $("partial").replaceChildren();
   $("main").hidden = false;
   $("scrub").hidden = false;
   end = msg.events;
+  series = msg.series;
   document.title = `${msg.name.split("/").pop()} · agent-replay viewer`;
   fillKinds(msg.kinds);
   setScrubber(end);
@@ -144,7 +160,7 @@ function showState(msg) {
   inFlight = false;
   end = msg.end;
   shown = msg.position;
-  viewer.data = { view: msg.view, snapshot: msg.snapshot, summary: msg.summary, at: msg.position, series: msg.series, earlier: msg.earlier };
+  viewer.data = { view: msg.view, snapshot: msg.snapshot, summary: msg.summary, at: msg.position, series, earlier: msg.earlier };
   setScrubber(msg.position);
   // The label changes once the panels show this state.
   viewer.addEventListener("rendered", () => {
@@ -187,6 +203,7 @@ for (const b of document.querySelectorAll("[data-step]")) {
 
 function grew(msg) {
   end = msg.end;
+  series = msg.series;
   fillKinds(msg.kinds);
   if (followLatest) requestAt(end);
   else setScrubber(shown);
@@ -240,7 +257,7 @@ $("search").addEventListener("input", (e) => {
 
 function refilter(keepScroll = false) {
   seq += 1;
-  if (!keepScroll) timeline.scrollTop = 0;
+  if (!keepScroll) timeline.scrollTop = scrollTop = 0;
   ask({ op: "filter", seq, ...filters });
 }
 
@@ -263,13 +280,22 @@ function addRows(start, list) {
   paintTimeline();
 }
 
+// The timeline's scroll offset and height, kept from events: reading them
+// while painting would force a layout of the whole page.
+let scrollTop = 0;
+let viewHeight = 600;
+new ResizeObserver(([e]) => {
+  viewHeight = e.contentRect.height;
+  paintTimeline();
+}).observe(timeline);
+
 let painting = 0;
 function paintTimeline() {
   if (painting) return;
   painting = requestAnimationFrame(() => {
     painting = 0;
-    const first = Math.max(0, Math.floor(timeline.scrollTop / ROW) - 5);
-    const last = Math.min(filtered.length, Math.ceil((timeline.scrollTop + timeline.clientHeight) / ROW) + 5);
+    const first = Math.max(0, Math.floor(scrollTop / ROW) - 5);
+    const last = Math.min(filtered.length, Math.ceil((scrollTop + viewHeight) / ROW) + 5);
     for (let b = Math.floor(first / BLOCK); b * BLOCK < last; b++) {
       if (!requested.has(b)) {
         requested.add(b);
@@ -318,8 +344,10 @@ function rowElement(i, r) {
   return el;
 }
 
-timeline.addEventListener("scroll", paintTimeline);
-addEventListener("resize", paintTimeline);
+timeline.addEventListener("scroll", () => {
+  scrollTop = timeline.scrollTop;
+  paintTimeline();
+});
 timeline.addEventListener("click", (e) => {
   const row = e.target.closest(".row[data-position]");
   if (row) select(Number(row.dataset.position));
@@ -431,7 +459,10 @@ const savedTheme = (() => {
   }
 })();
 setTheme(savedTheme ?? (matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light"));
-$("theme").addEventListener("click", () => setTheme(document.documentElement.dataset.theme === "dark" ? "light" : "dark"));
+$("theme").addEventListener("click", () => {
+  setTheme(document.documentElement.dataset.theme === "dark" ? "light" : "dark");
+  viewer.redraw();
+});
 $("help-button").addEventListener("click", () => $("help").showModal());
 
 addEventListener("keydown", (e) => {

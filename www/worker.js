@@ -5,12 +5,12 @@
 // (Module workers do not see the page's import map: URLs are absolute.)
 import { init, SessionState, parseCursor, AgentReplayError } from "/agent-replay/js/web.js";
 import { categoryOf, describeEvent, isAlarming } from "/agent-replay/js/viewer/describe.js";
-import { chartSeries, cutSeries } from "/agent-replay/js/viewer/series.js";
+import { chartSeries } from "/agent-replay/js/viewer/series.js";
 
 /** Events between time-travel checkpoints (at least; chunks decide). */
 const CHECKPOINT_EVERY = 2000;
 /** Transcript entries sent with a state. */
-const TRANSCRIPT_WINDOW = 200;
+const TRANSCRIPT_WINDOW = 60;
 /** Bytes folded per call while loading (a progress step). */
 const CHUNK = 512 * 1024;
 
@@ -82,6 +82,7 @@ async function load(reader, total, name, type) {
   const started = performance.now();
   let bytes = 0;
   let lastPost = 0;
+  let lastPartial = -Infinity;
   post({ op: "progress", bytes: 0, total, events: 0, name });
   for (;;) {
     const { done, value } = await reader.read();
@@ -97,12 +98,17 @@ async function load(reader, total, name, type) {
       lastPost = now;
       post({ op: "progress", bytes, total, events: state.eventCount, name });
     }
+    if (now - lastPartial > 500) {
+      // The header, snapshot and processes so far, while the rest loads.
+      lastPartial = now;
+      post({ op: "partial", summary: state.summary(), snapshot: state.osSnapshot(), end: state.eventCount });
+    }
   }
   const report = state.end({ onEvent: keep });
   loadErrors = report.errors.length;
   fullView();
   const ms = performance.now() - started;
-  post({ op: "loaded", name, bytes, events: state.eventCount, framing: report.framing, errors: loadErrors, ms, kinds: fullView().counts });
+  post({ op: "loaded", name, bytes, events: state.eventCount, framing: report.framing, errors: loadErrors, ms, kinds: fullView().counts, series });
   sendState(state.eventCount);
 }
 
@@ -163,7 +169,6 @@ function stateAt(p) {
     snapshot,
     view: { transcript: v.transcript.slice(first, cut), load_errors: v.load_errors.slice(0, 200) },
     earlier: first,
-    series: cutSeries(series, at),
   };
 }
 
@@ -362,7 +367,7 @@ function scheduleLivePost() {
     livePostTimer = 0;
     lastLivePost = performance.now();
     post({ op: "live", live: liveStatus(), gaps });
-    post({ op: "grew", end: lastPosition(), kinds: fullView().counts });
+    post({ op: "grew", end: lastPosition(), kinds: fullView().counts, series });
   }, wait);
 }
 

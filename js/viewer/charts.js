@@ -1,21 +1,47 @@
 // Charts of a session with uPlot (a small, fast, well-kept canvas chart
-// library: ~20 KB gzipped minified, draws 100k points without trouble),
-// from the series of series.js.
+// library: ~20 KB gzipped minified), from the series of series.js. The
+// plots are made once and given new data as the position moves (`update`),
+// and long runs are bucketed to at most MAX_POINTS x values (each bucket
+// keeps its series' maxima, so alerts and peaks stay visible).
 import uPlot from "uplot";
 import { h } from "./dom.js";
+import { cutSeries } from "./series.js";
 
 const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948"];
+const MAX_POINTS = 1200;
 
-/** Merges (x, y) lists into uPlot's aligned columns (x sorted, gaps null). */
-function aligned(lists) {
-  const xs = [...new Set(lists.flatMap((l) => l.map(([x]) => x)))].sort((a, b) => a - b);
-  const index = new Map(xs.map((x, i) => [x, i]));
-  const ys = lists.map((l) => {
-    const y = new Array(xs.length).fill(null);
-    for (const [x, v] of l) y[index.get(x)] = v;
+/**
+ * uPlot's aligned columns for (x, y) lists over the x range [lo, hi] (the
+ * whole session's, so the axes hold still while the position moves): one
+ * column per turn, or per bucket of turns past MAX_POINTS; a bucket keeps
+ * each series' maximum. Linear in the points: no sorting.
+ */
+function aligned(lists, [lo, hi]) {
+  const width = Math.max(1, Math.ceil((hi - lo + 1) / MAX_POINTS));
+  const n = Math.max(0, Math.floor((hi - lo) / width) + 1);
+  const xs = Array.from({ length: n }, (_, i) => lo + i * width);
+  const ys = lists.map((list) => {
+    const y = new Array(n).fill(null);
+    for (const [x, v] of list) {
+      const i = Math.floor((x - lo) / width);
+      if (i >= 0 && i < n && (y[i] === null || v > y[i])) y[i] = v;
+    }
     return y;
   });
   return [xs, ...ys];
+}
+
+/** The turn range of a session's series. */
+function turnRange({ samples, alerts, turns, usage }) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const list of [samples, alerts, turns, usage]) {
+    for (const { turn } of list) {
+      if (turn < lo) lo = turn;
+      if (turn > hi) hi = turn;
+    }
+  }
+  return lo <= hi ? [lo, hi] : [0, -1];
 }
 
 function theme(el) {
@@ -23,53 +49,101 @@ function theme(el) {
   return { text: css.getPropertyValue("--asv-fg").trim() || "#222", grid: css.getPropertyValue("--asv-grid").trim() || "#ddd" };
 }
 
-function chart(host, title, series, data, { bars = false } = {}) {
-  const box = h("figure", { class: "asv-chart" }, h("figcaption", {}, title));
-  host.append(box);
-  if (!data[0].length) {
-    box.append(h("p", { class: "asv-dim" }, "No data yet."));
-    return null;
-  }
-  const t = theme(host);
+/** The charts: title, series and their data from the session's series. */
+function specs({ samples, alerts, turns, usage }, range, allOps) {
+  let cumulative = 0;
+  const ops = allOps.slice(0, PALETTE.length);
+  return [
+    {
+      title: "Entropy score over turns (alerts marked)",
+      series: [{ label: "score" }, { label: "alert", color: "#e15759", points: true }, { label: "threshold", color: "#999", dash: [4, 4] }],
+      data: aligned([samples.map((e) => [e.turn, e.score]), alerts.map((e) => [e.turn, e.score]), alerts.map((e) => [e.turn, e.threshold])], range),
+    },
+    {
+      title: "Tokens per turn and in total",
+      series: [{ label: "tokens" }, { label: "cumulative", color: "#59a14f" }],
+      data: aligned([turns.map((t) => [t.turn, t.tokens]), turns.map((t) => [t.turn, (cumulative += t.tokens)])], range),
+    },
+    {
+      title: "Events per turn",
+      series: [{ label: "events" }, { label: "errors", color: "#e15759" }],
+      data: aligned([turns.map((t) => [t.turn, t.event_count]), turns.map((t) => [t.turn, t.errors])], range),
+      bars: true,
+    },
+    {
+      title: "Budget usage by operation (tokens)",
+      series: ops.map((op) => ({ label: op })),
+      data: aligned(ops.map((op) => usage.filter((u) => u.operation_id === op).map((u) => [u.turn, u.tokens])), range),
+    },
+  ];
+}
+
+function plot(box, spec, width) {
+  const t = theme(box);
   const axis = { stroke: t.text, grid: { stroke: t.grid, width: 1 }, ticks: { stroke: t.grid } };
-  const width = Math.max(240, Math.floor(box.getBoundingClientRect().width || host.clientWidth || 480) - 8);
   return new uPlot({
     width,
     height: 170,
     scales: { x: { time: false } },
-    legend: { show: true },
+    legend: { show: true, live: false },
     cursor: { drag: { x: false, y: false } },
     axes: [{ ...axis, label: "turn" }, { ...axis, size: 56 }],
-    series: [{ label: "turn" }, ...series.map((s, i) => ({
-      stroke: s.color ?? PALETTE[i % PALETTE.length],
-      width: s.points ? 0 : 2,
-      dash: s.dash,
-      label: s.label,
-      spanGaps: !s.points,
-      fill: bars ? `${s.color ?? PALETTE[i % PALETTE.length]}55` : undefined,
-      paths: bars ? uPlot.paths.bars({ size: [0.7, 40] }) : undefined,
-      points: s.points ? { show: true, size: 9, fill: s.color, stroke: s.color } : { show: false },
-    }))],
-  }, data, box);
+    series: [{ label: "turn" }, ...spec.series.map((s, i) => {
+      const color = s.color ?? PALETTE[i % PALETTE.length];
+      return {
+        stroke: color,
+        width: s.points ? 0 : spec.bars ? 1 : 2,
+        dash: s.dash,
+        label: s.label,
+        spanGaps: !s.points,
+        fill: spec.bars ? `${color}55` : undefined,
+        paths: spec.bars ? uPlot.paths.bars({ size: [0.8, 40] }) : undefined,
+        points: s.points ? { show: true, size: 9, fill: color, stroke: color } : { show: false },
+      };
+    })],
+  }, spec.data, box);
 }
 
-/** Draws the entropy, token and events-per-turn charts; returns them so a
- * caller can `destroy()` them before drawing again. */
-export function renderCharts(host, { samples, alerts, turns, usage }) {
+/**
+ * Draws the charts of a session's series as of position `at` into `host`
+ * and returns a handle: `update(series, at)` gives the plots new data
+ * (remaking only a chart whose series changed), `destroy()` removes them.
+ */
+export function renderCharts(host, series, at = Infinity) {
+  const boxes = [];
   const plots = [];
-  const add = (p) => p && plots.push(p);
-  add(chart(host, "Entropy score over turns (alerts marked)", [
-    { label: "score" },
-    { label: "alert", color: "#e15759", points: true },
-    { label: "threshold", color: "#999", dash: [4, 4] },
-  ], aligned([samples.map((e) => [e.turn, e.score]), alerts.map((e) => [e.turn, e.score]), alerts.map((e) => [e.turn, e.threshold])])));
-  let cumulative = 0;
-  add(chart(host, "Tokens per turn and in total", [{ label: "tokens" }, { label: "cumulative", color: "#59a14f" }],
-    aligned([turns.map((t) => [t.turn, Number(t.tokens)]), turns.map((t) => [t.turn, (cumulative += Number(t.tokens))])])));
-  add(chart(host, "Events per turn", [{ label: "events" }, { label: "errors", color: "#e15759" }],
-    aligned([turns.map((t) => [t.turn, t.event_count]), turns.map((t) => [t.turn, t.errors])]), { bars: true }));
-  const ops = [...new Set(usage.map((u) => u.operation_id))].slice(0, PALETTE.length);
-  add(chart(host, "Budget usage by operation (tokens)", ops.map((op) => ({ label: op })),
-    aligned(ops.map((op) => usage.filter((u) => u.operation_id === op).map((u) => [u.turn, Number(u.tokens)])))));
-  return plots;
+  const shapes = [];
+  const width = () => Math.max(240, Math.floor(host.getBoundingClientRect().width || 480) - 32);
+  const draw = (full, position = Infinity) => {
+    const ops = [...new Set(full.usage.map((u) => u.operation_id))];
+    const range = turnRange(full);
+    specs(cutSeries(full, position), range, ops).forEach((spec, i) => {
+      if (!boxes[i]) {
+        boxes[i] = h("figure", { class: "asv-chart" }, h("figcaption", {}, spec.title), h("div", {}));
+        host.append(boxes[i]);
+      }
+      const area = boxes[i].lastChild;
+      const shape = spec.series.map((s) => s.label).join("\n");
+      if (!spec.data.slice(1).some((ys) => ys.some((y) => y !== null))) {
+        plots[i]?.destroy();
+        plots[i] = null;
+        area.replaceChildren(h("p", { class: "asv-dim" }, "No data yet."));
+      } else if (plots[i] && shapes[i] === shape) {
+        plots[i].setData(spec.data);
+      } else {
+        plots[i]?.destroy();
+        area.replaceChildren();
+        plots[i] = plot(area, spec, width());
+      }
+      shapes[i] = shape;
+    });
+  };
+  draw(series, at);
+  return {
+    update: draw,
+    destroy() {
+      for (const p of plots) p?.destroy();
+      for (const b of boxes) b.remove();
+    },
+  };
 }

@@ -20,8 +20,10 @@ function append(el, children) {
   }
 }
 
+const numbers = new Intl.NumberFormat("en-US");
+
 /** Formats counts and token totals (U64 strings stay exact). */
 export function num(n) {
   if (typeof n === "string") return n;
-  return typeof n === "number" ? n.toLocaleString("en-US") : "–";
+  return typeof n === "number" ? numbers.format(n) : "–";
 }

@@ -3,7 +3,7 @@
 // (`log` property or `src` attribute) or data you folded yourself (`data`).
 import { init, SessionState } from "../web.js";
 import { renderCharts } from "./charts.js";
-import { chartSeries, cutSeries } from "./series.js";
+import { chartSeries } from "./series.js";
 import { h } from "./dom.js";
 import { renderHeader, renderLoadErrors, renderProcesses, renderSnapshot, renderTranscript } from "./render.js";
 import { adoptStyles } from "./styles.js";
@@ -11,8 +11,9 @@ import { adoptStyles } from "./styles.js";
 export class SessionViewer extends HTMLElement {
   static observedAttributes = ["src"];
   #data = null;
-  #plots = [];
+  #charts = null; // the charts panel and its plots, kept across renders
   #frame = 0;
+  #drawn = 0; // renders started: a stale chart task gives way
 
   connectedCallback() {
     this.classList.add("asv-root");
@@ -21,7 +22,13 @@ export class SessionViewer extends HTMLElement {
   }
 
   disconnectedCallback() {
-    this.#destroyPlots();
+    this.#dropCharts();
+  }
+
+  /** Draws everything again (e.g. after a theme change: charts are canvases). */
+  redraw() {
+    this.#dropCharts();
+    this.#schedule();
   }
 
   attributeChangedCallback(name, _old, value) {
@@ -79,9 +86,9 @@ export class SessionViewer extends HTMLElement {
     });
   }
 
-  #destroyPlots() {
-    for (const p of this.#plots) p.destroy();
-    this.#plots = [];
+  #dropCharts() {
+    this.#charts?.plots.destroy();
+    this.#charts = null;
   }
 
   #render() {
@@ -90,15 +97,26 @@ export class SessionViewer extends HTMLElement {
     const at = d.at ?? Infinity;
     const state = d.summary ?? d.view;
     const select = (position) => this.dispatchEvent(new CustomEvent("select-position", { detail: { position }, bubbles: true }));
-    this.#destroyPlots();
-    const charts = h("section", { class: "asv-panel asv-charts", "data-testid": "charts" }, h("h2", {}, "Charts"));
+    const charts = this.#charts?.section ?? h("section", { class: "asv-panel asv-charts", "data-testid": "charts" }, h("h2", {}, "Charts"));
     this.replaceChildren(
       renderHeader(state),
       h("div", { class: "asv-grid" },
         h("div", {}, renderLoadErrors(d.view.load_errors, state.errors.load_errors), renderTranscript(d.view, { at, limit: d.limit ?? 200, earlier: d.earlier ?? 0, onSelect: select })),
         h("div", {}, charts, renderSnapshot(d.snapshot), renderProcesses(state.processes, state.run?.run_id))));
-    this.#plots = renderCharts(charts, cutSeries(d.series ?? chartSeries(d.view), at));
-    this.dispatchEvent(new CustomEvent("rendered"));
+    const series = d.series ?? chartSeries(d.view);
+    if (this.#charts?.section === charts) {
+      this.#charts.plots.update(series, at);
+      this.dispatchEvent(new CustomEvent("rendered"));
+      return;
+    }
+    // Making the plots is the costly part: a task of its own, so neither runs long.
+    const drawn = ++this.#drawn;
+    setTimeout(() => {
+      if (drawn !== this.#drawn || !this.isConnected) return;
+      this.#charts?.plots.destroy();
+      this.#charts = { section: charts, plots: renderCharts(charts, series, at) };
+      this.dispatchEvent(new CustomEvent("rendered"));
+    });
   }
 }
 

@@ -27,6 +27,8 @@ export class SessionViewer extends HTMLElement {
   /** A whole log to fold and show (calls `init()` first). */
   set log(input: string | Uint8Array);
   setLog(input: string | Uint8Array): Promise<void>;
+  /** Draws everything again (charts are canvases: after a theme change). */
+  redraw(): void;
 }
 export function defineSessionViewer(name?: string): void;
 
@@ -44,8 +46,8 @@ export function renderTranscript(view: Pick<SessionView, "transcript">, options?
 export function renderSnapshot(snapshot: OsSnapshot): HTMLElement;
 export function renderProcesses(processes: SessionView["processes"], rootId?: string): HTMLElement;
 export function renderLoadErrors(errors: SessionView["load_errors"], total?: number): HTMLElement | null;
-/** Draws the charts into `host` (uPlot); destroy() them before drawing again. */
-export function renderCharts(host: HTMLElement, series: ChartSeries): { destroy(): void }[];
+/** Draws the charts into `host` (uPlot); `update` gives them new data. */
+export function renderCharts(host: HTMLElement, series: ChartSeries, at?: number): { update(series: ChartSeries, at?: number): void; destroy(): void };
 
 export const CATEGORIES: Record<string, string[]>;
 export function categoryOf(kind: string): string;

@@ -106,7 +106,7 @@ export function renderTranscript(view, { at = Infinity, limit = 200, earlier = 0
   }
   const hidden = entries.length - shown.length + earlier;
   return h("section", { class: "asv-panel" }, h("h2", {}, "Transcript"),
-    hidden > 0 ? h("p", { class: "asv-dim" }, `${num(hidden)} earlier entries not shown`) : null,
+    hidden > 0 ? h("p", { class: "asv-dim" }, `${num(hidden)} earlier entries (move back in time to see them)`) : null,
     entries.length ? list : h("p", { class: "asv-dim" }, "Nothing yet."));
 }
 
@@ -149,6 +149,9 @@ export function renderSnapshot(snap) {
     table([["signal", (s) => s.signal_id], ["operation", (s) => s.operation_id], ["disposition", (s) => s.disposition], ["attempt", (s) => s.attempt], ["queue", (s) => s.queue_depth], ["turn", (s) => s.turn]], snap.signals, "None."));
 }
 
+/** State transitions shown per process (the latest). */
+const HISTORY = 12;
+
 /** Sub-agents as a tree under the run (by parent session id), each with its
  * state history. */
 export function renderProcesses(processes, rootId) {
@@ -162,7 +165,9 @@ export function renderProcesses(processes, rootId) {
     h("div", {}, h("b", {}, p.agent_id), h("span", { class: "asv-dim" }, ` ${p.role} · ${p.isolation} · ${p.context_inheritance}`),
       h("span", { class: `asv-badge asv-${/fail|crash|kill|error/.test(p.state) ? "failed" : /done|complete|exit|join/.test(p.state) ? "done" : "running"}` }, p.state),
       p.result_termination ? h("span", { class: "asv-dim" }, ` (${p.result_termination})`) : null),
-    h("ol", { class: "asv-history" }, p.history.map((t) => h("li", {}, `#${t.position} turn ${t.turn}: ${t.state}${t.result_termination ? ` (${t.result_termination})` : ""}`))),
+    h("ol", { class: "asv-history" },
+      p.history.length > HISTORY ? h("li", {}, `${num(p.history.length - HISTORY)} earlier states`) : null,
+      p.history.slice(-HISTORY).map((t) => h("li", {}, `#${t.position} turn ${t.turn}: ${t.state}${t.result_termination ? ` (${t.result_termination})` : ""}`))),
     children(p.agent_id, seen));
   const children = (id, seen) => {
     const kids = (byParent.get(id) ?? []).filter((k) => !seen.has(k.agent_id));
