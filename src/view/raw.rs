@@ -6,7 +6,22 @@ use std::collections::BTreeMap;
 
 use crate::json::JsonText;
 
-type Result<T> = std::result::Result<T, String>;
+/// What was wrong, without formatting anything until it is shown (each
+/// `format!` at the ~200 read sites would cost the .wasm dearly).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bad {
+    pub what: &'static str,
+    pub key: &'static str,
+    pub expected: &'static str,
+}
+
+impl std::fmt::Display for Bad {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}: expected {}", self.what, self.key, self.expected)
+    }
+}
+
+pub type Result<T> = std::result::Result<T, Bad>;
 
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while b.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
@@ -109,8 +124,13 @@ pub struct Obj<'a> {
 
 impl<'a> Obj<'a> {
     /// An object of `text`, which must be valid JSON (see `is_valid_json`).
+    #[inline(never)]
     pub fn parse(text: &'a str, what: &'static str) -> Result<Self> {
-        items(text, b'{').map(|fields| Obj { fields, what }).ok_or_else(|| format!("{what}: not an object"))
+        items(text, b'{').map(|fields| Obj { fields, what }).ok_or(Bad { what, key: "", expected: "an object" })
+    }
+
+    pub fn bad(&self, key: &'static str, expected: &'static str) -> Bad {
+        Bad { what: self.what, key, expected }
     }
 
     /// A field's raw text; a missing field reads as `null`.
@@ -119,40 +139,47 @@ impl<'a> Obj<'a> {
         self.fields.iter().rev().find(|f| quoted(f.key)).map_or("null", |f| f.value)
     }
 
-    fn read<T>(&self, key: &str, expected: &str, read: impl FnOnce(&'a str) -> Option<T>) -> Result<T> {
-        let raw = self.raw(key);
-        read(raw).ok_or_else(|| format!("{}.{key}: expected {expected}", self.what))
+    fn read<T>(&self, key: &'static str, expected: &'static str, read: impl FnOnce(&'a str) -> Option<T>) -> Result<T> {
+        read(self.raw(key)).ok_or(self.bad(key, expected))
     }
 
-    pub fn str(&self, key: &str) -> Result<String> {
+    #[inline(never)]
+    pub fn str(&self, key: &'static str) -> Result<String> {
         self.read(key, "a string", string)
     }
 
-    pub fn opt_str(&self, key: &str) -> Result<Option<String>> {
+    #[inline(never)]
+    pub fn opt_str(&self, key: &'static str) -> Result<Option<String>> {
         self.read(key, "a string or null", |r| if r == "null" { Some(None) } else { string(r).map(Some) })
     }
 
-    pub fn u64(&self, key: &str) -> Result<u64> {
+    #[inline(never)]
+    pub fn u64(&self, key: &'static str) -> Result<u64> {
         self.read(key, "an unsigned integer", unsigned)
     }
 
-    pub fn u32(&self, key: &str) -> Result<u32> {
+    #[inline(never)]
+    pub fn u32(&self, key: &'static str) -> Result<u32> {
         self.read(key, "an unsigned 32-bit integer", |r| u32::try_from(unsigned(r)?).ok())
     }
 
-    pub fn usize(&self, key: &str) -> Result<usize> {
+    #[inline(never)]
+    pub fn usize(&self, key: &'static str) -> Result<usize> {
         self.read(key, "an unsigned integer", |r| usize::try_from(unsigned(r)?).ok())
     }
 
-    pub fn opt_u32(&self, key: &str) -> Result<Option<u32>> {
+    #[inline(never)]
+    pub fn opt_u32(&self, key: &'static str) -> Result<Option<u32>> {
         if self.raw(key) == "null" { Ok(None) } else { self.u32(key).map(Some) }
     }
 
-    pub fn opt_usize(&self, key: &str) -> Result<Option<usize>> {
+    #[inline(never)]
+    pub fn opt_usize(&self, key: &'static str) -> Result<Option<usize>> {
         if self.raw(key) == "null" { Ok(None) } else { self.usize(key).map(Some) }
     }
 
-    pub fn bool(&self, key: &str) -> Result<bool> {
+    #[inline(never)]
+    pub fn bool(&self, key: &'static str) -> Result<bool> {
         self.read(key, "true or false", |r| match r {
             "true" => Some(true),
             "false" => Some(false),
@@ -160,7 +187,8 @@ impl<'a> Obj<'a> {
         })
     }
 
-    pub fn strs(&self, key: &str) -> Result<Vec<String>> {
+    #[inline(never)]
+    pub fn strs(&self, key: &'static str) -> Result<Vec<String>> {
         self.read(key, "an array of strings", |r| {
             let mut out = Vec::new();
             for i in items(r, b'[')? {
@@ -171,7 +199,8 @@ impl<'a> Obj<'a> {
     }
 
     /// An object of counts (`{"name": n}`).
-    pub fn counts(&self, key: &str) -> Result<BTreeMap<String, u64>> {
+    #[inline(never)]
+    pub fn counts(&self, key: &'static str) -> Result<BTreeMap<String, u64>> {
         self.read(key, "an object of unsigned integers", |r| {
             let mut out = BTreeMap::new();
             for i in items(r, b'{')? {
@@ -182,14 +211,17 @@ impl<'a> Obj<'a> {
     }
 
     /// A field's JSON as written (`null` when missing).
+    #[inline(never)]
     pub fn json(&self, key: &str) -> JsonText {
         JsonText::from_raw_str(self.raw(key))
     }
 
+    #[inline(never)]
     pub fn obj(&self, key: &str, what: &'static str) -> Result<Obj<'a>> {
         Obj::parse(self.raw(key), what)
     }
 
+    #[inline(never)]
     pub fn opt_obj(&self, key: &str, what: &'static str) -> Result<Option<Obj<'a>>> {
         match self.raw(key) {
             "null" => Ok(None),
@@ -197,12 +229,19 @@ impl<'a> Obj<'a> {
         }
     }
 
-    pub fn list<T>(&self, key: &str, what: &'static str, each: impl Fn(Obj<'a>) -> Result<T>) -> Result<Vec<T>> {
-        let list = items(self.raw(key), b'[').ok_or_else(|| format!("{}.{key}: expected an array", self.what))?;
-        let mut out = Vec::with_capacity(list.len());
-        for i in list {
-            out.push(each(Obj::parse(i.value, what)?)?);
-        }
+    pub fn list<T>(&self, key: &'static str, what: &'static str, each: impl Fn(Obj<'a>) -> Result<T>) -> Result<Vec<T>> {
+        let mut out = Vec::new();
+        self.each(key, what, &mut |o| each(o).map(|t| out.push(t)))?;
         Ok(out)
+    }
+
+    /// The walk behind `list`, compiled once for every item type.
+    #[inline(never)]
+    fn each(&self, key: &'static str, what: &'static str, f: &mut dyn FnMut(Obj<'a>) -> Result<()>) -> Result<()> {
+        let list = items(self.raw(key), b'[').ok_or(self.bad(key, "an array"))?;
+        for i in list {
+            f(Obj::parse(i.value, what)?)?;
+        }
+        Ok(())
     }
 }

@@ -8,16 +8,15 @@
 
 use std::collections::HashMap;
 
-use super::raw::Obj;
+use super::raw::{Bad, Obj, Result};
 use super::transcript::{ToolOutcome, TranscriptEntry, TranscriptFolder};
 use super::*;
 use crate::event::{ErrorKind, SessionEvent};
 use crate::log::{LogError, LogErrorCode};
 use crate::snapshot::{OsSnapshot, OsSnapshotFolder, ProcessRecord, SuspendRecord};
 
-type Result<T> = std::result::Result<T, String>;
 
-fn error_kind(o: &Obj<'_>, key: &str) -> Result<Option<ErrorKind>> {
+fn error_kind(o: &Obj<'_>, key: &'static str) -> Result<Option<ErrorKind>> {
     Ok(Some(match o.opt_str(key)?.as_deref() {
         None => return Ok(None),
         Some("recoverable") => ErrorKind::Recoverable,
@@ -26,7 +25,7 @@ fn error_kind(o: &Obj<'_>, key: &str) -> Result<Option<ErrorKind>> {
         Some("provider_failure") => ErrorKind::ProviderFailure,
         Some("timeout") => ErrorKind::Timeout,
         Some("user_interrupt") => ErrorKind::UserInterrupt,
-        Some(other) => return Err(format!("{}.{key}: unknown error kind {other:?}", o.what)),
+        Some(_) => return Err(o.bad(key, "an error kind")),
     }))
 }
 
@@ -40,14 +39,16 @@ fn log_error_code(o: &Obj<'_>) -> Result<LogErrorCode> {
         "invalid_entry" => LogErrorCode::InvalidEntry,
         "seq_gap" => LogErrorCode::SeqGap,
         "seq_disorder" => LogErrorCode::SeqDisorder,
-        other => return Err(format!("load error: unknown code {other:?}")),
+        _ => return Err(o.bad("code", "a load error code")),
     })
 }
 
-fn entries(o: &Obj<'_>, key: &str) -> Result<Vec<Entry>> {
+#[inline(never)]
+fn entries(o: &Obj<'_>, key: &'static str) -> Result<Vec<Entry>> {
     o.list(key, "entry", |e| Ok(Entry { position: e.u64("position")?, event: e.json("event") }))
 }
 
+#[inline(never)]
 fn status(o: Obj<'_>) -> Result<Status> {
     Ok(match o.str("state")?.as_str() {
         "not_started" => Status::NotStarted,
@@ -64,10 +65,11 @@ fn status(o: Obj<'_>) -> Result<Status> {
             turns_used: o.u32("turns_used")?,
             total_tokens: o.u64("total_tokens")?,
         },
-        other => return Err(format!("status: unknown state {other:?}")),
+        _ => return Err(o.bad("state", "a status")),
     })
 }
 
+#[inline(never)]
 fn tool_outcome(r: Obj<'_>) -> Result<ToolOutcome> {
     Ok(ToolOutcome {
         position: r.u64("position")?,
@@ -79,6 +81,7 @@ fn tool_outcome(r: Obj<'_>) -> Result<ToolOutcome> {
     })
 }
 
+#[inline(never)]
 fn transcript_entry(o: Obj<'_>) -> Result<TranscriptEntry> {
     let position = o.u64("position")?;
     Ok(match o.str("type")?.as_str() {
@@ -120,10 +123,11 @@ fn transcript_entry(o: Obj<'_>) -> Result<TranscriptEntry> {
             checkpoint_history_len: o.u32("checkpoint_history_len")?,
             reason: o.opt_obj("reason", "rollback reason")?.map(|_| o.json("reason")),
         },
-        other => return Err(format!("transcript: unknown entry type {other:?}")),
+        _ => return Err(o.bad("type", "a transcript entry type")),
     })
 }
 
+#[inline(never)]
 fn process(o: Obj<'_>) -> Result<ProcessView> {
     Ok(ProcessView {
         agent_id: o.str("agent_id")?,
@@ -147,6 +151,7 @@ fn process(o: Obj<'_>) -> Result<ProcessView> {
     })
 }
 
+#[inline(never)]
 fn permission_request(r: Obj<'_>) -> Result<PermissionRequest> {
     Ok(PermissionRequest {
         position: r.u64("position")?,
@@ -168,9 +173,10 @@ fn permission_request(r: Obj<'_>) -> Result<PermissionRequest> {
 /// A view from its JSON (as `to_js_json` writes it). Filled field by
 /// field into an empty view: one value to drop on an error keeps the
 /// .wasm small.
+#[inline(never)]
 fn view_of(json: &str) -> Result<SessionView> {
     if !crate::event::syntax::is_valid_json(json) {
-        return Err("not valid JSON".to_string());
+        return Err(Bad { what: "view", key: "", expected: "valid JSON" });
     }
     let v = Obj::parse(json, "view")?;
     let mut out = SessionViewFolder::new(v.opt_str("session_id")?).view;
@@ -261,8 +267,8 @@ fn view_of(json: &str) -> Result<SessionView> {
 impl SessionViewFolder {
     /// The folder whose view is the one in `json`: folding on from it gives
     /// what folding the whole log would have.
-    pub fn restore(json: &str) -> Result<Self> {
-        let view = view_of(json)?;
+    pub fn restore(json: &str) -> std::result::Result<Self, String> {
+        let view = view_of(json).map_err(|e| e.to_string())?;
         let mut checkpoints = HashMap::new();
         for entry in &view.checkpoints {
             match SessionEvent::from_json(entry.event.get()) {
@@ -289,7 +295,7 @@ impl SessionViewFolder {
 
 /// The OS snapshot of the log a view was folded from: everything it holds
 /// is in the view (the entries it keeps are the events themselves).
-pub fn os_snapshot_of(view: &SessionView) -> Result<OsSnapshot> {
+pub fn os_snapshot_of(view: &SessionView) -> std::result::Result<OsSnapshot, String> {
     let mut folder = OsSnapshotFolder::new();
     let entries = [&view.budgets.exceeded, &view.budgets.usage, &view.cancellations, &view.signals];
     for entry in entries.into_iter().flatten() {

@@ -183,6 +183,7 @@ test("the scrubber shows the state as of a chosen position", async () => {
     if (at === 42) {
       assert.equal(await page.locator("[data-testid=status]").textContent(), "suspended: ask_user (pending call-5)");
       await page.screenshot({ path: join(shots, "viewer-time-travel.png"), fullPage: true });
+      await page.screenshot({ path: join(shots, "viewer-overview.png") }); // the README's picture
     }
   }
   // The keyboard moves through time too.
