@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SessionState, rebuildOsSnapshot, sampleLog } from "agent-replay";
 import { EXPECTED } from "../package/work.mjs";
 import { bin, bundleWorker, installProject, port, serve as start, startWorkerd } from "../package/harness.mjs";
 import { edgeScenario, hostileScenario, twoClients } from "./edge-scenario.mjs";
@@ -123,6 +124,36 @@ test("Chromium: an esbuild bundle", async () => {
   try {
     await inChromium(`${server.url}/`);
   } finally {
+    server.close();
+  }
+});
+
+test("Chromium: <agent-session-viewer> from agent-replay/viewer in an esbuild bundle", async () => {
+  const esbuild = await import("esbuild");
+  const out = join(project, "viewer-out");
+  await esbuild.build({ entryPoints: [join(project, "checks/viewer-page.mjs")], absWorkingDir: project, bundle: true, format: "esm", platform: "browser", outfile: join(out, "bundle.js"), logLevel: "silent" });
+  cpSync(join(project, "node_modules/agent-replay/pkg/agent_replay_bg.wasm"), join(out, "agent_replay_bg.wasm"));
+  writeFileSync(join(out, "index.html"), `<!doctype html><body><script type="module" src="./bundle.js"></script></body>`);
+  const server = await staticServer(out);
+  const { chromium } = await import("playwright-core");
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"] });
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(`${server.url}/`);
+    await page.waitForFunction(() => globalThis.result !== undefined, null, { timeout: 20_000 }).catch(() => {});
+    const view = new SessionState().apply(sampleLog()).view();
+    assert.deepEqual(await page.evaluate(() => globalThis.result), {
+      status: "finished: completed",
+      runId: view.run.run_id,
+      transcript: view.transcript.length,
+      charts: 4,
+      pagesOut: String(rebuildOsSnapshot(sampleLog()).page_out_count),
+      processes: view.processes.length,
+    }, `page errors: ${errors.join("; ")}`);
+  } finally {
+    await browser.close();
     server.close();
   }
 });
