@@ -2,7 +2,8 @@
 // events: time to first render (the run's header, drawn while the rest
 // loads), time until fully loaded (everything drawn), the longest
 // main-thread task during the load, scrub latency (median and worst of 20
-// random jumps, until the panels have drawn), and memory (the renderer
+// random jumps, until the frame showing the new state is painted), and
+// memory (the renderer
 // processes' RSS, which holds the worker, and the page's JS heap).
 // Run: `npm run bench:viewer` (VERBOSE=1 lists each long task).
 import { execFileSync, spawn } from "node:child_process";
@@ -84,6 +85,8 @@ for (const [i, n] of sizes.entries()) {
       s.value = String(p);
       s.dispatchEvent(new Event("input"));
       await drawn;
+      // Until the frame with the new state is painted.
+      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
       times.push(performance.now() - t0);
     }
     return { times, longest: Math.max(0, ...window.__long) };

@@ -160,7 +160,7 @@ function showState(msg) {
   inFlight = false;
   end = msg.end;
   shown = msg.position;
-  viewer.data = { view: msg.view, snapshot: msg.snapshot, summary: msg.summary, at: msg.position, series, earlier: msg.earlier };
+  viewer.data = { view: msg.view, snapshot: msg.snapshot, summary: msg.summary, totals: msg.totals, at: msg.position, series, earlier: msg.earlier };
   setScrubber(msg.position);
   // The label changes once the panels show this state.
   viewer.addEventListener("rendered", () => {
@@ -266,6 +266,8 @@ function showFiltered(positions) {
   filtered = positions;
   rows = new Map();
   requested = new Set();
+  for (const el of drawn.values()) el.remove();
+  drawn = new Map();
   space.style.height = `${filtered.length * ROW}px`;
   const events = filtered.reduce((n, p) => n + (p > 0 ? 1 : 0), 0);
   const filtering = filters.kinds.length || filters.categories.length || filters.query;
@@ -302,14 +304,34 @@ function paintTimeline() {
         ask({ op: "rows", seq, start: b * BLOCK, count: BLOCK });
       }
     }
-    const els = [];
-    for (let i = first; i < last; i++) els.push(rowElement(i, rows.get(i)));
-    space.replaceChildren(...els);
+    // Rows already drawn are kept (only their state classes change), so a
+    // time-travel step does not rebuild the list.
+    const next = new Map();
+    for (let i = first; i < last; i++) {
+      const r = rows.get(i);
+      let el = drawn.get(i);
+      if (!el || el.row !== r) el = rowElement(i, r);
+      else if (r && !r.gap) markRow(el, r);
+      next.set(i, el);
+    }
+    for (const [i, el] of drawn) if (next.get(i) !== el) el.remove();
+    for (const el of next.values()) if (!el.isConnected) space.append(el);
+    drawn = next;
   });
+}
+
+/** Row elements on screen, by filtered index. */
+let drawn = new Map();
+
+function markRow(el, r) {
+  el.classList.toggle("selected", r.position === selected);
+  el.classList.toggle("after", r.position > shown);
+  el.setAttribute("aria-selected", String(r.position === selected));
 }
 
 function rowElement(i, r) {
   const el = document.createElement("div");
+  el.row = r;
   el.className = "row";
   el.style.top = `${i * ROW}px`;
   el.dataset.index = String(i);
@@ -324,10 +346,8 @@ function rowElement(i, r) {
   }
   el.dataset.position = String(r.position);
   el.setAttribute("role", "option");
-  el.classList.toggle("selected", r.position === selected);
-  el.classList.toggle("after", r.position > shown);
   el.classList.toggle("alarming", r.alarming);
-  el.setAttribute("aria-selected", String(r.position === selected));
+  markRow(el, r);
   const pos = document.createElement("span");
   pos.className = "pos";
   pos.textContent = `#${r.position}`;

@@ -8,9 +8,13 @@ import { categoryOf, describeEvent, isAlarming } from "/agent-replay/js/viewer/d
 import { chartSeries } from "/agent-replay/js/viewer/series.js";
 
 /** Events between time-travel checkpoints (at least; chunks decide). */
-const CHECKPOINT_EVERY = 2000;
+const CHECKPOINT_EVERY = 1000;
 /** Transcript entries sent with a state. */
-const TRANSCRIPT_WINDOW = 60;
+const TRANSCRIPT_WINDOW = 30;
+/** Rows of each OS-snapshot list and states of each process's history
+ * sent for display (the panels show the latest; totals go beside them). */
+const SHOWN_ROWS = 50;
+const SHOWN_HISTORY = 12;
 /** Bytes folded per call while loading (a progress step). */
 const CHUNK = 512 * 1024;
 
@@ -157,6 +161,7 @@ function stateAt(p) {
       tmp.free();
     }
   }
+  const totals = shorten(summary, snapshot);
   const v = fullView();
   const cut = upperBound(v.transcript, at);
   const first = Math.max(0, cut - TRANSCRIPT_WINDOW);
@@ -167,9 +172,26 @@ function stateAt(p) {
     inGap: gaps.find((g) => at >= g.from && at <= g.to) ?? null,
     summary,
     snapshot,
+    totals,
     view: { transcript: v.transcript.slice(first, cut), load_errors: v.load_errors.slice(0, 200) },
     earlier: first,
   };
+}
+
+/** Keeps what the panels show of long lists (a long run has thousands of
+ * signals and process states: copying them to the page would cost more than
+ * the rest of a time-travel step). */
+function shorten(summary, snapshot) {
+  const totals = { lists: {}, history: {} };
+  for (const key of ["budget_exceeded", "budget_usage_reported", "cancellations", "signals"]) {
+    totals.lists[key] = snapshot[key].length;
+    snapshot[key] = snapshot[key].slice(-SHOWN_ROWS);
+  }
+  for (const p of summary.processes) {
+    totals.history[p.agent_id] = p.history.length;
+    p.history = p.history.slice(-SHOWN_HISTORY);
+  }
+  return totals;
 }
 
 function sendState(p, seq) {

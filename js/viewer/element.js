@@ -12,7 +12,7 @@ export class SessionViewer extends HTMLElement {
   static observedAttributes = ["src"];
   #data = null;
   #charts = null; // the charts panel and its plots, kept across renders
-  #frame = 0;
+  #pending = false;
   #drawn = 0; // renders started: a stale chart task gives way
 
   connectedCallback() {
@@ -46,7 +46,9 @@ export class SessionViewer extends HTMLElement {
    * SessionSummary for the header and processes, e.g. a time-travel
    * checkpoint's), `at` (a position: lists are cut there), `series`
    * (chartSeries() output, when `view` holds only part of the lists) and
-   * `earlier` (transcript entries before those in `view`).
+   * `earlier` (transcript entries before those in `view`) and `totals`
+   * (the full lengths of snapshot lists and process histories, when only
+   * their latest part was given).
    */
   set data(data) {
     this.#data = data;
@@ -78,10 +80,14 @@ export class SessionViewer extends HTMLElement {
     this.dispatchEvent(new CustomEvent("error", { detail: error }));
   }
 
+  /** Renders once at the end of the current task, however many times data
+   * was set in it (not at the next animation frame: that would add up to a
+   * frame to every time-travel step). */
   #schedule() {
-    if (this.#frame || !this.isConnected) return;
-    this.#frame = requestAnimationFrame(() => {
-      this.#frame = 0;
+    if (this.#pending || !this.isConnected) return;
+    this.#pending = true;
+    queueMicrotask(() => {
+      this.#pending = false;
       this.#render();
     });
   }
@@ -102,7 +108,7 @@ export class SessionViewer extends HTMLElement {
       renderHeader(state),
       h("div", { class: "asv-grid" },
         h("div", {}, renderLoadErrors(d.view.load_errors, state.errors.load_errors), renderTranscript(d.view, { at, limit: d.limit ?? 200, earlier: d.earlier ?? 0, onSelect: select })),
-        h("div", {}, charts, renderSnapshot(d.snapshot), renderProcesses(state.processes, state.run?.run_id))));
+        h("div", {}, charts, renderSnapshot(d.snapshot, d.totals?.lists), renderProcesses(state.processes, state.run?.run_id, d.totals?.history))));
     const series = d.series ?? chartSeries(d.view);
     if (this.#charts?.section === charts) {
       this.#charts.plots.update(series, at);

@@ -110,20 +110,22 @@ export function renderTranscript(view, { at = Infinity, limit = 200, earlier = 0
     entries.length ? list : h("p", { class: "asv-dim" }, "Nothing yet."));
 }
 
-/** A table of the last `max` rows (long runs have thousands of signals). */
-function table(columns, rows, empty, max = 50) {
+/** A table of the last `max` rows (long runs have thousands of signals);
+ * `total` when `rows` is already the latest part of a longer list. */
+function table(columns, rows, empty, total = rows.length, max = 50) {
   if (!rows.length) return h("p", { class: "asv-dim" }, empty);
   const shown = rows.slice(-max);
   return [
     h("table", { class: "asv-table" },
       h("thead", {}, h("tr", {}, columns.map(([label]) => h("th", {}, label)))),
       h("tbody", {}, shown.map((r) => h("tr", {}, columns.map(([, get]) => h("td", {}, get(r))))))),
-    rows.length > max ? h("p", { class: "asv-dim" }, `the last ${max} of ${num(rows.length)}`) : null,
+    total > shown.length ? h("p", { class: "asv-dim" }, `the last ${shown.length} of ${num(total)}`) : null,
   ];
 }
 
-/** The kernel's OS snapshot, field by field, as `rebuildOsSnapshot` gives it. */
-export function renderSnapshot(snap) {
+/** The kernel's OS snapshot, field by field, as `rebuildOsSnapshot` gives it.
+ * `lengths`: the full lengths of its lists, when they were shortened. */
+export function renderSnapshot(snap, lengths = {}) {
   const counter = (label, value, key) => h("div", { class: "asv-stat" }, h("span", { class: "asv-stat-value", "data-key": key }, num(value)), h("span", { class: "asv-stat-label" }, label));
   return h("section", { class: "asv-panel", "data-testid": "snapshot" }, h("h2", {}, "OS snapshot"),
     h("div", { class: "asv-kv" },
@@ -141,12 +143,12 @@ export function renderSnapshot(snap) {
     h("h3", {}, "Processes"),
     table([["agent", (p) => p.agent_id], ["parent", (p) => p.parent_session_id], ["state", (p) => p.state], ["turn", (p) => p.turn]], snap.process_by_agent, "No sub-agents."),
     h("h3", {}, "Budgets"),
-    table([["operation", (b) => b.operation_id], ["reservation", (b) => b.reservation_id], ["tokens", (b) => num(b.tokens)], ["sub-agents", (b) => b.subagents], ["rounds", (b) => b.rounds], ["turn", (b) => b.turn]], snap.budget_usage_reported, "No usage reported."),
-    table([["exceeded", (b) => b.operation_id], ["budget", (b) => b.budget], ["reservation", (b) => b.reservation_id ?? "–"], ["turn", (b) => b.turn]], snap.budget_exceeded, "No budget exceeded."),
+    table([["operation", (b) => b.operation_id], ["reservation", (b) => b.reservation_id], ["tokens", (b) => num(b.tokens)], ["sub-agents", (b) => b.subagents], ["rounds", (b) => b.rounds], ["turn", (b) => b.turn]], snap.budget_usage_reported, "No usage reported.", lengths.budget_usage_reported),
+    table([["exceeded", (b) => b.operation_id], ["budget", (b) => b.budget], ["reservation", (b) => b.reservation_id ?? "–"], ["turn", (b) => b.turn]], snap.budget_exceeded, "No budget exceeded.", lengths.budget_exceeded),
     h("h3", {}, "Cancellations"),
-    table([["operation", (c) => c.operation_id], ["reason", (c) => c.reason], ["pending", (c) => c.pending_call_ids.join(", ")], ["turn", (c) => c.turn]], snap.cancellations, "None."),
+    table([["operation", (c) => c.operation_id], ["reason", (c) => c.reason], ["pending", (c) => c.pending_call_ids.join(", ")], ["turn", (c) => c.turn]], snap.cancellations, "None.", lengths.cancellations),
     h("h3", {}, "Signals"),
-    table([["signal", (s) => s.signal_id], ["operation", (s) => s.operation_id], ["disposition", (s) => s.disposition], ["attempt", (s) => s.attempt], ["queue", (s) => s.queue_depth], ["turn", (s) => s.turn]], snap.signals, "None."));
+    table([["signal", (s) => s.signal_id], ["operation", (s) => s.operation_id], ["disposition", (s) => s.disposition], ["attempt", (s) => s.attempt], ["queue", (s) => s.queue_depth], ["turn", (s) => s.turn]], snap.signals, "None.", lengths.signals));
 }
 
 /** State transitions shown per process (the latest). */
@@ -154,7 +156,7 @@ const HISTORY = 12;
 
 /** Sub-agents as a tree under the run (by parent session id), each with its
  * state history. */
-export function renderProcesses(processes, rootId) {
+export function renderProcesses(processes, rootId, historyLengths = {}) {
   const byParent = new Map();
   for (const p of processes) {
     if (!byParent.has(p.parent_session_id)) byParent.set(p.parent_session_id, []);
@@ -166,7 +168,9 @@ export function renderProcesses(processes, rootId) {
       h("span", { class: `asv-badge asv-${/fail|crash|kill|error/.test(p.state) ? "failed" : /done|complete|exit|join/.test(p.state) ? "done" : "running"}` }, p.state),
       p.result_termination ? h("span", { class: "asv-dim" }, ` (${p.result_termination})`) : null),
     h("ol", { class: "asv-history" },
-      p.history.length > HISTORY ? h("li", {}, `${num(p.history.length - HISTORY)} earlier states`) : null,
+      (historyLengths[p.agent_id] ?? p.history.length) > Math.min(HISTORY, p.history.length)
+        ? h("li", {}, `${num((historyLengths[p.agent_id] ?? p.history.length) - Math.min(HISTORY, p.history.length))} earlier states`)
+        : null,
       p.history.slice(-HISTORY).map((t) => h("li", {}, `#${t.position} turn ${t.turn}: ${t.state}${t.result_termination ? ` (${t.result_termination})` : ""}`))),
     children(p.agent_id, seen));
   const children = (id, seen) => {
