@@ -120,8 +120,9 @@ export async function serve({ port = 8080, files = [], demo = true, intervalMs =
     if (req.method !== "GET" && req.method !== "HEAD") return res.writeHead(405).end();
     if (pathname === "/" || pathname === "/index.html") return sendFile(res, join(root, "www/index.html"));
     if (pathname === "/demo") {
-      res.writeHead(player ? 200 : 404, { "content-type": "application/json", "cache-control": "no-store" });
-      return res.end(JSON.stringify(player ? player.current() : { error: "the demo is off" }));
+      // The demo session now, or null when it is off.
+      res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
+      return res.end(JSON.stringify(player ? player.current() : null));
     }
     if (pathname === "/sample.jsonl") {
       res.writeHead(200, { "content-type": "application/x-ndjson" });

@@ -212,6 +212,23 @@ test("a malformed log shows its errors with line numbers and every valid event",
   await page.close();
 });
 
+test("a log opens from the file picker and by drag and drop", async () => {
+  const { page, problems } = await openPage(`${main.url}/`);
+  await page.setInputFiles("#file", { name: "picked.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(sample) });
+  await waitPosition(page, "event 55 of 55");
+  assert.equal(await page.locator("[data-testid=match-count]").textContent(), "55 events");
+  const half = lines.slice(0, 20).join("\n");
+  await page.evaluate((text) => {
+    const data = new DataTransfer();
+    data.items.add(new File([text], "dropped.jsonl"));
+    document.body.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+  }, half);
+  await waitPosition(page, "event 20 of 20");
+  assert.deepEqual(await headerStats(page), expectedHeader(new SessionState().apply(half).summary()));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 async function post(session, body) {
   const r = await fetch(`${main.url}/api/sessions/${session}/events`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}` }, body });
   assert.equal(r.status, 200, await r.text());
@@ -238,6 +255,24 @@ test("live mode follows appended events", async () => {
   // The first observation stood for events 1–5 (the stream began with it).
   assert.match(await page.locator("[data-testid=gaps]").textContent(), /events 1–5 came as the first observation/);
   await page.screenshot({ path: join(shots, "viewer-live.png") });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("resuming from a pasted cursor replays exactly what was missed", async () => {
+  await post("live-3", lines.slice(0, 4).join("\n"));
+  const { page, problems } = await openPage(`${main.url}/?live=/api/sessions/live-3/stream`);
+  await page.waitForFunction(() => document.querySelector("[data-testid=live-status]").textContent === "open");
+  await viewerMatchesServer(page, "live-3");
+  const cursor = await page.locator("[data-testid=cursor]").inputValue();
+  await page.click("[data-testid=connect]");
+  await page.waitForFunction(() => document.querySelector("[data-testid=live-status]").textContent === "disconnected");
+  await post("live-3", lines.slice(4, 9).join("\n")); // five events: within the 8-event buffer
+  await page.fill("#resume-cursor", cursor);
+  await page.click("#resume-form button");
+  await viewerMatchesServer(page, "live-3");
+  assert.equal(await page.locator("[data-testid=gaps] li").count(), 1, "only the first observation: the five were replayed");
+  assert.deepEqual(await page.$$eval(".row[data-position]", (rows) => rows.map((r) => Number(r.dataset.position))), [5, 6, 7, 8, 9]);
   assert.deepEqual(problems, []);
   await page.close();
 });
