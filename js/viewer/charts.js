@@ -9,6 +9,7 @@ import { cutSeries } from "./series.js";
 
 const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948"];
 const MAX_POINTS = 1200;
+const TURN_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000];
 
 /**
  * uPlot's aligned columns for (x, y) lists over the x range [lo, hi] (the
@@ -87,7 +88,8 @@ function plot(box, spec, width) {
     scales: { x: { time: false } },
     legend: { show: true, live: false },
     cursor: { drag: { x: false, y: false } },
-    axes: [{ ...axis, label: "turn" }, { ...axis, size: 56 }],
+    // Turns are whole numbers: no ticks between them.
+    axes: [{ ...axis, label: "turn", incrs: TURN_STEPS }, { ...axis, size: 56 }],
     series: [{ label: "turn" }, ...spec.series.map((s, i) => {
       const color = s.color ?? PALETTE[i % PALETTE.length];
       return {
@@ -98,7 +100,9 @@ function plot(box, spec, width) {
         spanGaps: !s.points,
         fill: spec.bars ? `${color}55` : undefined,
         paths: spec.bars ? uPlot.paths.bars({ size: [0.8, 40] }) : undefined,
-        points: s.points ? { show: true, size: 9, fill: color, stroke: color } : { show: false },
+        // Lines leave showing points to uPlot (it shows them while they fit,
+        // so a single sample is visible); bars need none.
+        points: s.points ? { show: true, size: 9, fill: color, stroke: color } : spec.bars ? { show: false } : {},
       };
     })],
   }, spec.data, box);
