@@ -8,14 +8,15 @@ import { SessionState, sampleLog, AgentReplayError } from "../js/node.js";
 import { summarize } from "./summary.js";
 
 const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--strict]
-       agent-replay serve [FILE...] [--port N] [--no-demo] [--interval-ms N]
+       agent-replay serve [FILE...] [--port N] [--no-demo] [--interval-ms N] [--pause-ms N]
                           [--max-events N] [--max-age-ms N] [--write-token T]
 
   snapshot   print the kernel OS snapshot of the log as JSON
   summary    print a readable summary: status, turns, tools, processes, budgets, errors
   serve      serve the session viewer on 127.0.0.1 (port 8080 or $PORT; 0 picks one),
              with the sample session played live on a loop (--no-demo: off) and
-             each FILE ready to open; --interval-ms paces the demo (1100),
+             each FILE ready to open; --interval-ms paces the demo (1100) and
+             --pause-ms separates its runs (5000),
              --max-events/--max-age-ms bound the live buffer, --write-token
              allows POST /api/sessions/ID/events with that bearer token
   FILE       a JSON, JSON Lines or stored-entry log; - reads stdin
@@ -64,7 +65,7 @@ async function load(state, source, strict) {
 /** `serve`: flags with values, then files. */
 async function runServer(argv) {
   const options = { port: Number(process.env.PORT ?? 8080), files: [] };
-  const numeric = { "--port": "port", "--interval-ms": "intervalMs", "--max-events": "maxEventsPerSession", "--max-age-ms": "maxAgeMs" };
+  const numeric = { "--port": "port", "--interval-ms": "intervalMs", "--pause-ms": "pauseMs", "--max-events": "maxEventsPerSession", "--max-age-ms": "maxAgeMs" };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--no-demo") options.demo = false;

@@ -535,17 +535,38 @@ if (params.get("log")) {
   $("url").value = params.get("live");
   followLive(params.get("live"), params.get("cursor") ?? undefined);
 } else {
-  fetch("/demo")
-    .then((r) => (r.ok ? r.json() : null))
-    .then((demo) => {
-      if (!demo) return;
-      $("demo-note").hidden = false;
-      $("demo-link").onclick = (e) => {
-        e.preventDefault();
-        followLive(demo.stream, demo.start_cursor);
-      };
-      $("url").value = demo.stream;
-      followLive(demo.stream, demo.start_cursor);
-    })
-    .catch(() => {});
+  followDemo();
+}
+
+/** Follows the server's demo (the sample played live) from its start, and
+ * offers the next run when the server begins one. */
+async function followDemo() {
+  const current = async () => {
+    try {
+      const r = await fetch("/demo");
+      return r.ok ? await r.json() : null;
+    } catch {
+      return null;
+    }
+  };
+  const demo = await current();
+  if (!demo) return;
+  const follow = (d) => {
+    $("url").value = d.stream;
+    $("next-run").hidden = true;
+    followLive(d.stream, d.start_cursor);
+  };
+  follow(demo);
+  let following = demo.session_id;
+  setInterval(async () => {
+    const now = liveUrl?.endsWith(`/sessions/${following}/stream`) ? await current() : null;
+    if (!now || now.session_id === following) return;
+    const link = $("next-run");
+    link.hidden = false;
+    link.onclick = (e) => {
+      e.preventDefault();
+      following = now.session_id;
+      follow(now);
+    };
+  }, 5000);
 }

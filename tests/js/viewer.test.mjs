@@ -318,7 +318,7 @@ test("after a trim past its cursor the viewer shows the gap, reloads the observa
 });
 
 test("npm start's demo plays the sample live, and the page works on a narrow dark screen", async () => {
-  const demo = await startServer(["--interval-ms", "20", "--max-events", "64"]);
+  const demo = await startServer(["--interval-ms", "20", "--pause-ms", "300", "--max-events", "64"]);
   try {
     const { page, problems } = await openPage(`${demo.url}/`, { width: 420, height: 900 }, "dark");
     await waitPosition(page, "event 55 of 55");
@@ -328,6 +328,12 @@ test("npm start's demo plays the sample live, and the page works on a narrow dar
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(width <= 420, `no horizontal scrolling on a narrow screen (${width}px)`);
     await page.screenshot({ path: join(shots, "viewer-narrow-dark.png"), fullPage: true });
+    // The next run of the demo is offered, and followed from its start.
+    await page.waitForSelector("#next-run:not([hidden])", { timeout: 15_000 });
+    await page.click("#next-run");
+    await page.waitForFunction(() => /\/sessions\/sample-([2-9]|\d\d+)\/stream$/.test(document.querySelector("#url").value));
+    await waitPosition(page, "event 55 of 55");
+    assert.equal(await page.locator("[data-testid=gaps] li").count(), 0);
     assert.deepEqual(problems, []);
     await page.close();
   } finally {
