@@ -2,12 +2,15 @@
 //! stay slices of the text until a typed getter reads them. Small in
 //! code, and a nested event is kept exactly as written.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use crate::json::JsonText;
 
-/// What was wrong, without formatting anything until it is shown (each
-/// `format!` at the ~200 read sites would cost the .wasm dearly).
+/// The first thing found wrong, kept aside so reading goes on in straight
+/// lines: getters give a default and note the problem, and the caller looks
+/// once at the end. (An early return at each of the ~150 reads, with the
+/// drops of what was half built, cost more .wasm than the reading itself.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bad {
     pub what: &'static str,
@@ -21,7 +24,8 @@ impl std::fmt::Display for Bad {
     }
 }
 
-pub type Result<T> = std::result::Result<T, Bad>;
+/// Where the first problem of a whole read is noted.
+pub type Problem = Cell<Option<Bad>>;
 
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while b.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
@@ -116,21 +120,28 @@ fn unsigned(raw: &str) -> Option<u64> {
     raw.parse().ok().or_else(|| string(raw)?.parse().ok())
 }
 
-/// One JSON object; `what` names it in errors.
+/// One JSON object; `what` names it in problems.
 pub struct Obj<'a> {
     fields: Vec<Item<'a>>,
-    pub what: &'static str,
+    what: &'static str,
+    problem: &'a Problem,
 }
 
 impl<'a> Obj<'a> {
-    /// An object of `text`, which must be valid JSON (see `is_valid_json`).
+    /// The object `text` (valid JSON, see `is_valid_json`); not an object:
+    /// an empty one, and the problem noted.
     #[inline(never)]
-    pub fn parse(text: &'a str, what: &'static str) -> Result<Self> {
-        items(text, b'{').map(|fields| Obj { fields, what }).ok_or(Bad { what, key: "", expected: "an object" })
+    pub fn parse(text: &'a str, what: &'static str, problem: &'a Problem) -> Self {
+        let fields = items(text, b'{').unwrap_or_else(|| {
+            note(problem, Bad { what, key: "", expected: "an object" });
+            Vec::new()
+        });
+        Obj { fields, what, problem }
     }
 
-    pub fn bad(&self, key: &'static str, expected: &'static str) -> Bad {
-        Bad { what: self.what, key, expected }
+    /// Notes a problem (the first one is kept).
+    pub fn fail(&self, key: &'static str, expected: &'static str) {
+        note(self.problem, Bad { what: self.what, key, expected });
     }
 
     /// A field's raw text; a missing field reads as `null`.
@@ -139,47 +150,43 @@ impl<'a> Obj<'a> {
         self.fields.iter().rev().find(|f| quoted(f.key)).map_or("null", |f| f.value)
     }
 
-    fn read<T>(&self, key: &'static str, expected: &'static str, read: impl FnOnce(&'a str) -> Option<T>) -> Result<T> {
-        read(self.raw(key)).ok_or(self.bad(key, expected))
+    #[inline(never)]
+    fn read<T: Default>(&self, key: &'static str, expected: &'static str, read: fn(&'a str) -> Option<T>) -> T {
+        read(self.raw(key)).unwrap_or_else(|| {
+            self.fail(key, expected);
+            T::default()
+        })
     }
 
-    #[inline(never)]
-    pub fn str(&self, key: &'static str) -> Result<String> {
+    pub fn str(&self, key: &'static str) -> String {
         self.read(key, "a string", string)
     }
 
-    #[inline(never)]
-    pub fn opt_str(&self, key: &'static str) -> Result<Option<String>> {
+    pub fn opt_str(&self, key: &'static str) -> Option<String> {
         self.read(key, "a string or null", |r| if r == "null" { Some(None) } else { string(r).map(Some) })
     }
 
-    #[inline(never)]
-    pub fn u64(&self, key: &'static str) -> Result<u64> {
+    pub fn u64(&self, key: &'static str) -> u64 {
         self.read(key, "an unsigned integer", unsigned)
     }
 
-    #[inline(never)]
-    pub fn u32(&self, key: &'static str) -> Result<u32> {
+    pub fn u32(&self, key: &'static str) -> u32 {
         self.read(key, "an unsigned 32-bit integer", |r| u32::try_from(unsigned(r)?).ok())
     }
 
-    #[inline(never)]
-    pub fn usize(&self, key: &'static str) -> Result<usize> {
+    pub fn usize(&self, key: &'static str) -> usize {
         self.read(key, "an unsigned integer", |r| usize::try_from(unsigned(r)?).ok())
     }
 
-    #[inline(never)]
-    pub fn opt_u32(&self, key: &'static str) -> Result<Option<u32>> {
-        if self.raw(key) == "null" { Ok(None) } else { self.u32(key).map(Some) }
+    pub fn opt_u32(&self, key: &'static str) -> Option<u32> {
+        self.read(key, "an unsigned 32-bit integer or null", |r| if r == "null" { Some(None) } else { u32::try_from(unsigned(r)?).ok().map(Some) })
     }
 
-    #[inline(never)]
-    pub fn opt_usize(&self, key: &'static str) -> Result<Option<usize>> {
-        if self.raw(key) == "null" { Ok(None) } else { self.usize(key).map(Some) }
+    pub fn opt_usize(&self, key: &'static str) -> Option<usize> {
+        self.read(key, "an unsigned integer or null", |r| if r == "null" { Some(None) } else { usize::try_from(unsigned(r)?).ok().map(Some) })
     }
 
-    #[inline(never)]
-    pub fn bool(&self, key: &'static str) -> Result<bool> {
+    pub fn bool(&self, key: &'static str) -> bool {
         self.read(key, "true or false", |r| match r {
             "true" => Some(true),
             "false" => Some(false),
@@ -187,20 +194,12 @@ impl<'a> Obj<'a> {
         })
     }
 
-    #[inline(never)]
-    pub fn strs(&self, key: &'static str) -> Result<Vec<String>> {
-        self.read(key, "an array of strings", |r| {
-            let mut out = Vec::new();
-            for i in items(r, b'[')? {
-                out.push(string(i.value)?);
-            }
-            Some(out)
-        })
+    pub fn strs(&self, key: &'static str) -> Vec<String> {
+        self.read(key, "an array of strings", |r| items(r, b'[')?.iter().map(|i| string(i.value)).collect())
     }
 
     /// An object of counts (`{"name": n}`).
-    #[inline(never)]
-    pub fn counts(&self, key: &'static str) -> Result<BTreeMap<String, u64>> {
+    pub fn counts(&self, key: &'static str) -> BTreeMap<String, u64> {
         self.read(key, "an object of unsigned integers", |r| {
             let mut out = BTreeMap::new();
             for i in items(r, b'{')? {
@@ -211,37 +210,39 @@ impl<'a> Obj<'a> {
     }
 
     /// A field's JSON as written (`null` when missing).
-    #[inline(never)]
     pub fn json(&self, key: &str) -> JsonText {
         JsonText::from_raw_str(self.raw(key))
     }
 
-    #[inline(never)]
-    pub fn obj(&self, key: &str, what: &'static str) -> Result<Obj<'a>> {
-        Obj::parse(self.raw(key), what)
+    pub fn obj(&self, key: &str, what: &'static str) -> Obj<'a> {
+        Obj::parse(self.raw(key), what, self.problem)
     }
 
-    #[inline(never)]
-    pub fn opt_obj(&self, key: &str, what: &'static str) -> Result<Option<Obj<'a>>> {
+    pub fn opt_obj(&self, key: &str, what: &'static str) -> Option<Obj<'a>> {
         match self.raw(key) {
-            "null" => Ok(None),
-            raw => Obj::parse(raw, what).map(Some),
+            "null" => None,
+            raw => Some(Obj::parse(raw, what, self.problem)),
         }
     }
 
-    pub fn list<T>(&self, key: &'static str, what: &'static str, each: impl Fn(Obj<'a>) -> Result<T>) -> Result<Vec<T>> {
+    pub fn list<T>(&self, key: &'static str, what: &'static str, each: impl Fn(Obj<'a>) -> T) -> Vec<T> {
         let mut out = Vec::new();
-        self.each(key, what, &mut |o| each(o).map(|t| out.push(t)))?;
-        Ok(out)
+        self.each(key, what, &mut |o| out.push(each(o)));
+        out
     }
 
     /// The walk behind `list`, compiled once for every item type.
     #[inline(never)]
-    fn each(&self, key: &'static str, what: &'static str, f: &mut dyn FnMut(Obj<'a>) -> Result<()>) -> Result<()> {
-        let list = items(self.raw(key), b'[').ok_or(self.bad(key, "an array"))?;
-        for i in list {
-            f(Obj::parse(i.value, what)?)?;
+    fn each(&self, key: &'static str, what: &'static str, f: &mut dyn FnMut(Obj<'a>)) {
+        match items(self.raw(key), b'[') {
+            Some(list) => list.into_iter().for_each(|i| f(Obj::parse(i.value, what, self.problem))),
+            None => self.fail(key, "an array"),
         }
-        Ok(())
+    }
+}
+
+fn note(problem: &Problem, bad: Bad) {
+    if problem.get().is_none() {
+        problem.set(Some(bad));
     }
 }
