@@ -92,6 +92,7 @@ for (const [i, n] of sizes.entries()) {
     return { times, longest: Math.max(0, ...window.__long) };
   }, jumps);
   const heap = await page.evaluate(() => performance.memory?.usedJSHeapSize / 1e6);
+  const wasm = await page.evaluate(() => window.agentReplayViewer.memory());
   results.push({
     events: n,
     mb: statSync(paths[i]).size / 1e6,
@@ -105,6 +106,9 @@ for (const [i, n] of sizes.entries()) {
     rss: rendererRss(),
     rssLoaded,
     pageHeap: heap,
+    wasmMemory: wasm.wasm_memory_bytes / 1e6,
+    wasmAllocated: wasm.allocated_bytes / 1e6,
+    checkpoints: wasm.checkpoints,
   });
   await page.close();
 }
@@ -112,8 +116,8 @@ await browser.close();
 server.stop();
 
 const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : "–");
-console.log("| events | log MB | first render ms | fully loaded ms | longest main-thread task during load ms | scrub median / worst ms | longest task while scrubbing ms | renderer RSS MB | page JS heap MB |");
-console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+console.log("| events | log MB | first render ms | fully loaded ms | longest main-thread task during load ms | scrub median / worst ms | longest task while scrubbing ms | renderer RSS MB | page JS heap MB | worker wasm memory / allocated MB (checkpoints) |");
+console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const r of results) {
-  console.log(`| ${r.events.toLocaleString("en-US")} | ${f(r.mb, 1)} | ${f(r.first)} | ${f(r.full)} | ${f(r.longestLoadTask)} (${r.longTasks} over 50) | ${f(r.scrubMedian, 1)} / ${f(r.scrubWorst, 1)} | ${f(r.longestScrubTask)} | ${f(r.rss)} | ${f(r.pageHeap, 1)} |`);
+  console.log(`| ${r.events.toLocaleString("en-US")} | ${f(r.mb, 1)} | ${f(r.first)} | ${f(r.full)} | ${f(r.longestLoadTask)} (${r.longTasks} over 50) | ${f(r.scrubMedian, 1)} / ${f(r.scrubWorst, 1)} | ${f(r.longestScrubTask)} | ${f(r.rss)} | ${f(r.pageHeap, 1)} | ${f(r.wasmMemory)} / ${f(r.wasmAllocated)} (${r.checkpoints}) |`);
 }

@@ -36,7 +36,8 @@ worker.onmessage = ({ data: msg }) => {
     case "detail": return showDetail(msg);
     case "live": return showLive(msg);
     case "grew": return grew(msg);
-    case "export": return exportWaiters.splice(0).forEach((w) => w(msg));
+    case "export":
+    case "memory": return exportWaiters.splice(0).forEach((w) => w(msg));
     case "error": return showError(msg.message);
   }
 };
@@ -516,6 +517,11 @@ window.agentReplayViewer = {
   exportState: () => new Promise((resolve) => {
     exportWaiters.push(resolve);
     ask({ op: "export" });
+  }),
+  /** The worker's WebAssembly memory (`memoryUsage()`), events and checkpoints held. */
+  memory: () => new Promise((resolve) => {
+    exportWaiters.push(resolve);
+    ask({ op: "memory" });
   }),
   get position() {
     return shown;

@@ -3,7 +3,7 @@
 // questions (state at a position, filtered timeline rows, one event) so
 // the page never does heavy work. Built on the package's public API only.
 // (Module workers do not see the page's import map: URLs are absolute.)
-import { init, SessionState, parseCursor, AgentReplayError } from "/agent-replay/js/web.js";
+import { init, SessionState, parseCursor, memoryUsage, AgentReplayError } from "/agent-replay/js/web.js";
 import { categoryOf, describeEvent, isAlarming } from "/agent-replay/js/viewer/describe.js";
 import { chartSeries } from "/agent-replay/js/viewer/series.js";
 
@@ -24,7 +24,7 @@ let state = null; // the full SessionState
 let events = []; // {position, kind, turn, json}, by position (holes after gaps)
 let checkpoints = []; // {position, state}: light states, by position
 let gaps = []; // {from, to, reason, requested_cursor, latest_cursor, recovered_at, revision}
-let view = null; // the full view as of the last event (refreshed lazily)
+let view = null; // what the page needs of the view as of the last event (refreshed lazily)
 let series = null;
 let source = null; // {type: "file" | "url" | "live", name}
 let loadErrors = 0;
@@ -58,10 +58,13 @@ function maybeCheckpoint() {
 
 const keep = (e) => events.push(e);
 
+/** The view's transcript, load errors and counts, and the chart series;
+ * the rest of the view is let go (on a long log it is most of the memory). */
 function fullView() {
   if (!view) {
-    view = state.view();
-    series = chartSeries(view);
+    const whole = state.view();
+    series = chartSeries(whole);
+    view = { transcript: whole.transcript, load_errors: whole.load_errors, counts: whole.counts };
   }
   return view;
 }
@@ -422,8 +425,11 @@ self.onmessage = async ({ data: msg }) => {
       case "detail":
         post(detail(msg.position));
         break;
+      case "memory":
+        post({ op: "memory", ...memoryUsage(), events: events.length, checkpoints: checkpoints.length });
+        break;
       case "export":
-        post({ op: "export", view: state ? fullView() : null, snapshot: state?.osSnapshot() ?? null, events: events.length, gaps });
+        post({ op: "export", view: state?.view() ?? null, snapshot: state?.osSnapshot() ?? null, events: events.length, gaps });
         break;
       default:
         throw new Error(`unknown request ${msg.op}`);
