@@ -272,6 +272,7 @@ test("resuming from a pasted cursor replays exactly what was missed", async () =
   await page.click("#resume-form button");
   await viewerMatchesServer(page, "live-3");
   assert.equal(await page.locator("[data-testid=gaps] li").count(), 1, "only the first observation: the five were replayed");
+  await page.waitForFunction(() => document.querySelectorAll(".row[data-position]").length === 5);
   assert.deepEqual(await page.$$eval(".row[data-position]", (rows) => rows.map((r) => Number(r.dataset.position))), [5, 6, 7, 8, 9]);
   assert.deepEqual(problems, []);
   await page.close();
