@@ -175,7 +175,8 @@ export interface OsSnapshot {
 
 // ---- The session view ------------------------------------------------------
 
-/** An event at its 1-based position in the session. */
+/** An event at its 1-based position in the session, as written (integers
+ * beyond 2^53-1 as strings; fields this version does not know kept). */
 export interface Entry<E extends SessionEvent = SessionEvent> { position: number; event: E }
 export type SessionStatus =
   | { state: "not_started" }
@@ -275,7 +276,7 @@ export interface FoldedEvent {
   kind: string;
   /** Its turn, for kinds that have one. */
   turn: number | null;
-  /** Its JSON text as written (normalised only if it held an integer JS would round). */
+  /** Its JSON text as written (integers JS would round written as strings). */
   json: string;
 }
 

@@ -1,6 +1,7 @@
 //! JSON output for JavaScript: integers beyond 2^53-1 are written as
 //! decimal strings so `JSON.parse` never rounds them silently.
 
+use std::borrow::Cow;
 use std::io;
 
 use serde::Serialize;
@@ -57,6 +58,51 @@ pub fn may_hold_unsafe_integer(text: &str) -> bool {
     false
 }
 
+/// JSON text with every integer beyond ±(2^53-1) written as a decimal
+/// string, and nothing else changed (key order, spacing, other numbers):
+/// an event keeps the shape it was written in. Borrowed when there is
+/// nothing to rewrite, which `may_hold_unsafe_integer` tells cheaply.
+pub fn js_safe_text(text: &str) -> Cow<'_, str> {
+    if !may_hold_unsafe_integer(text) {
+        return Cow::Borrowed(text);
+    }
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len().saturating_add(16));
+    let (mut i, mut copied) = (0usize, 0usize);
+    while let Some(&c) = b.get(i) {
+        if c == b'"' {
+            // Skip a string, escapes included.
+            i = i.saturating_add(1);
+            while let Some(&s) = b.get(i) {
+                i = i.saturating_add(if s == b'\\' { 2 } else { 1 });
+                if s == b'"' {
+                    break;
+                }
+            }
+        } else if c == b'-' || c.is_ascii_digit() {
+            let start = i;
+            i = i.saturating_add(1);
+            while b.get(i).is_some_and(|d| d.is_ascii_digit() || matches!(d, b'.' | b'e' | b'E' | b'+' | b'-')) {
+                i = i.saturating_add(1);
+            }
+            let token = text.get(start..i).unwrap_or_default();
+            let integer = !token.contains(['.', 'e', 'E']);
+            let unsafe_size = token.trim_start_matches('-').parse::<u128>().map_or(integer, |n| n > u128::from(MAX_SAFE_INTEGER));
+            if integer && unsafe_size {
+                out.push_str(text.get(copied..start).unwrap_or_default());
+                out.push('"');
+                out.push_str(token);
+                out.push('"');
+                copied = i;
+            }
+        } else {
+            i = i.saturating_add(1);
+        }
+    }
+    out.push_str(text.get(copied..).unwrap_or_default());
+    Cow::Owned(out)
+}
+
 /// A JSON value kept as text, ready to be written into a larger document
 /// without re-serialising. Integers beyond 2^53-1 in it are strings.
 #[derive(Clone, Debug)]
@@ -72,17 +118,15 @@ impl JsonText {
     /// Copies already-valid raw JSON as it is (no re-parse), unless it
     /// holds an unsafe integer, which is then rewritten as a string.
     pub fn from_raw(raw: &serde_json::value::RawValue) -> Self {
-        if may_hold_unsafe_integer(raw.get()) {
-            if let Ok(v) = serde_json::from_str::<serde_json::Value>(raw.get()) {
-                return Self::parse(&to_js_json(&v));
-            }
+        match js_safe_text(raw.get()) {
+            Cow::Borrowed(_) => JsonText(raw.to_owned()),
+            Cow::Owned(safe) => Self::parse(&safe),
         }
-        JsonText(raw.to_owned())
     }
 
-    /// A value cut from JSON text already checked valid.
+    /// A value cut from JSON text already checked valid, JS-safe.
     pub fn from_raw_str(text: &str) -> Self {
-        Self::parse(text)
+        Self::parse(&js_safe_text(text))
     }
 
     pub fn null() -> Self {

@@ -35,22 +35,30 @@ impl SessionState {
         SessionState { os: self.os.clone(), view: self.view.light(), stream: None }
     }
 
-    /// Folds one event; its position is the next one.
-    pub fn apply(&mut self, event: &SessionEvent<'_>) {
+    /// Folds one event, given with its JSON text as written (the view's
+    /// records keep it); its position is the next one.
+    pub fn apply(&mut self, event: &SessionEvent<'_>, text: &str) {
         self.os.apply(event);
-        self.view.apply(event);
+        self.view.apply(event, text);
+    }
+
+    /// Folds one event given as JSON text.
+    pub fn apply_json(&mut self, text: &str) -> Result<(), crate::event::EventError> {
+        let event = SessionEvent::from_json(text)?;
+        self.apply(&event, text);
+        Ok(())
     }
 
     /// Folds a whole log held in a string; load errors join the view.
     pub fn apply_str(&mut self, text: &str, opts: LogOptions) -> Result<LoadReport, LogError> {
-        let report = log::read_str(text, opts, &mut |_: &str, e: SessionEvent<'_>| self.apply(&e))?;
+        let report = log::read_str(text, opts, &mut |t: &str, e: SessionEvent<'_>| self.apply(&e, t))?;
         self.view.add_load_errors(&report.errors);
         Ok(report)
     }
 
     /// Folds a whole log held in bytes; load errors join the view.
     pub fn apply_bytes(&mut self, bytes: &[u8], opts: LogOptions) -> Result<LoadReport, LogError> {
-        let report = log::read_bytes(bytes, opts, &mut |_: &str, e: SessionEvent<'_>| self.apply(&e))?;
+        let report = log::read_bytes(bytes, opts, &mut |t: &str, e: SessionEvent<'_>| self.apply(&e, t))?;
         self.view.add_load_errors(&report.errors);
         Ok(report)
     }
@@ -65,7 +73,7 @@ impl SessionState {
         let mut reader = self.stream.take().unwrap_or_else(|| LogReader::new(opts));
         let before = reader.errors().len();
         let result = reader.push(chunk, &mut |t: &str, e: SessionEvent<'_>| {
-            self.apply(&e);
+            self.apply(&e, t);
             sink(t, &e);
         });
         self.view.add_load_errors(reader.errors().get(before..).unwrap_or_default());
@@ -83,7 +91,7 @@ impl SessionState {
         let mut reader = self.stream.take().unwrap_or_default();
         let before = reader.errors().len();
         let result = reader.finish(&mut |t: &str, e: SessionEvent<'_>| {
-            self.apply(&e);
+            self.apply(&e, t);
             sink(t, &e);
         });
         self.view.add_load_errors(reader.errors().get(before..).unwrap_or_default());

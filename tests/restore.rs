@@ -7,7 +7,6 @@ mod common;
 use agent_replay::generate::{generate_jsonl, SAMPLE_JSONL};
 use agent_replay::json::to_js_json;
 use agent_replay::state::SessionState;
-use agent_replay::SessionEvent;
 
 fn texts(log: &str) -> Vec<String> {
     common::load(log, false).unwrap().0
@@ -15,7 +14,7 @@ fn texts(log: &str) -> Vec<String> {
 
 fn fold(state: &mut SessionState, events: &[String]) {
     for t in events {
-        state.apply(&SessionEvent::from_json(t).unwrap());
+        state.apply_json(t).unwrap();
     }
 }
 

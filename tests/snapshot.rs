@@ -161,7 +161,7 @@ fn folding_event_by_event_equals_folding_the_whole_log() {
         let mut rng = common::Rng(seed * 7919);
         for (i, event) in events.iter().enumerate() {
             folder.apply(event);
-            state.apply(event);
+            state.apply(event, lines[i]);
             if rng.below(25) == 0 || i + 1 == events.len() {
                 let prefix = rebuild_os_snapshot(&events[..=i]);
                 assert_eq!(folder.snapshot(), &prefix, "seed {seed} at {i}");

@@ -1,6 +1,7 @@
 //! Messages, content, tool calls and results: the nested types of the
 //! conversation events (`llm_completed`, `tool_requested`, `tool_completed`).
 
+use super::text::names;
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
@@ -9,7 +10,7 @@ use serde_json::Value;
 
 use super::{RawJson, Str};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     System,
@@ -17,6 +18,8 @@ pub enum Role {
     Assistant,
     Tool,
 }
+
+names!(Role { System = "system", User = "user", Assistant = "assistant", Tool = "tool" });
 
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(bound(deserialize = "'de: 'a"))]
@@ -100,13 +103,15 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ImageDetail {
     Auto,
     Low,
     High,
 }
+
+names!(ImageDetail { Auto = "auto", Low = "low", High = "high" });
 
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", try_from = "super::tagged::ContentPartWire<'a>", bound(deserialize = "'de: 'a"))]
@@ -145,7 +150,7 @@ pub struct ToolCall<'a> {
     pub arguments: RawJson<'a>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     Recoverable,
@@ -155,6 +160,8 @@ pub enum ErrorKind {
     Timeout,
     UserInterrupt,
 }
+
+names!(ErrorKind { Recoverable = "recoverable", Fatal = "fatal", GovernanceDenied = "governance_denied", ProviderFailure = "provider_failure", Timeout = "timeout", UserInterrupt = "user_interrupt" });
 
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(bound(deserialize = "'de: 'a"))]

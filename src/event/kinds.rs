@@ -2,6 +2,7 @@
 //! writes them. The `kind` tag lives on `SessionEvent`; unknown top-level
 //! fields are ignored (the event's original text keeps them).
 
+use super::text::names;
 use serde::{Deserialize, Serialize};
 
 use super::content::{ContentPart, Message, ProviderReplay, ToolCall, ToolResult};
@@ -132,12 +133,14 @@ body!(PermissionRequested<'a> {
     reason: Option<Str<'a>>,
 });
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Responder {
     User,
     PolicyGate,
 }
+
+names!(Responder { User = "user", PolicyGate = "policy_gate" });
 
 body!(PermissionResolved { turn: u32, approved: bool, responder: Responder });
 

@@ -1,12 +1,13 @@
 //! Nested types of the kernel OS events: cancellation and rollback reasons,
 //! and the closed memory types.
 
+use super::text::names;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Str;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CancellationReason {
     User,
@@ -14,6 +15,8 @@ pub enum CancellationReason {
     LeaseLost,
     HostShutdown,
 }
+
+names!(CancellationReason { User = "user", Deadline = "deadline", LeaseLost = "lease_lost", HostShutdown = "host_shutdown" });
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", try_from = "super::tagged::RollbackReasonWire<'a>", bound(deserialize = "'de: 'a"))]
@@ -33,7 +36,7 @@ pub struct MemoryScope<'a> {
     pub namespace: Str<'a>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MemoryKind {
     User,
@@ -41,6 +44,8 @@ pub enum MemoryKind {
     Project,
     Reference,
 }
+
+names!(MemoryKind { User = "user", Feedback = "feedback", Project = "project", Reference = "reference" });
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
@@ -86,7 +91,7 @@ pub struct Provenance<'a> {
     pub evidence_refs: Option<Vec<Str<'a>>>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Author {
     Model,
@@ -94,10 +99,14 @@ pub enum Author {
     Extraction,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+names!(Author { Model = "model", Host = "host", Extraction = "extraction" });
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Trust {
     Untrusted,
     UserAsserted,
     HostVerified,
 }
+
+names!(Trust { Untrusted = "untrusted", UserAsserted = "user_asserted", HostVerified = "host_verified" });

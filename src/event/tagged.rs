@@ -6,6 +6,7 @@
 //! keeps that machinery (15% of the .wasm) out of the binary.
 //! Serialization stays derived on the enums themselves.
 
+use super::text::names;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -30,14 +31,14 @@ fn only(present: &[(&str, bool)], allowed: &[&str]) -> Result<(), String> {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case")]
 enum PartType {
     Text,
     Image,
     Audio,
     ToolResult,
 }
+
+names!(PartType { Text = "text", Image = "image", Audio = "audio", ToolResult = "tool_result" });
 
 #[derive(Deserialize)]
 #[serde(bound(deserialize = "'de: 'a"))]
@@ -72,8 +73,6 @@ impl<'a> TryFrom<ContentPartWire<'a>> for ContentPart<'a> {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case")]
 enum BlockType {
     Text,
     Image,
@@ -81,6 +80,8 @@ enum BlockType {
     Video,
     File,
 }
+
+names!(BlockType { Text = "text", Image = "image", Audio = "audio", Video = "video", File = "file" });
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
@@ -112,14 +113,14 @@ impl<'a> TryFrom<DurableBlockWire<'a>> for DurableBlock<'a> {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case")]
 enum SourceKind {
     Url,
     Base64,
     FileId,
     Object,
 }
+
+names!(SourceKind { Url = "url", Base64 = "base64", FileId = "file_id", Object = "object" });
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
@@ -171,8 +172,6 @@ impl<'a> TryFrom<MediaSourceWire<'a>> for MediaSource<'a> {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case")]
 enum RollbackKind {
     FatalToolError,
     GovernanceDenied,
@@ -181,6 +180,8 @@ enum RollbackKind {
     UserInterrupt,
     MalformedReplay,
 }
+
+names!(RollbackKind { FatalToolError = "fatal_tool_error", GovernanceDenied = "governance_denied", ProviderFailure = "provider_failure", Timeout = "timeout", UserInterrupt = "user_interrupt", MalformedReplay = "malformed_replay" });
 
 #[derive(Deserialize)]
 #[serde(bound(deserialize = "'de: 'a"))]

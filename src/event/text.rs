@@ -92,6 +92,25 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
     }
 }
 
+/// `Deserialize` for an enum of names (unit variants): read through `Str`'s
+/// one string path, then matched. A derived impl per enum costs ~1 KB of
+/// .wasm each (its own identifier visitor); this costs the match.
+macro_rules! names {
+    ($ty:ident { $($variant:ident = $name:literal),* $(,)? }) => {
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                const NAMES: &[&str] = &[$($name),*];
+                let name = <crate::event::Str<'de> as serde::Deserialize>::deserialize(d)?;
+                match name.as_str() {
+                    $($name => Ok($ty::$variant),)*
+                    other => Err(serde::de::Error::unknown_variant(other, NAMES)),
+                }
+            }
+        }
+    };
+}
+pub(crate) use names;
+
 /// Any JSON value, kept as its exact text borrowed from the log: tool
 /// arguments are carried, never inspected, so they are not parsed into a
 /// tree. Only usable where serde reads straight from text (not inside an

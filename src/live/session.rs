@@ -129,7 +129,7 @@ impl ReplaySession {
             }
             match store.append_checked(&self.inner.id, json, event.turn(), None, now) {
                 Ok(observed) => {
-                    state.apply(&event);
+                    state.apply(&event, json);
                     out.push(observed);
                 }
                 Err(e) => failure = Some(e),

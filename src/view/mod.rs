@@ -2,7 +2,8 @@
 //! incrementally from the events (run header, status, turns, transcript,
 //! processes, permissions, budgets, signals, capabilities, milestones,
 //! entropy, checkpoints, memory, counts, unknown kinds). Records that are
-//! an event as it happened keep the event itself (`Entry`), normalised.
+//! an event as it happened keep the event itself (`Entry`), as written
+//! (integers beyond 2^53-1 as strings).
 
 mod raw;
 mod restore;
@@ -338,7 +339,8 @@ impl SessionViewFolder {
         }
     }
 
-    pub fn apply(&mut self, event: &SessionEvent<'_>) {
+    /// Folds one event; `text` is its JSON as written (kept by the entries).
+    pub fn apply(&mut self, event: &SessionEvent<'_>, text: &str) {
         use SessionEvent as E;
         let v = &mut self.view;
         v.event_count = v.event_count.saturating_add(1);
@@ -353,7 +355,7 @@ impl SessionViewFolder {
         }
         let turn = self.current_turn;
         let lists = self.lists;
-        let entry = || Entry { position, event: JsonText::of(event) };
+        let entry = || Entry { position, event: JsonText::from_raw_str(text) };
         // Records the event in a per-event list, unless this is a light copy.
         macro_rules! keep {
             ($list:expr) => {

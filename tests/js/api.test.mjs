@@ -116,6 +116,13 @@ test("integers beyond 2^53-1 arrive as exact strings, never rounded", () => {
   assert.equal(parseLog(big).events[0].total_tokens, "9007199254740993");
   assert.equal(new SessionState().apply(big).view().total_tokens, "9007199254740993");
   assert.equal(parseLog(A).events[0].turn, 1);
+  // Only that integer changes: the event stays as written, unknown fields and key order kept.
+  const usage = '{"kind":"budget_usage_reported","turn":2,"operation_id":"o","reservation_id":"r","tokens":18446744073709551615,"subagents":0,"rounds":1,"note":{"n":12345678901234567890}}';
+  const written = { kind: "budget_usage_reported", turn: 2, operation_id: "o", reservation_id: "r", tokens: "18446744073709551615", subagents: 0, rounds: 1, note: { n: "12345678901234567890" } };
+  assert.deepEqual(parseLog(usage).events[0], written);
+  assert.deepEqual(Object.keys(parseLog(usage).events[0]), Object.keys(written));
+  assert.deepEqual(new SessionState().apply(usage).view().budgets.usage[0].event, written);
+  assert.equal(new SessionState().apply(usage).osSnapshot().budget_usage_reported[0].tokens, "18446744073709551615");
 });
 
 test("wrong inputs throw AgentReplayError with a code", () => {

@@ -21,7 +21,7 @@ mod live;
 #[global_allocator]
 static ALLOCATOR: alloc::GeometricGrowth = alloc::GeometricGrowth;
 
-use agent_replay::json::{may_hold_unsafe_integer, to_js_json};
+use agent_replay::json::{js_safe_text, to_js_json};
 use agent_replay::log::{self, LogError, LogOptions};
 use agent_replay::snapshot::{OsSnapshot, rebuild_os_snapshot_from_bytes, rebuild_os_snapshot_from_str};
 use agent_replay::state::SessionState as CoreState;
@@ -50,26 +50,22 @@ fn log_error(err: LogError) -> JsValue {
 
 /// Appends an event's JSON for JS: its original text, unless that text
 /// holds an integer JS would round (then the normalised event, JS-safe).
-fn push_event_json(out: &mut String, text: &str, event: &SessionEvent<'_>) {
+fn push_event_json(out: &mut String, text: &str) {
     if !out.ends_with('[') {
         out.push(',');
     }
-    out.push_str(&event_json(text, event));
+    out.push_str(&event_json(text));
 }
 
-fn event_json<'t>(text: &'t str, event: &SessionEvent<'_>) -> Cow<'t, str> {
-    if may_hold_unsafe_integer(text) && !matches!(event, SessionEvent::Unknown(_)) {
-        Cow::Owned(to_js_json(event))
-    } else {
-        Cow::Borrowed(text)
-    }
+fn event_json<'t>(text: &'t str) -> Cow<'t, str> {
+    js_safe_text(text)
 }
 
 fn parse_log_with(
     read: impl FnOnce(&mut dyn FnMut(&str, SessionEvent<'_>)) -> Result<log::LoadReport, LogError>,
 ) -> Result<String, JsValue> {
     let mut events = String::from("[");
-    let report = read(&mut |text, event| push_event_json(&mut events, text, &event)).map_err(log_error)?;
+    let report = read(&mut |text, _| push_event_json(&mut events, text)).map_err(log_error)?;
     events.push(']');
     Ok(format!(
         "{{\"framing\":{},\"events\":{},\"errors\":{}}}",
@@ -129,7 +125,7 @@ struct Folded {
 
 impl Folded {
     fn push(&mut self, text: &str, event: &SessionEvent<'_>) {
-        let json = event_json(text, event);
+        let json = event_json(text);
         let units = json.encode_utf16().count();
         self.texts.push_str(&json);
         self.meta.push(if self.meta.is_empty() { '[' } else { ',' });
@@ -164,12 +160,10 @@ impl SessionState {
     /// Folds one event given as its JSON text.
     #[wasm_bindgen(js_name = applyEvent)]
     pub fn apply_event(&mut self, text: &str) -> Result<(), JsValue> {
-        let event = SessionEvent::from_json(text).map_err(|e| {
+        self.inner.apply_json(text).map_err(|e| {
             let field = e.field.map(|f| format!(" (field `{f}`)")).unwrap_or_default();
             error("invalid_event", &format!("{}{field}", e.message), &[])
-        })?;
-        self.inner.apply(&event);
-        Ok(())
+        })
     }
 
     /// Folds a whole log; returns its load errors as JSON (tolerant mode).

@@ -288,11 +288,10 @@ impl SessionSubscriptionHandle {
     }
 }
 
-/// An event's JSON for JS with integers beyond 2^53-1 as strings.
+/// An event's JSON as written, with integers beyond 2^53-1 as strings.
 #[wasm_bindgen(js_name = jsSafeEventJson)]
-pub fn js_safe_event_json(json: &str) -> Result<String, JsValue> {
-    let event = SessionEvent::from_json(json).map_err(|e| error("invalid_event", &e.message, &[]))?;
-    Ok(to_js_json(&event))
+pub fn js_safe_event_json(json: &str) -> String {
+    agent_replay::json::js_safe_text(json).into_owned()
 }
 
 /// A cursor's parts as JSON `[incarnation, revision, position, session_id]`.

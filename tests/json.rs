@@ -1,0 +1,37 @@
+//! JS-safe JSON text: integers beyond ±(2^53-1) become strings, nothing
+//! else moves; view records keep each event as written.
+
+use agent_replay::json::{js_safe_text, to_js_json};
+use agent_replay::state::SessionState;
+use std::borrow::Cow;
+
+#[test]
+fn only_unsafe_integers_are_quoted_and_the_rest_stays_as_written() {
+    let cases = [
+        (r#"{"b":1,"a":9007199254740991}"#, r#"{"b":1,"a":9007199254740991}"#),
+        (r#"{"b":1,"a":9007199254740992}"#, r#"{"b":1,"a":"9007199254740992"}"#),
+        (r#"[-9007199254740993, 18446744073709551615, 123456789012345678901234567890]"#, r#"["-9007199254740993", "18446744073709551615", "123456789012345678901234567890"]"#),
+        (r#"{"s":"12345678901234567890","f":12345678901234567890.5,"e":1234567890123456789e3}"#, r#"{"s":"12345678901234567890","f":12345678901234567890.5,"e":1234567890123456789e3}"#),
+        (r#"{"esc":"a\"12345678901234567890\\","n": 99999999999999999 }"#, r#"{"esc":"a\"12345678901234567890\\","n": "99999999999999999" }"#),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(js_safe_text(input), expected, "{input}");
+    }
+    assert!(matches!(js_safe_text(r#"{"a":1}"#), Cow::Borrowed(_)));
+}
+
+#[test]
+fn view_records_keep_events_as_written() {
+    let log = r#"{"kind":"page_out","turn":1,"message_count":2,"future_field":{"x":[1,2]}}
+{"kind":"budget_usage_reported","turn":1,"operation_id":"o","reservation_id":"r","tokens":18446744073709551615,"subagents":0,"rounds":1}
+"#;
+    let mut state = SessionState::new(None);
+    state.apply_str(log, Default::default()).unwrap();
+    let view = state.view();
+    assert_eq!(view.context.page_outs[0].event.get(), r#"{"kind":"page_out","turn":1,"message_count":2,"future_field":{"x":[1,2]}}"#);
+    assert_eq!(
+        view.budgets.usage[0].event.get(),
+        r#"{"kind":"budget_usage_reported","turn":1,"operation_id":"o","reservation_id":"r","tokens":"18446744073709551615","subagents":0,"rounds":1}"#
+    );
+    assert!(to_js_json(view).contains(r#""future_field":{"x":[1,2]}"#));
+}
