@@ -21,6 +21,7 @@ done < data/sample-session.jsonl
 for target in log_loader folds; do cp data/sample-session.jsonl "fuzz/corpus/$target/sample-all"; done
 cargo run -q --release --example generate -- 7 20000 > fuzz/corpus/folds/generated
 cp fuzz/corpus/folds/generated fuzz/corpus/log_loader/generated
+printf '{"a":[12345678901234567890,-9007199254740993,1.5e300,"99999999999999999",{"k\\"9":9007199254740992}]}' > fuzz/corpus/folds/big-integers
 printf 'arc1:inc:12:34:tenant:a:session' > fuzz/corpus/cursor/seed-1
 printf 'arc1:a-b_c.d~9:0:0:s' > fuzz/corpus/cursor/seed-2
 printf '\x00aa\x00\x05b\x04\x01c\x05\x02\x00\x06\x00\x01\x02\x10\x03' > fuzz/corpus/store_ops/seed-1

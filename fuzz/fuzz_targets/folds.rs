@@ -1,7 +1,8 @@
 //! Any bytes through every fold: the snapshot (both checks), the session
 //! state and view, and their JSON, never panic. The view read back from
 //! its JSON is the same view and folds on like the original; the same
-//! bytes read as a view's JSON never panic either.
+//! bytes read as a view's JSON never panic either, and valid JSON stays
+//! valid through the JS-safe rewrite.
 #![no_main]
 use agent_replay::json::to_js_json;
 use agent_replay::log::LogOptions;
@@ -26,5 +27,10 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(to_js_json(&light.summary()), to_js_json(&state.summary()));
     if let Ok(text) = std::str::from_utf8(data) {
         let _ = SessionState::from_view_json(text);
+        // The JS-safe rewrite keeps valid JSON valid.
+        if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
+            let safe = agent_replay::json::js_safe_text(text);
+            assert!(serde_json::from_str::<serde::de::IgnoredAny>(&safe).is_ok(), "{text} -> {safe}");
+        }
     }
 });
