@@ -35,3 +35,24 @@ fn view_records_keep_events_as_written() {
     );
     assert!(to_js_json(view).contains(r#""future_field":{"x":[1,2]}"#));
 }
+
+#[test]
+fn big_integers_written_as_strings_read_back() {
+    // What this package writes for JavaScript folds again: parseLog's events
+    // applied back, and a view restored from an observation.
+    let log = r#"{"kind":"budget_usage_reported","turn":1,"operation_id":"o","reservation_id":"r","tokens":"18446744073709551615","subagents":0,"rounds":1}
+{"kind":"memory_queried","turn":1,"scope":{"tenant_id":"t","namespace":"n"},"query":"q","requested_k":"9007199254740993","requires_async_response":false}
+{"kind":"run_terminal","reason":"done","turns_used":1,"total_tokens":"18446744073709551615"}
+"#;
+    let mut state = SessionState::new(None);
+    let report = state.apply_str(log, Default::default()).unwrap();
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert_eq!(state.os_snapshot().budget_usage_reported[0].tokens, u64::MAX);
+    assert_eq!(state.view().total_tokens, u64::MAX);
+    let restored = SessionState::from_view_json(&to_js_json(state.view())).unwrap();
+    assert_eq!(to_js_json(restored.os_snapshot()), to_js_json(state.os_snapshot()));
+    for bad in [r#""12x""#, r#""-1""#, "-1", "1.5"] {
+        let text = format!(r#"{{"kind":"run_terminal","reason":"d","turns_used":1,"total_tokens":{bad}}}"#);
+        assert!(agent_replay::SessionEvent::from_json(&text).is_err(), "{bad}");
+    }
+}

@@ -116,7 +116,12 @@ body!(PageOut<'a> {
 
 body!(PageIn { turn: u32, entry_count: u32 });
 
-body!(RunTerminal<'a> { reason: Str<'a>, turns_used: u32, total_tokens: u64 });
+body!(RunTerminal<'a> {
+    reason: Str<'a>,
+    turns_used: u32,
+    #[serde(deserialize_with = "super::text::u64_lenient")]
+    total_tokens: u64,
+});
 
 body!(ToolArgumentRepaired<'a> {
     turn: u32,
@@ -205,6 +210,7 @@ body!(BudgetUsageReported<'a> {
     turn: u32,
     operation_id: Str<'a>,
     reservation_id: Str<'a>,
+    #[serde(deserialize_with = "super::text::u64_lenient")]
     tokens: u64,
     subagents: u32,
     rounds: u32,
@@ -275,6 +281,7 @@ body!(MemoryQueried<'a> {
     turn: u32,
     scope: MemoryScope<'a>,
     query: Str<'a>,
+    #[serde(deserialize_with = "super::text::u64_lenient")]
     requested_k: u64,
     requires_async_response: bool,
 });

@@ -65,11 +65,14 @@ pub struct MemoryRecord<'a> {
     pub content: Str<'a>,
     pub description: Str<'a>,
     pub provenance: Provenance<'a>,
+    #[serde(deserialize_with = "super::text::u64_lenient")]
     pub created_at: u64,
+    #[serde(deserialize_with = "super::text::u64_lenient")]
     pub updated_at: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_recalled_at: Option<u64>,
     #[serde(default)]
+    #[serde(deserialize_with = "super::text::u64_lenient")]
     pub recall_count: u64,
     pub confidence: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -92,6 +92,32 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
     }
 }
 
+/// A u64 as JSON gives it, or as this package's JS-safe output does beyond
+/// 2^53-1: a decimal string. Events read back from JavaScript (or from a
+/// view's records) carry big integers that way. Used for the counts that
+/// can pass 2^53 (tokens, totals, k) and the timestamps; sequence ranges and
+/// `last_recalled_at` are read as numbers only.
+pub struct LenientU64(pub u64);
+
+impl<'de> Deserialize<'de> for LenientU64 {
+    /// Read through the raw-value path tool arguments already use (a
+    /// visitor of its own would cost the .wasm more than this).
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = RawJson::deserialize(d)?;
+        let text = raw.get();
+        let digits = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(text);
+        match digits.bytes().next() {
+            Some(b'0'..=b'9') => digits.parse().ok().map(LenientU64),
+            _ => None,
+        }
+        .ok_or_else(|| de::Error::invalid_value(de::Unexpected::Other(text), &"an unsigned integer (or one as a decimal string)"))
+    }
+}
+
+pub fn u64_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    LenientU64::deserialize(d).map(|n| n.0)
+}
+
 /// `Deserialize` for an enum of names (unit variants): read through `Str`'s
 /// one string path, then matched. A derived impl per enum costs ~1 KB of
 /// .wasm each (its own identifier visitor); this costs the match.

@@ -123,6 +123,9 @@ test("integers beyond 2^53-1 arrive as exact strings, never rounded", () => {
   assert.deepEqual(Object.keys(parseLog(usage).events[0]), Object.keys(written));
   assert.deepEqual(new SessionState().apply(usage).view().budgets.usage[0].event, written);
   assert.equal(new SessionState().apply(usage).osSnapshot().budget_usage_reported[0].tokens, "18446744073709551615");
+  // What the package hands out folds again as it is (the big integer as a string).
+  assert.deepEqual(rebuildOsSnapshot(parseLog(usage).events), rebuildOsSnapshot(usage));
+  assert.deepEqual(new SessionState().apply(parseLog(big).events).view().total_tokens, "9007199254740993");
 });
 
 test("wrong inputs throw AgentReplayError with a code", () => {
