@@ -41,6 +41,7 @@ fn big_integers_written_as_strings_read_back() {
     // What this package writes for JavaScript folds again: parseLog's events
     // applied back, and a view restored from an observation.
     let log = r#"{"kind":"budget_usage_reported","turn":1,"operation_id":"o","reservation_id":"r","tokens":"18446744073709551615","subagents":0,"rounds":1}
+{"kind":"compressed","turn":1,"archived_seq_range":["9007199254740993",4]}
 {"kind":"memory_queried","turn":1,"scope":{"tenant_id":"t","namespace":"n"},"query":"q","requested_k":"9007199254740993","requires_async_response":false}
 {"kind":"run_terminal","reason":"done","turns_used":1,"total_tokens":"18446744073709551615"}
 "#;

@@ -89,6 +89,7 @@ body!(ToolCompleted<'a> { turn: u32, results: Vec<ToolResult<'a>> });
 
 body!(Compressed<'a> {
     turn: u32,
+    #[serde(deserialize_with = "super::text::u64_pair_lenient")]
     archived_seq_range: (u64, u64),
     #[serde(default, skip_serializing_if = "Option::is_none")]
     action: Option<Str<'a>>,

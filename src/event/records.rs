@@ -69,7 +69,7 @@ pub struct MemoryRecord<'a> {
     pub created_at: u64,
     #[serde(deserialize_with = "super::text::u64_lenient")]
     pub updated_at: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::text::opt_u64_lenient")]
     pub last_recalled_at: Option<u64>,
     #[serde(default)]
     #[serde(deserialize_with = "super::text::u64_lenient")]

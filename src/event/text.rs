@@ -94,9 +94,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
 
 /// A u64 as JSON gives it, or as this package's JS-safe output does beyond
 /// 2^53-1: a decimal string. Events read back from JavaScript (or from a
-/// view's records) carry big integers that way. Used for the counts that
-/// can pass 2^53 (tokens, totals, k) and the timestamps; sequence ranges and
-/// `last_recalled_at` are read as numbers only.
+/// view's records) carry big integers that way. Used for every u64 field.
 pub struct LenientU64(pub u64);
 
 impl<'de> Deserialize<'de> for LenientU64 {
@@ -116,6 +114,14 @@ impl<'de> Deserialize<'de> for LenientU64 {
 
 pub fn u64_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
     LenientU64::deserialize(d).map(|n| n.0)
+}
+
+pub fn u64_pair_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<(u64, u64), D::Error> {
+    <(LenientU64, LenientU64)>::deserialize(d).map(|(a, b)| (a.0, b.0))
+}
+
+pub fn opt_u64_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    Option::<LenientU64>::deserialize(d).map(|n| n.map(|n| n.0))
 }
 
 /// `Deserialize` for an enum of names (unit variants): read through `Str`'s
