@@ -91,6 +91,7 @@ for (const [i, n] of sizes.entries()) {
     }
     return { times, longest: Math.max(0, ...window.__long) };
   }, jumps);
+  if (process.env.VERBOSE) console.error(n, "scrub times", scrub.times.map((t) => Math.round(t)).join(" "));
   const heap = await page.evaluate(() => performance.memory?.usedJSHeapSize / 1e6);
   const wasm = await page.evaluate(() => window.agentReplayViewer.memory());
   results.push({
