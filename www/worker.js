@@ -7,8 +7,9 @@ import { init, SessionState, parseCursor, memoryUsage, AgentReplayError } from "
 import { categoryOf, describeEvent, isAlarming } from "/agent-replay/js/viewer/describe.js";
 import { chartSeries } from "/agent-replay/js/viewer/series.js";
 
-/** Events between time-travel checkpoints (at least; chunks decide: with
- * 256 KB chunks a step folds at most ~450 events of a generated log). */
+/** Events between time-travel checkpoints, at least: they are taken at
+ * chunk boundaries, so on a generated log one comes every two 256 KB
+ * chunks (~870 events), and a time-travel step folds fewer than that. */
 const CHECKPOINT_EVERY = 500;
 /** Transcript entries sent with a state. */
 const TRANSCRIPT_WINDOW = 30;
