@@ -4,7 +4,7 @@
 // for every later call), and afterwards the same instance answers correctly.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parseLog, rebuildOsSnapshot, SessionState, ReplayStore, ReplaySession, AgentReplayError, sampleLog } from "agent-replay";
+import { parseLog, rebuildOsSnapshot, SessionState, ReplayStore, ReplaySession, AgentReplayError, sampleLog, parseCursor } from "agent-replay";
 
 let seed = 0x5eed;
 const rnd = (n) => {
@@ -58,6 +58,12 @@ test("thousands of hostile inputs, then correct answers from the same instance",
   const expected = rebuildOsSnapshot(sampleLog());
   const store = new ReplayStore({ incarnation: "inc", maxEventsPerSession: 16 });
   const session = new ReplaySession("s", { store });
+  // A real view's JSON, to damage for fromObservation.
+  const viewJson = JSON.stringify(new SessionState().apply(sampleLog()).view());
+  const damaged = () => {
+    const at = rnd(viewJson.length);
+    return rnd(2) ? viewJson.slice(0, at) : viewJson.slice(0, at) + String.fromCharCode(rnd(128)) + viewJson.slice(at + 1);
+  };
   let cases = 0;
   for (let i = 0; i < 6000; i++) {
     const input = hostile();
@@ -75,6 +81,10 @@ test("thousands of hostile inputs, then correct answers from the same instance",
       ["subscribe", () => store.subscribe(cursor()).subscription?.close()],
       ["resume", () => session.resume(cursor())],
       ["session subscribe", () => session.subscribe(cursor()).close()],
+      ["parseCursor", () => parseCursor(cursor())],
+      ["fromObservation", () => SessionState.fromObservation(rnd(2) ? damaged() : typeof input === "string" ? input : "{}").apply(sampleLines[0]).summary()],
+      ["checkpoint", () => new SessionState().apply(input).checkpoint().apply(input).summary()],
+      ["write onEvent", () => new SessionState().write(input, { onEvent: () => {} }).end({ onEvent: () => {} })],
     ];
     const [what, fn] = calls[rnd(calls.length)];
     survive(fn, what);
