@@ -28,13 +28,11 @@ let checkpoints = []; // {position, state}: light states, by position
 let gaps = []; // {from, to, reason, requested_cursor, latest_cursor, recovered_at, revision}
 let view = null; // what the page needs of the view as of the last event (refreshed lazily)
 let series = null;
-let source = null; // {type: "file" | "url" | "live", name}
-let loadErrors = 0;
 let generation = 0; // bumps on every new source: stale work stops
 
 const post = (msg, transfer) => self.postMessage(msg, transfer ?? []);
 
-function reset(src) {
+function reset() {
   generation += 1;
   stopLive();
   state?.free();
@@ -45,8 +43,6 @@ function reset(src) {
   gaps = [];
   view = null;
   series = null;
-  source = src;
-  loadErrors = 0;
 }
 
 function lastPosition() {
@@ -62,7 +58,7 @@ const keep = (e) => events.push(e);
 
 /** The view's transcript, load errors and counts, and the chart series;
  * the rest of the view is let go (on a long log it is most of the memory). */
-function fullView() {
+function shownView() {
   if (!view) {
     const whole = state.view();
     series = chartSeries(whole);
@@ -85,8 +81,8 @@ function upperBound(list, p, key = (x) => x.position) {
 
 // ---- Loading --------------------------------------------------------------
 
-async function load(reader, total, name, type) {
-  reset({ type, name });
+async function load(reader, total, name) {
+  reset();
   const mine = generation;
   const started = performance.now();
   let bytes = 0;
@@ -114,10 +110,9 @@ async function load(reader, total, name, type) {
     }
   }
   const report = state.end({ onEvent: keep });
-  loadErrors = report.errors.length;
-  fullView();
+  shownView();
   const ms = performance.now() - started;
-  post({ op: "loaded", name, bytes, events: state.eventCount, framing: report.framing, errors: loadErrors, ms, kinds: fullView().counts, series });
+  post({ op: "loaded", name, bytes, events: state.eventCount, framing: report.framing, errors: report.errors.length, ms, kinds: shownView().counts, series });
   sendState(state.eventCount);
 }
 
@@ -128,15 +123,15 @@ function readerOf(bytes) {
 
 async function open(msg) {
   await ready;
-  if (msg.file) return load(msg.file.stream().getReader(), msg.file.size, msg.file.name, "file");
+  if (msg.file) return load(msg.file.stream().getReader(), msg.file.size, msg.file.name);
   if (msg.text !== undefined) {
     const bytes = typeof msg.text === "string" ? new TextEncoder().encode(msg.text) : msg.text;
-    return load(readerOf(bytes), bytes.length, msg.name ?? "log", "text");
+    return load(readerOf(bytes), bytes.length, msg.name ?? "log");
   }
   const response = await fetch(msg.url);
   if (!response.ok) throw new Error(`${msg.url}: HTTP ${response.status}`);
   const total = Number(response.headers.get("content-length")) || 0;
-  return load(response.body.getReader(), total, msg.url, "url");
+  return load(response.body.getReader(), total, msg.url);
 }
 
 // ---- State at a position --------------------------------------------------
@@ -167,7 +162,7 @@ function stateAt(p) {
     }
   }
   const totals = shorten(summary, snapshot);
-  const v = fullView();
+  const v = shownView();
   const cut = upperBound(v.transcript, at);
   const first = Math.max(0, cut - TRANSCRIPT_WINDOW);
   return {
@@ -308,7 +303,7 @@ async function follow(msg) {
   await ready;
   const url = msg.url;
   if (!live || live.url !== url || msg.fresh) {
-    reset({ type: "live", name: url });
+    reset();
     live = { url, status: "connecting", cursor: null, connects: 0 };
   }
   connect(msg.cursor ?? live.cursor);
@@ -394,7 +389,7 @@ function scheduleLivePost() {
     livePostTimer = 0;
     lastLivePost = performance.now();
     post({ op: "live", live: liveStatus(), gaps });
-    post({ op: "grew", end: lastPosition(), kinds: fullView().counts, series });
+    post({ op: "grew", end: lastPosition(), kinds: shownView().counts, series });
   }, wait);
 }
 

@@ -81,7 +81,8 @@ async function staticServer(dir) {
   return { url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() };
 }
 
-async function inChromium(url) {
+/** Opens `url` and checks the `globalThis.result` the page publishes. */
+async function inChromium(url, expected = EXPECTED) {
   const { chromium } = await import("playwright-core");
   const browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
@@ -94,7 +95,7 @@ async function inChromium(url) {
     await page.goto(url);
     await page.waitForFunction(() => globalThis.result !== undefined, null, { timeout: 20_000 }).catch(() => {});
     const result = await page.evaluate(() => globalThis.result);
-    assert.deepEqual(result, EXPECTED, `page errors: ${errors.join("; ")}`);
+    assert.deepEqual(result, expected, `page errors: ${errors.join("; ")}`);
   } finally {
     await browser.close();
   }
@@ -135,25 +136,17 @@ test("Chromium: <agent-session-viewer> from agent-replay/viewer in an esbuild bu
   cpSync(join(project, "node_modules/agent-replay/pkg/agent_replay_bg.wasm"), join(out, "agent_replay_bg.wasm"));
   writeFileSync(join(out, "index.html"), `<!doctype html><body><script type="module" src="./bundle.js"></script></body>`);
   const server = await staticServer(out);
-  const { chromium } = await import("playwright-core");
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"] });
+  const view = new SessionState().apply(sampleLog()).view();
   try {
-    const page = await browser.newPage();
-    const errors = [];
-    page.on("pageerror", (e) => errors.push(e.message));
-    await page.goto(`${server.url}/`);
-    await page.waitForFunction(() => globalThis.result !== undefined, null, { timeout: 20_000 }).catch(() => {});
-    const view = new SessionState().apply(sampleLog()).view();
-    assert.deepEqual(await page.evaluate(() => globalThis.result), {
+    await inChromium(`${server.url}/`, {
       status: "finished: completed",
       runId: view.run.run_id,
       transcript: view.transcript.length,
       charts: 4,
       pagesOut: String(rebuildOsSnapshot(sampleLog()).page_out_count),
       processes: view.processes.length,
-    }, `page errors: ${errors.join("; ")}`);
+    });
   } finally {
-    await browser.close();
     server.close();
   }
 });

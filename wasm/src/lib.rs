@@ -26,8 +26,6 @@ use agent_replay::log::{self, LogError, LogOptions};
 use agent_replay::snapshot::{OsSnapshot, rebuild_os_snapshot_from_bytes, rebuild_os_snapshot_from_str};
 use agent_replay::state::SessionState as CoreState;
 use agent_replay::SessionEvent;
-use std::borrow::Cow;
-
 use wasm_bindgen::prelude::*;
 
 fn opts(strict: bool) -> LogOptions {
@@ -48,17 +46,13 @@ fn log_error(err: LogError) -> JsValue {
     error("invalid_log", &err.to_string(), std::slice::from_ref(&err))
 }
 
-/// Appends an event's JSON for JS: its original text, unless that text
-/// holds an integer JS would round (then the normalised event, JS-safe).
+/// Appends an event's JSON for JS: its text as written, with integers JS
+/// would round written as strings.
 fn push_event_json(out: &mut String, text: &str) {
     if !out.ends_with('[') {
         out.push(',');
     }
-    out.push_str(&event_json(text));
-}
-
-fn event_json<'t>(text: &'t str) -> Cow<'t, str> {
-    js_safe_text(text)
+    out.push_str(&js_safe_text(text));
 }
 
 fn parse_log_with(
@@ -125,7 +119,7 @@ struct Folded {
 
 impl Folded {
     fn push(&mut self, text: &str, event: &SessionEvent<'_>) {
-        let json = event_json(text);
+        let json = js_safe_text(text);
         let units = json.encode_utf16().count();
         self.texts.push_str(&json);
         self.meta.push(if self.meta.is_empty() { '[' } else { ',' });
