@@ -39,6 +39,7 @@ for (let i = 0; i <= Number(repsArg ?? 3); i++) {
 const firstMs = ms.shift();
 const out = { which, ms, firstMs, peakRssMb: process.resourceUsage().maxRSS / 1024 };
 if (readMs.length) out.readMs = readMs.slice(1);
-if (which.startsWith("wasm")) out.wasmMemoryMb = initSync(undefined).memory.buffer.byteLength / 2 ** 20;
+if (which.startsWith("wasm"))
+  out.wasmMemoryMb = initSync(undefined).memory.buffer.byteLength / 2 ** 20;
 if (result) out.snapshot = result;
 console.log(JSON.stringify(out));

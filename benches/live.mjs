@@ -7,7 +7,13 @@ import { ReplayStore, memoryUsage } from "agent-replay";
 const root = new URL("..", import.meta.url).pathname;
 const SMALL = '{"kind":"page_in","turn":12,"entry_count":1}';
 const BIG = `{"kind":"milestone_blocked","turn":1,"phase_id":"p","reason":"${"x".repeat(4000)}"}`;
-const store = (max) => new ReplayStore({ maxEventsPerSession: max, maxAgeMs: 2 ** 50, incarnation: "bench", now: () => 0 });
+const store = (max) =>
+  new ReplayStore({
+    maxEventsPerSession: max,
+    maxAgeMs: 2 ** 50,
+    incarnation: "bench",
+    now: () => 0,
+  });
 const nsPer = (n, f) => {
   const t = performance.now();
   f();
@@ -15,7 +21,10 @@ const nsPer = (n, f) => {
 };
 
 const wasm = {};
-for (const [name, json, n] of [["append_small_ns", SMALL, 200_000], ["append_4kb_ns", BIG, 20_000]]) {
+for (const [name, json, n] of [
+  ["append_small_ns", SMALL, 200_000],
+  ["append_4kb_ns", BIG, 20_000],
+]) {
   const s = store(2048);
   for (let i = 0; i < 2000; i++) s.append("s", json); // warm up
   wasm[name] = nsPer(n, () => {
@@ -23,7 +32,10 @@ for (const [name, json, n] of [["append_small_ns", SMALL, 200_000], ["append_4kb
   });
   s.free();
 }
-for (const [cap, ks] of [[2048, [1, 100, 2048]], [1_000_000, [100]]]) {
+for (const [cap, ks] of [
+  [2048, [1, 100, 2048]],
+  [1_000_000, [100]],
+]) {
   const s = store(cap);
   for (let i = 0; i < cap; i++) s.append("s", SMALL);
   for (const k of ks) {
@@ -59,9 +71,13 @@ for (const subs of [1, 100]) {
   s.free();
 }
 
-const native = JSON.parse(execFileSync("cargo", ["bench", "-q", "--bench", "native_live"], { cwd: root, encoding: "utf8" }));
-const f = (x, d = 0) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
-const row = (label, key, unit, d = 0) => `| ${label} | ${f(wasm[key], d)} ${unit} | ${f(native[key], d)} ${unit} |`;
+const native = JSON.parse(
+  execFileSync("cargo", ["bench", "-q", "--bench", "native_live"], { cwd: root, encoding: "utf8" }),
+);
+const f = (x, d = 0) =>
+  x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
+const row = (label, key, unit, d = 0) =>
+  `| ${label} | ${f(wasm[key], d)} ${unit} | ${f(native[key], d)} ${unit} |`;
 console.log(`| measure | WASM (Node ${process.version}) | native |
 |---|---|---|
 ${row("append, small event (45 B)", "append_small_ns", "ns", 0)}

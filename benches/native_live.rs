@@ -26,7 +26,11 @@ static A: Counting = Counting;
 const SMALL: &str = r#"{"kind":"page_in","turn":12,"entry_count":1}"#;
 
 fn store(max: usize) -> ReplayStore {
-    ReplayStore::new(StoreConfig { max_events_per_session: max, max_age_ms: u64::MAX / 4, ..Default::default() }, "bench").unwrap()
+    ReplayStore::new(
+        StoreConfig { max_events_per_session: max, max_age_ms: u64::MAX / 4, ..Default::default() },
+        "bench",
+    )
+    .unwrap()
 }
 
 fn ns_per(n: usize, f: impl FnOnce()) -> f64 {
@@ -36,9 +40,14 @@ fn ns_per(n: usize, f: impl FnOnce()) -> f64 {
 }
 
 fn main() {
-    let big = format!(r#"{{"kind":"milestone_blocked","turn":1,"phase_id":"p","reason":"{}"}}"#, "x".repeat(4000));
+    let big = format!(
+        r#"{{"kind":"milestone_blocked","turn":1,"phase_id":"p","reason":"{}"}}"#,
+        "x".repeat(4000)
+    );
     let mut out = Vec::new();
-    for (name, json, n) in [("append_small_ns", SMALL, 200_000), ("append_4kb_ns", big.as_str(), 20_000)] {
+    for (name, json, n) in
+        [("append_small_ns", SMALL, 200_000), ("append_4kb_ns", big.as_str(), 20_000)]
+    {
         let mut s = store(2048);
         let ns = ns_per(n, || {
             for _ in 0..n {
@@ -54,7 +63,9 @@ fn main() {
             s.append("s", SMALL, None, 0).unwrap();
         }
         for k in ks {
-            let cursor = s.current_cursor("s", None).replace(&format!(":{}:s", cap), &format!(":{}:s", cap as u64 - k));
+            let cursor = s
+                .current_cursor("s", None)
+                .replace(&format!(":{}:s", cap), &format!(":{}:s", cap as u64 - k));
             let reps = (200_000 / k as usize).max(50);
             let ns = ns_per(reps, || {
                 for _ in 0..reps {
@@ -91,7 +102,10 @@ fn main() {
         s.append("s", SMALL, None, 0).unwrap();
     }
     let per = (ALLOCATED.load(Relaxed) - before) as f64 / 1e6;
-    out.push(format!("\"bytes_per_small_event\":{per:.1},\"small_event_json_bytes\":{}", SMALL.len()));
+    out.push(format!(
+        "\"bytes_per_small_event\":{per:.1},\"small_event_json_bytes\":{}",
+        SMALL.len()
+    ));
     drop(s);
     println!("{{{}}}", out.join(","));
 }

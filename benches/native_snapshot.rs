@@ -24,11 +24,15 @@ fn main() {
     let mut snapshot = String::new();
     for _ in 0..reps {
         let t0 = Instant::now();
-        let (snap, report) = rebuild_os_snapshot_from_bytes(&bytes, false, full_check).expect("tolerant load");
+        let (snap, report) =
+            rebuild_os_snapshot_from_bytes(&bytes, false, full_check).expect("tolerant load");
         assert!(report.errors.is_empty(), "benchmark log has errors");
         snapshot = snap.to_json();
         ms.push(t0.elapsed().as_secs_f64() * 1000.0);
     }
     let which = if full_check { "native-all" } else { "native" };
-    println!("{{\"which\":\"{which}\",\"ms\":{ms:?},\"peakRssMb\":{},\"snapshot\":{snapshot}}}", peak_rss_mb());
+    println!(
+        "{{\"which\":\"{which}\",\"ms\":{ms:?},\"peakRssMb\":{},\"snapshot\":{snapshot}}}",
+        peak_rss_mb()
+    );
 }

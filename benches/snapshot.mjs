@@ -16,38 +16,73 @@ const reps = Number(process.env.BENCH_REPS ?? 3);
 mkdirSync(`${root}bench-data`, { recursive: true });
 const file = `${root}bench-data/generated-${mb}mb.jsonl`;
 if (!existsSync(file)) {
-  writeFileSync(file, execFileSync("cargo", ["run", "-q", "--release", "--example", "generate", "--", "2026", String(mb * 1e6)], { cwd: root, maxBuffer: 2 ** 31 - 1 }));
+  writeFileSync(
+    file,
+    execFileSync(
+      "cargo",
+      ["run", "-q", "--release", "--example", "generate", "--", "2026", String(mb * 1e6)],
+      { cwd: root, maxBuffer: 2 ** 31 - 1 },
+    ),
+  );
 }
 const size = readFileSync(file).length;
 const lines = readFileSync(file, "utf8").split("\n").filter(Boolean).length;
 
-const node = (which) => JSON.parse(execFileSync(process.execPath, [`${root}benches/contender.mjs`, which, file, String(reps)], { encoding: "utf8", maxBuffer: 1 << 28 }));
-execFileSync("cargo", ["bench", "--bench", "native_snapshot", "--no-run"], { cwd: root, stdio: "ignore" });
-const native = (...mode) => JSON.parse(execFileSync("cargo", ["bench", "-q", "--bench", "native_snapshot", "--", file, String(reps), ...mode], { cwd: root, encoding: "utf8", maxBuffer: 1 << 28 }));
+const node = (which) =>
+  JSON.parse(
+    execFileSync(process.execPath, [`${root}benches/contender.mjs`, which, file, String(reps)], {
+      encoding: "utf8",
+      maxBuffer: 1 << 28,
+    }),
+  );
+execFileSync("cargo", ["bench", "--bench", "native_snapshot", "--no-run"], {
+  cwd: root,
+  stdio: "ignore",
+});
+const native = (...mode) =>
+  JSON.parse(
+    execFileSync(
+      "cargo",
+      ["bench", "-q", "--bench", "native_snapshot", "--", file, String(reps), ...mode],
+      { cwd: root, encoding: "utf8", maxBuffer: 1 << 28 },
+    ),
+  );
 
 // Interleave rounds so drift on a shared machine hits every contender alike.
 const results = {};
 for (let round = 0; round < 2; round++) {
   for (const [name, f] of [
-    ["wasm-snapshot", () => node("wasm-snapshot")], ["js-fold", () => node("js-fold")],
-    ["wasm-snapshot-all", () => node("wasm-snapshot-all")], ["wasm-view", () => node("wasm-view")],
-    ["native", () => native()], ["native-all", () => native("all")],
+    ["wasm-snapshot", () => node("wasm-snapshot")],
+    ["js-fold", () => node("js-fold")],
+    ["wasm-snapshot-all", () => node("wasm-snapshot-all")],
+    ["wasm-view", () => node("wasm-view")],
+    ["native", () => native()],
+    ["native-all", () => native("all")],
   ]) {
     const r = f();
     const prev = results[name];
     results[name] = prev
-      ? { ...r, ms: [...prev.ms, ...r.ms], readMs: [...(prev.readMs ?? []), ...(r.readMs ?? [])], firsts: [...prev.firsts, r.firstMs], peakRssMb: Math.max(prev.peakRssMb, r.peakRssMb) }
+      ? {
+          ...r,
+          ms: [...prev.ms, ...r.ms],
+          readMs: [...(prev.readMs ?? []), ...(r.readMs ?? [])],
+          firsts: [...prev.firsts, r.firstMs],
+          peakRssMb: Math.max(prev.peakRssMb, r.peakRssMb),
+        }
       : { ...r, firsts: [r.firstMs] };
   }
 }
 for (const name of ["js-fold", "native", "native-all", "wasm-snapshot-all"]) {
-  if (!isDeepStrictEqual(results[name].snapshot, results["wasm-snapshot"].snapshot)) throw new Error(`${name} snapshot differs from WASM`);
+  if (!isDeepStrictEqual(results[name].snapshot, results["wasm-snapshot"].snapshot))
+    throw new Error(`${name} snapshot differs from WASM`);
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const t = Object.fromEntries(Object.entries(results).map(([k, v]) => [k, median(v.ms)]));
 const wasm = readFileSync(`${root}pkg/agent_replay_bg.wasm`);
-const first = (name) => (results[name].firsts[0] === undefined ? "–" : median(results[name].firsts).toFixed(0));
-const row = (name, label) => `| ${label} | ${t[name].toFixed(0)} | ${first(name)} | ${(size / 1e6 / (t[name] / 1000)).toFixed(0)} | ${(t["js-fold"] / t[name]).toFixed(2)}× | ${results[name].peakRssMb.toFixed(0)}${results[name].wasmMemoryMb ? ` (wasm memory ${results[name].wasmMemoryMb.toFixed(0)})` : ""} |`;
+const first = (name) =>
+  results[name].firsts[0] === undefined ? "–" : median(results[name].firsts).toFixed(0);
+const row = (name, label) =>
+  `| ${label} | ${t[name].toFixed(0)} | ${first(name)} | ${(size / 1e6 / (t[name] / 1000)).toFixed(0)} | ${(t["js-fold"] / t[name]).toFixed(2)}× | ${results[name].peakRssMb.toFixed(0)}${results[name].wasmMemoryMb ? ` (wasm memory ${results[name].wasmMemoryMb.toFixed(0)})` : ""} |`;
 console.log(`Log: ${(size / 1e6).toFixed(1)} MB, ${lines.toLocaleString("en-US")} events (examples/generate.rs, seed 2026). ${reps * 2} runs each, median. ${cpus()[0].model}, Node ${process.version}.
 
 | contender | warm ms (median) | first run ms | MB/s | speed vs pure JS | peak RSS MB |
@@ -55,7 +90,7 @@ console.log(`Log: ${(size / 1e6).toFixed(1)} MB, ${lines.toLocaleString("en-US")
 ${row("wasm-snapshot", "`rebuildOsSnapshot(bytes)` WASM")}
 ${row("js-fold", "pure JS: `JSON.parse` per line + the same fold")}
 ${row("native", "native Rust, same function (release)")}
-${row("wasm-snapshot-all", "`rebuildOsSnapshot(bytes, {validate: \"all\"})` WASM")}
+${row("wasm-snapshot-all", '`rebuildOsSnapshot(bytes, {validate: "all"})` WASM')}
 ${row("native-all", "native Rust, every event checked field by field")}
 ${row("wasm-view", "`new SessionState().apply(bytes)` WASM: the full view built")}
 

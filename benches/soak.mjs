@@ -8,7 +8,14 @@ import { ReplayStore, memoryUsage } from "agent-replay";
 const APPENDS = Number(process.env.APPENDS ?? 1_000_000);
 const SESSIONS = Number(process.env.SESSIONS ?? 10_000);
 const BUDGET = Number(process.env.BUDGET_MB ?? 2) << 20;
-const store = new ReplayStore({ maxSessions: 5_000, maxTotalBytes: BUDGET, maxEventsPerSession: 256, maxAgeMs: 2 ** 50, now: () => 0, incarnation: "soak" });
+const store = new ReplayStore({
+  maxSessions: 5_000,
+  maxTotalBytes: BUDGET,
+  maxEventsPerSession: 256,
+  maxAgeMs: 2 ** 50,
+  now: () => 0,
+  incarnation: "soak",
+});
 
 let seed = 0x2545f491;
 const rnd = (n) => {
@@ -24,9 +31,13 @@ let peakRss = 0;
 const t0 = performance.now();
 for (let i = 1; i <= APPENDS; i++) {
   const session = `session-${rnd(SESSIONS)}`;
-  const e = store.append(session, `{"kind":"page_out","turn":${i % 1000},"summary":"${"x".repeat(rnd(200))}"}`);
+  const e = store.append(
+    session,
+    `{"kind":"page_out","turn":${i % 1000},"summary":"${"x".repeat(rnd(200))}"}`,
+  );
   const before = last.get(session) ?? 0;
-  if (e.position <= before) throw new Error(`position went back in ${session}: ${before} -> ${e.position}`);
+  if (e.position <= before)
+    throw new Error(`position went back in ${session}: ${before} -> ${e.position}`);
   last.set(session, e.position);
   if (i % 50_000 === 0) {
     const m = memoryUsage();

@@ -54,7 +54,9 @@ async function load(state, source, strict) {
       lastDraw = Date.now();
       const width = 30;
       const filled = Math.round((done / total) * width);
-      process.stderr.write(`\r[${"#".repeat(filled)}${" ".repeat(width - filled)}] ${Math.floor((done / total) * 100)}% ${(done / 1e6).toFixed(0)} MB`);
+      process.stderr.write(
+        `\r[${"#".repeat(filled)}${" ".repeat(width - filled)}] ${Math.floor((done / total) * 100)}% ${(done / 1e6).toFixed(0)} MB`,
+      );
     }
   }
   if (showProgress) process.stderr.write("\r\x1b[K");
@@ -65,7 +67,13 @@ async function load(state, source, strict) {
 /** `serve`: flags with values, then files. */
 async function runServer(argv) {
   const options = { port: Number(process.env.PORT ?? 8080), files: [] };
-  const numeric = { "--port": "port", "--interval-ms": "intervalMs", "--pause-ms": "pauseMs", "--max-events": "maxEventsPerSession", "--max-age-ms": "maxAgeMs" };
+  const numeric = {
+    "--port": "port",
+    "--interval-ms": "intervalMs",
+    "--pause-ms": "pauseMs",
+    "--max-events": "maxEventsPerSession",
+    "--max-age-ms": "maxAgeMs",
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--no-demo") options.demo = false;
@@ -82,10 +90,18 @@ async function runServer(argv) {
   try {
     server = await serve(options);
   } catch (e) {
-    fail(e.code === "EADDRINUSE" ? `port ${options.port} is taken; pass --port N (0 picks a free one)` : `cannot serve: ${e.message}`, 1);
+    fail(
+      e.code === "EADDRINUSE"
+        ? `port ${options.port} is taken; pass --port N (0 picks a free one)`
+        : `cannot serve: ${e.message}`,
+      1,
+    );
   }
   process.stdout.write(`agent-replay viewer: ${server.url}/\n`);
-  if (options.demo !== false) process.stdout.write(`  the sample session plays live (a new run each loop); open the URL to follow it\n`);
+  if (options.demo !== false)
+    process.stdout.write(
+      `  the sample session plays live (a new run each loop); open the URL to follow it\n`,
+    );
   for (const u of server.files) process.stdout.write(`  ${u}\n`);
   process.stdout.write(`  Ctrl-C stops it\n`);
   const stop = () => server.close().then(() => process.exit(0));
@@ -99,7 +115,7 @@ async function main(argv) {
   const strict = args.length !== argv.length;
   const [command, source] = args;
   if (command === "--help" || command === "-h") {
-    process.stdout.write(USAGE + "\n");
+    process.stdout.write(`${USAGE}\n`);
     return;
   }
   if (!["snapshot", "summary"].includes(command) || !source || args.length > 2) fail(USAGE);
@@ -113,8 +129,9 @@ async function main(argv) {
     if (!e.errors?.length) fail(`${e.code}: ${e.message}`, 1);
     process.exit(1);
   }
-  if (command === "snapshot") process.stdout.write(JSON.stringify(state.osSnapshot(), null, 2) + "\n");
-  else process.stdout.write(summarize(state.view()) + "\n");
+  if (command === "snapshot")
+    process.stdout.write(`${JSON.stringify(state.osSnapshot(), null, 2)}\n`);
+  else process.stdout.write(`${summarize(state.view())}\n`);
   for (const err of loaded.errors) printError(loaded.name, err);
   if (loaded.errors.length) process.exit(1);
 }
@@ -126,7 +143,9 @@ function displayName(source) {
 function printError(name, err) {
   const where = err.index !== undefined ? ` (element ${err.index})` : "";
   const field = err.field ? ` field \`${err.field}\`:` : "";
-  process.stderr.write(`${name}:${err.line}:${err.column}${where}: ${err.code}:${field} ${err.message}\n`);
+  process.stderr.write(
+    `${name}:${err.line}:${err.column}${where}: ${err.code}:${field} ${err.message}\n`,
+  );
 }
 
 await main(process.argv.slice(2));

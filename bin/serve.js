@@ -35,7 +35,10 @@ const STATIC = [
 async function sendFile(res, path, type) {
   try {
     const body = await readFile(path);
-    res.writeHead(200, { "content-type": type ?? TYPES[extname(path)] ?? "application/octet-stream", "cache-control": "no-cache" });
+    res.writeHead(200, {
+      "content-type": type ?? TYPES[extname(path)] ?? "application/octet-stream",
+      "cache-control": "no-cache",
+    });
     res.end(body);
   } catch {
     res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
@@ -68,7 +71,13 @@ function startDemo(sessions, store, { intervalMs, pauseMs, keep = 3 }) {
     const old = `sample-${loop - keep}`;
     sessions.get(old)?.free();
     sessions.delete(old);
-    current = { session_id: id, start_cursor: session.observe().cursor, stream: `/api/sessions/${id}/stream`, interval_ms: intervalMs, events: events.length };
+    current = {
+      session_id: id,
+      start_cursor: session.observe().cursor,
+      stream: `/api/sessions/${id}/stream`,
+      interval_ms: intervalMs,
+      events: events.length,
+    };
     let i = 0;
     const tick = () => {
       session.append(events[i++]);
@@ -87,7 +96,16 @@ function startDemo(sessions, store, { intervalMs, pauseMs, keep = 3 }) {
  * `maxAgeMs` (the live buffer), `writeToken` (enables POST with
  * `Authorization: Bearer TOKEN`). Resolves to `{ url, close() }`.
  */
-export async function serve({ port = 8080, files = [], demo = true, intervalMs = 1100, pauseMs = 5000, maxEventsPerSession, maxAgeMs, writeToken } = {}) {
+export async function serve({
+  port = 8080,
+  files = [],
+  demo = true,
+  intervalMs = 1100,
+  pauseMs = 5000,
+  maxEventsPerSession,
+  maxAgeMs,
+  writeToken,
+} = {}) {
   const store = new ReplayStore({ maxEventsPerSession, maxAgeMs });
   const sessions = new Map();
   const MAX_SESSIONS = 1000;
@@ -98,10 +116,15 @@ export async function serve({ port = 8080, files = [], demo = true, intervalMs =
     authorize: (request, id, action) =>
       action === "read"
         ? sessions.has(id)
-        : Boolean(writeToken) && request.headers.get("authorization") === `Bearer ${writeToken}` && (sessions.has(id) || sessions.size < MAX_SESSIONS),
+        : Boolean(writeToken) &&
+          request.headers.get("authorization") === `Bearer ${writeToken}` &&
+          (sessions.has(id) || sessions.size < MAX_SESSIONS),
     session: (id) => {
       let s = sessions.get(id);
-      if (!s) sessions.set(id, (s = new ReplaySession(id, { store })));
+      if (!s) {
+        s = new ReplaySession(id, { store });
+        sessions.set(id, s);
+      }
       return s;
     },
   });
@@ -118,7 +141,8 @@ export async function serve({ port = 8080, files = [], demo = true, intervalMs =
     const { pathname } = new URL(req.url ?? "/", "http://localhost");
     if (pathname.startsWith("/api/")) return api(req, res);
     if (req.method !== "GET" && req.method !== "HEAD") return res.writeHead(405).end();
-    if (pathname === "/" || pathname === "/index.html") return sendFile(res, join(root, "www/index.html"));
+    if (pathname === "/" || pathname === "/index.html")
+      return sendFile(res, join(root, "www/index.html"));
     if (pathname === "/demo") {
       // The demo session now, or null when it is off.
       res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });

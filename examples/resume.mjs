@@ -22,7 +22,10 @@ function catchUp() {
 }
 
 session.append({ kind: "run_started", run_id: "run-42", goal: "triage a flaky test" });
-session.append([{ kind: "page_out", turn: 1 }, { kind: "page_in", turn: 1, entry_count: 2 }]);
+session.append([
+  { kind: "page_out", turn: 1 },
+  { kind: "page_in", turn: 1, entry_count: 2 },
+]);
 console.log(catchUp()); // replayed 3
 console.log(client.eventCount === session.observe().state.event_count); // true
 

@@ -5,8 +5,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use agent_replay::generate::SAMPLE_JSONL;
-use agent_replay::live::{ReplaySession, ReplayStore, Resume, StoreConfig};
 use agent_replay::json::to_js_json;
+use agent_replay::live::{ReplaySession, ReplayStore, Resume, StoreConfig};
 use agent_replay::state::SessionState;
 use agent_replay::SessionEvent;
 
@@ -52,12 +52,22 @@ fn main() {
     let _ = errs.apply_str("{\"kind\":\"x\"}\n{\"kind\":\"page_in\"}\n[", Default::default());
     views.push(to_js_json(errs.view()));
     // Live replay: an observation and a gap, as the session handle makes them.
-    let store = Rc::new(RefCell::new(ReplayStore::new(StoreConfig { max_events_per_session: 2, max_age_ms: 1000, ..Default::default() }, "t").expect("store")));
+    let store = Rc::new(RefCell::new(
+        ReplayStore::new(
+            StoreConfig { max_events_per_session: 2, max_age_ms: 1000, ..Default::default() },
+            "t",
+        )
+        .expect("store"),
+    ));
     let session = ReplaySession::new("fixture", store).expect("session");
     let start = session.cursor();
     session.append(SAMPLE_JSONL.as_bytes(), 0, None).expect("sample appends");
     let gaps = match session.resume(&start, 0).expect("resume") {
-        Resume::Gap { gap, observation } => format!("{{\"type\":\"gap\",\"gap\":{},\"observation\":{}}}", to_js_json(&gap), to_js_json(&observation)),
+        Resume::Gap { gap, observation } => format!(
+            "{{\"type\":\"gap\",\"gap\":{},\"observation\":{}}}",
+            to_js_json(&gap),
+            to_js_json(&observation)
+        ),
         Resume::Replayed { .. } => unreachable!("a buffer of 2 is trimmed past the start"),
     };
     println!(

@@ -7,7 +7,7 @@ import { AgentReplayError, call, invalidInput, isBytes, toBytes } from "./common
 export { AgentReplayError } from "./common.js";
 
 function strictOf(options) {
-  return Boolean(options && options.strict);
+  return Boolean(options?.strict);
 }
 
 /** Loads a log (JSON array, JSON Lines or stored entries) from a string or bytes. */
@@ -30,12 +30,16 @@ export function rebuildOsSnapshot(input, options) {
   const strict = strictOf(options);
   const all = options?.validate === "all";
   if (options?.validate !== undefined && !["all", "folded"].includes(options.validate)) {
-    throw new AgentReplayError("invalid_input", 'rebuildOsSnapshot: validate must be "all" or "folded"');
+    throw new AgentReplayError(
+      "invalid_input",
+      'rebuildOsSnapshot: validate must be "all" or "folded"',
+    );
   }
   let json;
   if (typeof input === "string") json = call(() => raw.rebuildOsSnapshotStr(input, strict, all));
   else if (isBytes(input)) json = call(() => raw.rebuildOsSnapshotBytes(input, strict, all));
-  else if (Array.isArray(input)) json = call(() => raw.rebuildOsSnapshotStr(JSON.stringify(input), strict, all));
+  else if (Array.isArray(input))
+    json = call(() => raw.rebuildOsSnapshotStr(JSON.stringify(input), strict, all));
   else throw invalidInput("rebuildOsSnapshot", input);
   return JSON.parse(json);
 }
@@ -59,7 +63,12 @@ function foldedEvents(wire, firstPosition, onEvent) {
   let position = firstPosition;
   for (let i = 0; i < meta.length; i += 3) {
     const end = offset + meta[i + 2];
-    onEvent({ position: ++position, kind: meta[i], turn: meta[i + 1], json: wire.slice(offset, end) });
+    onEvent({
+      position: ++position,
+      kind: meta[i],
+      turn: meta[i + 1],
+      json: wire.slice(offset, end),
+    });
     offset = end;
   }
   return wire.slice(0, a);
@@ -98,10 +107,14 @@ export class SessionState {
         throw new AgentReplayError("invalid_observation", "SessionState.fromObservation: not JSON");
       }
     }
-    if (value === null || typeof value !== "object") throw invalidInput("SessionState.fromObservation", observation);
+    if (value === null || typeof value !== "object")
+      throw invalidInput("SessionState.fromObservation", observation);
     const view = "cursor" in value && "state" in value ? value.state : value;
     const json = JSON.stringify(view);
-    return new SessionState(wrap, call(() => raw.SessionStateCore.fromView(json)));
+    return new SessionState(
+      wrap,
+      call(() => raw.SessionStateCore.fromView(json)),
+    );
   }
 
   #live() {
@@ -120,7 +133,8 @@ export class SessionState {
     if (typeof input === "string") call(() => core.applyStr(input, strict));
     else if (isBytes(input)) call(() => core.applyBytes(input, strict));
     else if (Array.isArray(input)) call(() => core.applyStr(JSON.stringify(input), true));
-    else if (input !== null && typeof input === "object") call(() => core.applyEvent(JSON.stringify(input)));
+    else if (input !== null && typeof input === "object")
+      call(() => core.applyEvent(JSON.stringify(input)));
     else throw invalidInput("SessionState.apply", input);
     return this;
   }
@@ -137,7 +151,11 @@ export class SessionState {
     const onEvent = options?.onEvent;
     if (typeof onEvent === "function") {
       const first = core.eventCount;
-      foldedEvents(call(() => core.writeEvents(bytes, strict)), first, onEvent);
+      foldedEvents(
+        call(() => core.writeEvents(bytes, strict)),
+        first,
+        onEvent,
+      );
     } else call(() => core.write(bytes, strict));
     return this;
   }
@@ -149,7 +167,13 @@ export class SessionState {
     const onEvent = options?.onEvent;
     if (typeof onEvent === "function") {
       const first = core.eventCount;
-      return JSON.parse(foldedEvents(call(() => core.endEvents()), first, onEvent));
+      return JSON.parse(
+        foldedEvents(
+          call(() => core.endEvents()),
+          first,
+          onEvent,
+        ),
+      );
     }
     return JSON.parse(call(() => core.end()));
   }

@@ -30,7 +30,10 @@ export function isBytes(input) {
 
 export function invalidInput(what, input) {
   const got = input === null ? "null" : Array.isArray(input) ? "array" : typeof input;
-  return new AgentReplayError("invalid_input", `${what}: expected a string or a Uint8Array, got ${got}`);
+  return new AgentReplayError(
+    "invalid_input",
+    `${what}: expected a string or a Uint8Array, got ${got}`,
+  );
 }
 
 const encoder = new TextEncoder();
@@ -45,8 +48,7 @@ export function toBytes(input, what) {
 /** One event as JSON text: an object is stringified, a string taken as is. */
 export function eventText(event, what) {
   if (typeof event === "string") return event;
-  if (event !== null && typeof event === "object" && !Array.isArray(event)) return JSON.stringify(event);
+  if (event !== null && typeof event === "object" && !Array.isArray(event))
+    return JSON.stringify(event);
   throw new AgentReplayError("invalid_input", `${what}: expected an event object or its JSON text`);
 }
-
-

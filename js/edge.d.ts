@@ -1,7 +1,11 @@
 // Types of agent-replay/edge: the edge replay handler (see README).
 import type { ReplaySession, ReplayStore, ReplayStoreOptions } from "./index.js";
 
-export type Authorize = (request: Request, sessionId: string, action: "read" | "append") => boolean | Promise<boolean>;
+export type Authorize = (
+  request: Request,
+  sessionId: string,
+  action: "read" | "append",
+) => boolean | Promise<boolean>;
 
 export interface ReplayHandlerOptions {
   /** Required: nothing is served unless it allows the request. */
@@ -32,7 +36,9 @@ export interface ReplayHandlerOptions {
 }
 
 /** A standard fetch handler serving sessions (routes in the README). */
-export function createReplayHandler(options: ReplayHandlerOptions): (request: Request) => Promise<Response>;
+export function createReplayHandler(
+  options: ReplayHandlerOptions,
+): (request: Request) => Promise<Response>;
 
 /** An authorize hook from bearer tokens: token → allowed session ids, or "*". */
 export function bearerTokens(tokens: Record<string, string[] | "*">): Authorize;
@@ -40,4 +46,7 @@ export function bearerTokens(tokens: Record<string, string[] | "*">): Authorize;
 /** Adapts a fetch handler to node:http's request listener. */
 export function toNodeListener(
   handler: (request: Request) => Promise<Response>,
-): (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => Promise<void>;
+): (
+  req: import("node:http").IncomingMessage,
+  res: import("node:http").ServerResponse,
+) => Promise<void>;

@@ -15,18 +15,31 @@ const PULL_BATCH = 64;
 /** An item of a session subscription as SSE text. */
 function render(item) {
   if (item.type === "gap") {
-    return sse({ event: "gap", data: JSON.stringify(item.gap) }) + sse({ event: "observation", id: item.observation.cursor, data: JSON.stringify(item.observation) });
+    return (
+      sse({ event: "gap", data: JSON.stringify(item.gap) }) +
+      sse({
+        event: "observation",
+        id: item.observation.cursor,
+        data: JSON.stringify(item.observation),
+      })
+    );
   }
   return sse({ id: item.cursor, data: item.json });
 }
 
 const encoder = new TextEncoder();
 
-const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
+const JSON_HEADERS = {
+  "content-type": "application/json; charset=utf-8",
+  "cache-control": "no-store",
+};
 
 /** A JSON error response. Input never reaches it unescaped. */
 function errorResponse(status, code, message, errors) {
-  return new Response(JSON.stringify({ error: { code, message, ...(errors ? { errors } : {}) } }), { status, headers: JSON_HEADERS });
+  return new Response(JSON.stringify({ error: { code, message, ...(errors ? { errors } : {}) } }), {
+    status,
+    headers: JSON_HEADERS,
+  });
 }
 
 const STATUS_OF = {
@@ -50,7 +63,7 @@ function sse({ event, id, data }) {
   if (event) out += `event: ${event}\n`;
   if (id) out += `id: ${id}\n`;
   for (const line of data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`;
-  return out + "\n";
+  return `${out}\n`;
 }
 
 /** Reads a request body up to `max` bytes; undefined when it is larger. */
@@ -141,29 +154,48 @@ export function createReplayHandler({
     session ??
     ((id) => {
       let s = sessions.get(id);
-      if (!s) sessions.set(id, (s = new ReplaySession(id, { store: (sharedStore ??= new ReplayStore(storeOptions)) })));
+      if (!s) {
+        sharedStore ??= new ReplayStore(storeOptions);
+        s = new ReplaySession(id, { store: sharedStore });
+        sessions.set(id, s);
+      }
       return s;
     });
 
   return async function handle(request) {
     const url = new URL(request.url);
-    if (!url.pathname.startsWith(`${basePath}/sessions/`)) return errorResponse(404, "not_found", "no such route");
-    const [rawId, rest, ...extra] = url.pathname.slice(basePath.length + "/sessions/".length).split("/");
+    if (!url.pathname.startsWith(`${basePath}/sessions/`))
+      return errorResponse(404, "not_found", "no such route");
+    const [rawId, rest, ...extra] = url.pathname
+      .slice(basePath.length + "/sessions/".length)
+      .split("/");
     let sessionId;
     try {
       sessionId = decodeURIComponent(rawId ?? "");
     } catch {
-      return errorResponse(400, "invalid_session_id", "the session id is not valid percent-encoding");
+      return errorResponse(
+        400,
+        "invalid_session_id",
+        "the session id is not valid percent-encoding",
+      );
     }
-    if (!sessionId || /[\r\n\0]/.test(sessionId)) return errorResponse(400, "invalid_session_id", "session ids are non-empty, without CR, LF or NUL");
+    if (!sessionId || /[\r\n\0]/.test(sessionId))
+      return errorResponse(
+        400,
+        "invalid_session_id",
+        "session ids are non-empty, without CR, LF or NUL",
+      );
     if (extra.length) return errorResponse(404, "not_found", "no such route");
     const route = rest ?? "";
     const method = request.method;
     const action = method === "POST" ? "append" : "read";
     const allowedRoute =
-      (route === "events" && (method === "POST" || method === "GET")) || ((route === "" || route === "stream") && method === "GET");
+      (route === "events" && (method === "POST" || method === "GET")) ||
+      ((route === "" || route === "stream") && method === "GET");
     if (!allowedRoute) {
-      return ["", "events", "stream"].includes(route) ? errorResponse(405, "method_not_allowed", `${method} is not allowed here`) : errorResponse(404, "not_found", "no such route");
+      return ["", "events", "stream"].includes(route)
+        ? errorResponse(405, "method_not_allowed", `${method} is not allowed here`)
+        : errorResponse(404, "not_found", "no such route");
     }
     if (typeof authorize !== "function" || !(await authorize(request, sessionId, action))) {
       return errorResponse(403, "forbidden", "not allowed for this session");
@@ -174,26 +206,38 @@ export function createReplayHandler({
       if (route === "") return new Response(JSON.stringify(s.observe()), { headers: JSON_HEADERS });
       if (route === "events") return resume(s, url.searchParams.get("cursor"));
       const client = clientId(request);
-      if ((open.session.get(sessionId) ?? 0) >= maxStreamsPerSession) return errorResponse(429, "too_many_streams", "too many open streams for this session");
-      if ((open.client.get(client) ?? 0) >= maxStreamsPerClient) return errorResponse(429, "too_many_streams", "too many open streams for this client");
-      return stream(s, request.headers.get("last-event-id") ?? url.searchParams.get("cursor"), sessionId, client);
+      if ((open.session.get(sessionId) ?? 0) >= maxStreamsPerSession)
+        return errorResponse(429, "too_many_streams", "too many open streams for this session");
+      if ((open.client.get(client) ?? 0) >= maxStreamsPerClient)
+        return errorResponse(429, "too_many_streams", "too many open streams for this client");
+      return stream(
+        s,
+        request.headers.get("last-event-id") ?? url.searchParams.get("cursor"),
+        sessionId,
+        client,
+      );
     } catch (e) {
-      if (e instanceof AgentReplayError) return errorResponse(STATUS_OF[e.code] ?? 500, e.code, e.message, e.errors);
+      if (e instanceof AgentReplayError)
+        return errorResponse(STATUS_OF[e.code] ?? 500, e.code, e.message, e.errors);
       throw e;
     }
   };
 
   async function append(s, request) {
     const body = await readBody(request, maxBodyBytes);
-    if (body === undefined) return errorResponse(413, "limit_exceeded", `the body is larger than ${maxBodyBytes} bytes`);
+    if (body === undefined)
+      return errorResponse(413, "limit_exceeded", `the body is larger than ${maxBodyBytes} bytes`);
     // One pass checks every event and counts them, one appends: all or nothing.
     const appended = s.append(body, { maxEvents: maxEventsPerRequest });
     const cursor = appended.length ? appended.at(-1).cursor : s.observe().cursor;
-    return new Response(JSON.stringify({ appended: appended.length, cursor }), { headers: JSON_HEADERS });
+    return new Response(JSON.stringify({ appended: appended.length, cursor }), {
+      headers: JSON_HEADERS,
+    });
   }
 
   function resume(s, cursor) {
-    if (cursor === null) return errorResponse(400, "malformed_cursor", "the cursor query parameter is required");
+    if (cursor === null)
+      return errorResponse(400, "malformed_cursor", "the cursor query parameter is required");
     const r = s.resume(cursor);
     const body =
       r.type === "replayed"
@@ -209,7 +253,9 @@ export function createReplayHandler({
     if (cursor === null) {
       // No cursor: the full observation first, then live from it.
       const observation = s.observe();
-      head.push(sse({ event: "observation", id: observation.cursor, data: JSON.stringify(observation) }));
+      head.push(
+        sse({ event: "observation", id: observation.cursor, data: JSON.stringify(observation) }),
+      );
       subscription = s.subscribe(observation.cursor);
     } else {
       subscription = s.subscribe(cursor);
@@ -234,13 +280,20 @@ export function createReplayHandler({
         start(controller) {
           for (const text of head) controller.enqueue(encoder.encode(text));
           // A heartbeat only when the client has read what it was sent.
-          heartbeat = setInterval(() => controller.desiredSize > 0 && controller.enqueue(encoder.encode(": heartbeat\n\n")), heartbeatMs);
+          heartbeat = setInterval(
+            () =>
+              controller.desiredSize > 0 && controller.enqueue(encoder.encode(": heartbeat\n\n")),
+            heartbeatMs,
+          );
         },
         // One item when the client wants more: a slow reader lags in its
         // bounded subscription instead of growing this stream's queue.
         async pull(controller) {
           clearTimeout(idle);
-          const timedOut = new Promise((resolve) => (idle = setTimeout(() => resolve({ done: true, idle: true }), streamIdleMs)));
+          const timedOut = new Promise(
+            (resolve) =>
+              (idle = setTimeout(() => resolve({ done: true, idle: true }), streamIdleMs)),
+          );
           const { done, value: item } = await Promise.race([items.next(), timedOut]);
           if (done || ended) {
             end();
@@ -263,7 +316,11 @@ export function createReplayHandler({
       { highWaterMark: 1 },
     );
     return new Response(body, {
-      headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no" },
+      headers: {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-store",
+        "x-accel-buffering": "no",
+      },
     });
   }
 }
@@ -281,7 +338,9 @@ export function toNodeListener(handler) {
       const hasBody = req.method !== "GET" && req.method !== "HEAD";
       const request = new Request(url, {
         method: req.method,
-        headers: Object.entries(req.headers).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : v === undefined ? [] : [[k, v]])),
+        headers: Object.entries(req.headers).flatMap(([k, v]) =>
+          Array.isArray(v) ? v.map((x) => [k, x]) : v === undefined ? [] : [[k, v]],
+        ),
         body: hasBody ? (await import("node:stream")).Readable.toWeb(req) : undefined,
         duplex: hasBody ? "half" : undefined,
         signal: controller.signal,
@@ -295,7 +354,11 @@ export function toNodeListener(handler) {
         const { done, value } = await reader.read();
         if (done) break;
         // Backpressure: a slow client is waited for, not buffered for.
-        if (!res.write(value)) await new Promise((resolve) => (res.once("drain", resolve), res.once("close", resolve)));
+        if (!res.write(value))
+          await new Promise((resolve) => {
+            res.once("drain", resolve);
+            res.once("close", resolve);
+          });
       }
       res.end();
     } catch (e) {

@@ -13,12 +13,39 @@ export type Role = "system" | "user" | "assistant" | "tool";
 export type Content = string | ContentPart[];
 export type ContentPart =
   | { type: "text"; text: string }
-  | { type: "image"; url?: string; data?: string; media_type?: string; detail?: "auto" | "low" | "high" }
+  | {
+      type: "image";
+      url?: string;
+      data?: string;
+      media_type?: string;
+      detail?: "auto" | "low" | "high";
+    }
   | { type: "audio"; data: string; media_type: string }
-  | { type: "tool_result"; call_id: string; output: string; is_error: boolean; durable_content?: DurableContent };
-export interface ToolCall { id: string; name: string; arguments: Json }
-export interface Message { role: Role; content: Content; tool_calls?: ToolCall[]; token_count?: number }
-export type ErrorKind = "recoverable" | "fatal" | "governance_denied" | "provider_failure" | "timeout" | "user_interrupt";
+  | {
+      type: "tool_result";
+      call_id: string;
+      output: string;
+      is_error: boolean;
+      durable_content?: DurableContent;
+    };
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: Json;
+}
+export interface Message {
+  role: Role;
+  content: Content;
+  tool_calls?: ToolCall[];
+  token_count?: number;
+}
+export type ErrorKind =
+  | "recoverable"
+  | "fatal"
+  | "governance_denied"
+  | "provider_failure"
+  | "timeout"
+  | "user_interrupt";
 export interface ToolResult {
   call_id: string;
   output: Content;
@@ -28,11 +55,17 @@ export interface ToolResult {
   error_kind?: ErrorKind;
   token_count: number | null;
 }
-export interface DurableContent { blocks: DurableBlock[] }
+export interface DurableContent {
+  blocks: DurableBlock[];
+}
 export type DurableBlock =
   | { type: "text"; text: string }
   | ({ type: "image" | "audio" | "video" | "file" } & MediaBlock);
-export interface MediaBlock { source: MediaSource; media_type?: string; provider_options?: Json }
+export interface MediaBlock {
+  source: MediaSource;
+  media_type?: string;
+  provider_options?: Json;
+}
 export type MediaSource =
   | { kind: "url"; url: string }
   | { kind: "base64"; data: string }
@@ -56,9 +89,16 @@ export type RollbackReason =
   | { kind: "timeout" }
   | { kind: "user_interrupt" }
   | { kind: "malformed_replay"; reason: string };
-export interface MemoryScope { tenant_id: string; namespace: string }
+export interface MemoryScope {
+  tenant_id: string;
+  namespace: string;
+}
 export type MemoryKind = "user" | "feedback" | "project" | "reference";
-export interface MemoryRecall { record: MemoryRecord; score: number; why: string }
+export interface MemoryRecall {
+  record: MemoryRecord;
+  score: number;
+  why: string;
+}
 export interface MemoryRecord {
   record_id: string;
   scope: MemoryScope;
@@ -84,58 +124,295 @@ export interface MemoryRecord {
 
 // ---- The 32 event kinds (as the kernel writes them) ----------------------
 
-export interface RunStarted { kind: "run_started"; run_id: string; goal: string; criteria: string[]; agent_id: string | null; system_prompt: string | null; attachments: ContentPart[] }
-export interface LlmCompleted { kind: "llm_completed"; turn: number; message: Message; provider_replay?: ProviderReplay }
+export interface RunStarted {
+  kind: "run_started";
+  run_id: string;
+  goal: string;
+  criteria: string[];
+  agent_id: string | null;
+  system_prompt: string | null;
+  attachments: ContentPart[];
+}
+export interface LlmCompleted {
+  kind: "llm_completed";
+  turn: number;
+  message: Message;
+  provider_replay?: ProviderReplay;
+}
 /** The Node SDK's flat `llm_completed`, accepted on input and kept as written by `parseLog`. */
-export interface LlmCompletedSdk { kind: "llm_completed"; turn: number; content: Content; tool_calls: ToolCall[]; token_count?: number }
-export interface ToolRequested { kind: "tool_requested"; turn: number; calls: ToolCall[] }
-export interface ToolCompleted { kind: "tool_completed"; turn: number; results: ToolResult[] }
-export interface Compressed { kind: "compressed"; turn: number; archived_seq_range: [U64, U64]; action?: string; summary?: string; summary_tokens?: number; preserved_refs?: string[] }
-export interface PageOut { kind: "page_out"; turn: number; action?: string; summary?: string; tier_hint?: string; message_count: number; archive_ref?: string }
-export interface PageIn { kind: "page_in"; turn: number; entry_count: number }
-export interface RunTerminal { kind: "run_terminal"; reason: string; turns_used: number; total_tokens: U64 }
-export interface ToolArgumentRepaired { kind: "tool_argument_repaired"; turn: number; tool: string; original_arguments: string; repaired_arguments: string }
-export interface PermissionRequested { kind: "permission_requested"; turn: number; tool: string; arguments: string; reason: string | null }
-export interface PermissionResolved { kind: "permission_resolved"; turn: number; approved: boolean; responder: "user" | "policy_gate" }
-export interface ToolDenied { kind: "tool_denied"; turn: number; call_id: string; tool_name: string; reason: string }
-export interface CapabilityChanged { kind: "capability_changed"; turn: number; added?: string[]; removed?: string[]; change_kind?: string; capability_id?: string; version?: string; mounted_by?: string; mount_reason?: string }
-export interface ContextRenewed { kind: "context_renewed"; turn: number; sprint: number; handoff_ref: string }
-export interface Suspended { kind: "suspended"; turn: number; reason: string; pending_calls?: string[] }
-export interface Resumed { kind: "resumed"; turn: number; approved?: string[]; denied?: string[] }
-export interface ToolGated { kind: "tool_gated"; turn: number; call_id: string; tool: string; reason: string }
-export interface SignalDeliveryDisposed { kind: "signal_delivery_disposed"; turn: number; operation_id: string; delivery_id: string; attempt: number; signal_id: string; disposition: string; queue_depth: number }
-export interface BudgetExceeded { kind: "budget_exceeded"; turn: number; operation_id: string; reservation_id?: string; budget: string }
-export interface BudgetUsageReported { kind: "budget_usage_reported"; turn: number; operation_id: string; reservation_id: string; tokens: U64; subagents: number; rounds: number }
-export interface OperationCancelled { kind: "operation_cancelled"; turn: number; operation_id: string; reason: CancellationReason; pending_call_ids: string[] }
-export interface CheckpointTaken { kind: "checkpoint_taken"; turn: number; history_len: number }
-export interface EntropySample { kind: "entropy_sample"; turn: number; score: number; rho: number; repeat_pressure: number; failure_rate: number; rollbacks_in_window: number; window_turns: number }
-export interface EntropyAlert { kind: "entropy_alert"; turn: number; score: number; threshold: number }
-export interface Rollbacked { kind: "rollbacked"; turn: number; checkpoint_history_len: number; reason?: RollbackReason }
-export interface AgentProcessChanged { kind: "agent_process_changed"; turn: number; agent_id: string; parent_session_id: string; role: string; isolation: string; context_inheritance: string; state: string; permitted_capability_ids?: string[]; result_termination?: string }
-export interface MilestoneAdvanced { kind: "milestone_advanced"; turn: number; phase_id: string; capabilities_unlocked: string[] }
-export interface MilestoneBlocked { kind: "milestone_blocked"; turn: number; phase_id: string; reason: string }
-export interface MemoryWritten { kind: "memory_written"; turn: number; record_id: string; scope: MemoryScope; memory_kind: MemoryKind; name: string; size_bytes: number }
-export interface MemoryQueried { kind: "memory_queried"; turn: number; scope: MemoryScope; query: string; requested_k: U64; requires_async_response: boolean }
-export interface MemoryValidationFailed { kind: "memory_validation_failed"; turn: number; record_id: string; error: string }
-export interface MemoryRetrievalResult { kind: "memory_retrieval_result"; hits: MemoryRecall[] }
+export interface LlmCompletedSdk {
+  kind: "llm_completed";
+  turn: number;
+  content: Content;
+  tool_calls: ToolCall[];
+  token_count?: number;
+}
+export interface ToolRequested {
+  kind: "tool_requested";
+  turn: number;
+  calls: ToolCall[];
+}
+export interface ToolCompleted {
+  kind: "tool_completed";
+  turn: number;
+  results: ToolResult[];
+}
+export interface Compressed {
+  kind: "compressed";
+  turn: number;
+  archived_seq_range: [U64, U64];
+  action?: string;
+  summary?: string;
+  summary_tokens?: number;
+  preserved_refs?: string[];
+}
+export interface PageOut {
+  kind: "page_out";
+  turn: number;
+  action?: string;
+  summary?: string;
+  tier_hint?: string;
+  message_count: number;
+  archive_ref?: string;
+}
+export interface PageIn {
+  kind: "page_in";
+  turn: number;
+  entry_count: number;
+}
+export interface RunTerminal {
+  kind: "run_terminal";
+  reason: string;
+  turns_used: number;
+  total_tokens: U64;
+}
+export interface ToolArgumentRepaired {
+  kind: "tool_argument_repaired";
+  turn: number;
+  tool: string;
+  original_arguments: string;
+  repaired_arguments: string;
+}
+export interface PermissionRequested {
+  kind: "permission_requested";
+  turn: number;
+  tool: string;
+  arguments: string;
+  reason: string | null;
+}
+export interface PermissionResolved {
+  kind: "permission_resolved";
+  turn: number;
+  approved: boolean;
+  responder: "user" | "policy_gate";
+}
+export interface ToolDenied {
+  kind: "tool_denied";
+  turn: number;
+  call_id: string;
+  tool_name: string;
+  reason: string;
+}
+export interface CapabilityChanged {
+  kind: "capability_changed";
+  turn: number;
+  added?: string[];
+  removed?: string[];
+  change_kind?: string;
+  capability_id?: string;
+  version?: string;
+  mounted_by?: string;
+  mount_reason?: string;
+}
+export interface ContextRenewed {
+  kind: "context_renewed";
+  turn: number;
+  sprint: number;
+  handoff_ref: string;
+}
+export interface Suspended {
+  kind: "suspended";
+  turn: number;
+  reason: string;
+  pending_calls?: string[];
+}
+export interface Resumed {
+  kind: "resumed";
+  turn: number;
+  approved?: string[];
+  denied?: string[];
+}
+export interface ToolGated {
+  kind: "tool_gated";
+  turn: number;
+  call_id: string;
+  tool: string;
+  reason: string;
+}
+export interface SignalDeliveryDisposed {
+  kind: "signal_delivery_disposed";
+  turn: number;
+  operation_id: string;
+  delivery_id: string;
+  attempt: number;
+  signal_id: string;
+  disposition: string;
+  queue_depth: number;
+}
+export interface BudgetExceeded {
+  kind: "budget_exceeded";
+  turn: number;
+  operation_id: string;
+  reservation_id?: string;
+  budget: string;
+}
+export interface BudgetUsageReported {
+  kind: "budget_usage_reported";
+  turn: number;
+  operation_id: string;
+  reservation_id: string;
+  tokens: U64;
+  subagents: number;
+  rounds: number;
+}
+export interface OperationCancelled {
+  kind: "operation_cancelled";
+  turn: number;
+  operation_id: string;
+  reason: CancellationReason;
+  pending_call_ids: string[];
+}
+export interface CheckpointTaken {
+  kind: "checkpoint_taken";
+  turn: number;
+  history_len: number;
+}
+export interface EntropySample {
+  kind: "entropy_sample";
+  turn: number;
+  score: number;
+  rho: number;
+  repeat_pressure: number;
+  failure_rate: number;
+  rollbacks_in_window: number;
+  window_turns: number;
+}
+export interface EntropyAlert {
+  kind: "entropy_alert";
+  turn: number;
+  score: number;
+  threshold: number;
+}
+export interface Rollbacked {
+  kind: "rollbacked";
+  turn: number;
+  checkpoint_history_len: number;
+  reason?: RollbackReason;
+}
+export interface AgentProcessChanged {
+  kind: "agent_process_changed";
+  turn: number;
+  agent_id: string;
+  parent_session_id: string;
+  role: string;
+  isolation: string;
+  context_inheritance: string;
+  state: string;
+  permitted_capability_ids?: string[];
+  result_termination?: string;
+}
+export interface MilestoneAdvanced {
+  kind: "milestone_advanced";
+  turn: number;
+  phase_id: string;
+  capabilities_unlocked: string[];
+}
+export interface MilestoneBlocked {
+  kind: "milestone_blocked";
+  turn: number;
+  phase_id: string;
+  reason: string;
+}
+export interface MemoryWritten {
+  kind: "memory_written";
+  turn: number;
+  record_id: string;
+  scope: MemoryScope;
+  memory_kind: MemoryKind;
+  name: string;
+  size_bytes: number;
+}
+export interface MemoryQueried {
+  kind: "memory_queried";
+  turn: number;
+  scope: MemoryScope;
+  query: string;
+  requested_k: U64;
+  requires_async_response: boolean;
+}
+export interface MemoryValidationFailed {
+  kind: "memory_validation_failed";
+  turn: number;
+  record_id: string;
+  error: string;
+}
+export interface MemoryRetrievalResult {
+  kind: "memory_retrieval_result";
+  hits: MemoryRecall[];
+}
 
 /** One event of a session log (normalised shape: the kernel's). */
 export type SessionEvent =
-  | RunStarted | LlmCompleted | ToolRequested | ToolCompleted | Compressed | PageOut | PageIn
-  | RunTerminal | ToolArgumentRepaired | PermissionRequested | PermissionResolved | ToolDenied
-  | CapabilityChanged | ContextRenewed | Suspended | Resumed | ToolGated | SignalDeliveryDisposed
-  | BudgetExceeded | BudgetUsageReported | OperationCancelled | CheckpointTaken | EntropySample
-  | EntropyAlert | Rollbacked | AgentProcessChanged | MilestoneAdvanced | MilestoneBlocked
-  | MemoryWritten | MemoryQueried | MemoryValidationFailed | MemoryRetrievalResult;
+  | RunStarted
+  | LlmCompleted
+  | ToolRequested
+  | ToolCompleted
+  | Compressed
+  | PageOut
+  | PageIn
+  | RunTerminal
+  | ToolArgumentRepaired
+  | PermissionRequested
+  | PermissionResolved
+  | ToolDenied
+  | CapabilityChanged
+  | ContextRenewed
+  | Suspended
+  | Resumed
+  | ToolGated
+  | SignalDeliveryDisposed
+  | BudgetExceeded
+  | BudgetUsageReported
+  | OperationCancelled
+  | CheckpointTaken
+  | EntropySample
+  | EntropyAlert
+  | Rollbacked
+  | AgentProcessChanged
+  | MilestoneAdvanced
+  | MilestoneBlocked
+  | MemoryWritten
+  | MemoryQueried
+  | MemoryValidationFailed
+  | MemoryRetrievalResult;
 export type EventKind = SessionEvent["kind"];
 /** An event as read from a log: any kind, in the shape it was written. */
-export type LoggedEvent = SessionEvent | LlmCompletedSdk | { kind: string; [field: string]: Json | undefined };
+export type LoggedEvent =
+  | SessionEvent
+  | LlmCompletedSdk
+  | { kind: string; [field: string]: Json | undefined };
 
 // ---- Loading ---------------------------------------------------------------
 
 export type LogErrorCode =
-  | "invalid_json" | "invalid_event" | "unknown_kind" | "truncated"
-  | "invalid_utf8" | "invalid_entry" | "seq_gap" | "seq_disorder";
+  | "invalid_json"
+  | "invalid_event"
+  | "unknown_kind"
+  | "truncated"
+  | "invalid_utf8"
+  | "invalid_entry"
+  | "seq_gap"
+  | "seq_disorder";
 /** A problem in a log. line and column are 1-based; column counts characters
  * and points at the last character of the offending token. */
 export interface LogError {
@@ -151,8 +428,14 @@ export interface LogError {
   field?: string;
 }
 export type Framing = "json_array" | "json_lines" | "stored_entries";
-export interface ParsedLog { framing: Framing; events: LoggedEvent[]; errors: LogError[] }
-export interface LoadOptions { strict?: boolean }
+export interface ParsedLog {
+  framing: Framing;
+  events: LoggedEvent[];
+  errors: LogError[];
+}
+export interface LoadOptions {
+  strict?: boolean;
+}
 
 // ---- The OS snapshot -------------------------------------------------------
 
@@ -160,10 +443,35 @@ export interface OsSnapshot {
   last_suspend: { turn: number; reason: string; pending_calls: string[] } | null;
   last_resumed_turn: number | null;
   process_by_agent: { turn: number; agent_id: string; parent_session_id: string; state: string }[];
-  budget_exceeded: { turn: number; operation_id: string; reservation_id: string | null; budget: string }[];
-  budget_usage_reported: { turn: number; operation_id: string; reservation_id: string; tokens: U64; subagents: number; rounds: number }[];
-  cancellations: { turn: number; operation_id: string; reason: CancellationReason; pending_call_ids: string[] }[];
-  signals: { turn: number; operation_id: string; delivery_id: string; attempt: number; signal_id: string; disposition: string; queue_depth: number }[];
+  budget_exceeded: {
+    turn: number;
+    operation_id: string;
+    reservation_id: string | null;
+    budget: string;
+  }[];
+  budget_usage_reported: {
+    turn: number;
+    operation_id: string;
+    reservation_id: string;
+    tokens: U64;
+    subagents: number;
+    rounds: number;
+  }[];
+  cancellations: {
+    turn: number;
+    operation_id: string;
+    reason: CancellationReason;
+    pending_call_ids: string[];
+  }[];
+  signals: {
+    turn: number;
+    operation_id: string;
+    delivery_id: string;
+    attempt: number;
+    signal_id: string;
+    disposition: string;
+    queue_depth: number;
+  }[];
   page_out_count: number;
   page_in_count: number;
   tool_gated_count: number;
@@ -177,7 +485,10 @@ export interface OsSnapshot {
 
 /** An event at its 1-based position in the session, as written (integers
  * beyond 2^53-1 as strings; fields this version does not know kept). */
-export interface Entry<E extends SessionEvent = SessionEvent> { position: number; event: E }
+export interface Entry<E extends SessionEvent = SessionEvent> {
+  position: number;
+  event: E;
+}
 export type SessionStatus =
   | { state: "not_started" }
   | { state: "running" }
@@ -193,14 +504,46 @@ export interface TurnSummary {
   tokens: number;
   errors: number;
 }
-export interface ToolOutcome { position: number; output: string; is_error: boolean; is_fatal: boolean; error_kind: ErrorKind | null; token_count: number | null }
+export interface ToolOutcome {
+  position: number;
+  output: string;
+  is_error: boolean;
+  is_fatal: boolean;
+  error_kind: ErrorKind | null;
+  token_count: number | null;
+}
 export type TranscriptEntry =
   | { type: "goal"; position: number; text: string; criteria: string[] }
-  | { type: "assistant"; position: number; turn: number; text: string; tool_call_ids: string[]; token_count: number | null; rolled_back: boolean }
-  | { type: "tool_call"; position: number; turn: number; call_id: string; name: string | null; arguments: Json; result: ToolOutcome | null; denied: string | null; gated: string | null; rolled_back: boolean }
+  | {
+      type: "assistant";
+      position: number;
+      turn: number;
+      text: string;
+      tool_call_ids: string[];
+      token_count: number | null;
+      rolled_back: boolean;
+    }
+  | {
+      type: "tool_call";
+      position: number;
+      turn: number;
+      call_id: string;
+      name: string | null;
+      arguments: Json;
+      result: ToolOutcome | null;
+      denied: string | null;
+      gated: string | null;
+      rolled_back: boolean;
+    }
   | { type: "suspended"; position: number; turn: number; reason: string; pending_calls: string[] }
   | { type: "resumed"; position: number; turn: number; approved: string[]; denied: string[] }
-  | { type: "rollback"; position: number; turn: number; checkpoint_history_len: number; reason: RollbackReason | null };
+  | {
+      type: "rollback";
+      position: number;
+      turn: number;
+      checkpoint_history_len: number;
+      reason: RollbackReason | null;
+    };
 export interface ProcessView {
   agent_id: string;
   parent_session_id: string;
@@ -227,15 +570,31 @@ export interface SessionView {
   session_id: string | null;
   event_count: number;
   revision: number;
-  run: { position: number; run_id: string; goal: string; criteria: string[]; agent_id: string | null; system_prompt: string | null; attachment_count: number } | null;
+  run: {
+    position: number;
+    run_id: string;
+    goal: string;
+    criteria: string[];
+    agent_id: string | null;
+    system_prompt: string | null;
+    attachment_count: number;
+  } | null;
   status: SessionStatus;
   turns_used: number;
   total_tokens: U64;
   turns: TurnSummary[];
   transcript: TranscriptEntry[];
   processes: ProcessView[];
-  permissions: { requests: PermissionRequest[]; gated: Entry<ToolGated>[]; denied: Entry<ToolDenied>[] };
-  budgets: { usage: Entry<BudgetUsageReported>[]; exceeded: Entry<BudgetExceeded>[]; tokens_by_operation: Record<string, U64> };
+  permissions: {
+    requests: PermissionRequest[];
+    gated: Entry<ToolGated>[];
+    denied: Entry<ToolDenied>[];
+  };
+  budgets: {
+    usage: Entry<BudgetUsageReported>[];
+    exceeded: Entry<BudgetExceeded>[];
+    tokens_by_operation: Record<string, U64>;
+  };
   signals: Entry<SignalDeliveryDisposed>[];
   cancellations: Entry<OperationCancelled>[];
   capabilities: { current: string[]; history: Entry<CapabilityChanged>[] };
@@ -243,11 +602,27 @@ export interface SessionView {
   entropy: { samples: Entry<EntropySample>[]; alerts: Entry<EntropyAlert>[] };
   checkpoints: Entry<CheckpointTaken>[];
   rollbacks: Entry<Rollbacked>[];
-  context: { compressions: Entry<Compressed>[]; page_outs: Entry<PageOut>[]; page_ins: Entry<PageIn>[]; renewals: Entry<ContextRenewed>[] };
-  memory: { writes: Entry<MemoryWritten>[]; queries: Entry<MemoryQueried>[]; validation_failures: Entry<MemoryValidationFailed>[]; retrievals: Entry<MemoryRetrievalResult>[] };
+  context: {
+    compressions: Entry<Compressed>[];
+    page_outs: Entry<PageOut>[];
+    page_ins: Entry<PageIn>[];
+    renewals: Entry<ContextRenewed>[];
+  };
+  memory: {
+    writes: Entry<MemoryWritten>[];
+    queries: Entry<MemoryQueried>[];
+    validation_failures: Entry<MemoryValidationFailed>[];
+    retrievals: Entry<MemoryRetrievalResult>[];
+  };
   argument_repairs: Entry<ToolArgumentRepaired>[];
   counts: Record<string, number>;
-  errors: { tool_errors: number; fatal_tool_errors: number; denied_tools: number; unknown_events: number; load_errors: number };
+  errors: {
+    tool_errors: number;
+    fatal_tool_errors: number;
+    denied_tools: number;
+    unknown_events: number;
+    load_errors: number;
+  };
   unknown: { position: number; kind: string; json: string }[];
   load_errors: LogError[];
 }
@@ -283,8 +658,16 @@ export interface FoldedEvent {
 // ---- The API ---------------------------------------------------------------
 
 export type ErrorCode =
-  | "invalid_log" | "invalid_event" | "invalid_input" | "invalid_session_id"
-  | "malformed_cursor" | "wrong_session" | "limit_exceeded" | "closed" | "invalid_observation" | (string & {});
+  | "invalid_log"
+  | "invalid_event"
+  | "invalid_input"
+  | "invalid_session_id"
+  | "malformed_cursor"
+  | "wrong_session"
+  | "limit_exceeded"
+  | "closed"
+  | "invalid_observation"
+  | (string & {});
 
 /** Every error thrown by this package. */
 export class AgentReplayError extends Error {
@@ -323,9 +706,16 @@ export class SessionState {
   /** Folds an event, events, or a whole log (string or bytes), in order. */
   apply(input: LoggedEvent | LoggedEvent[] | string | Uint8Array, options?: LoadOptions): this;
   /** Folds the next chunk of a log arriving in pieces; `onEvent` sees each event folded. */
-  write(chunk: string | Uint8Array, options?: LoadOptions & { onEvent?: (event: FoldedEvent) => void }): this;
+  write(
+    chunk: string | Uint8Array,
+    options?: LoadOptions & { onEvent?: (event: FoldedEvent) => void },
+  ): this;
   /** Ends a log written in chunks. */
-  end(options?: { onEvent?: (event: FoldedEvent) => void }): { framing: Framing; events: number; errors: LogError[] };
+  end(options?: { onEvent?: (event: FoldedEvent) => void }): {
+    framing: Framing;
+    events: number;
+    errors: LogError[];
+  };
   /** A light copy for time travel: folds on the OS snapshot and the summary,
    * not the per-event lists (its `view()` lists are empty). */
   checkpoint(): SessionState;
@@ -351,10 +741,21 @@ export class ObservedEvent {
   readonly cursor: string;
   readonly json: string;
   readonly event: SessionEvent;
-  toJSON(): { session_id: string; revision: number; position: number; cursor: string; event: SessionEvent; json: string };
+  toJSON(): {
+    session_id: string;
+    revision: number;
+    position: number;
+    cursor: string;
+    event: SessionEvent;
+    json: string;
+  };
 }
 export type GapReason = "trimmed" | "unavailable";
-export interface Lagged { type: "lagged"; dropped: number; resume_cursor: string }
+export interface Lagged {
+  type: "lagged";
+  dropped: number;
+  resume_cursor: string;
+}
 export interface LiveReplayGap {
   session_id: string;
   requested_cursor: string;
@@ -362,8 +763,17 @@ export interface LiveReplayGap {
   latest_revision: number;
   reason: GapReason;
 }
-export interface Observation { session_id: string; revision: number; cursor: string; state: SessionView }
-export interface GapItem { type: "gap"; gap: LiveReplayGap; observation: Observation }
+export interface Observation {
+  session_id: string;
+  revision: number;
+  cursor: string;
+  state: SessionView;
+}
+export interface GapItem {
+  type: "gap";
+  gap: LiveReplayGap;
+  observation: Observation;
+}
 
 export interface ReplayStoreOptions {
   /** Events kept per session (default 2048). */
@@ -387,17 +797,29 @@ export interface ReplayStoreOptions {
 
 /** A cursor's parts, for a client placing what it receives (an SSE
  * message's id is a cursor). Throws `malformed_cursor`. */
-export function parseCursor(cursor: string): { incarnation: string; revision: number; position: number; session_id: string };
+export function parseCursor(cursor: string): {
+  incarnation: string;
+  revision: number;
+  position: number;
+  session_id: string;
+};
 
 /** The bounded in-memory live replay buffer of many sessions. */
 export class ReplayStore {
   constructor(options?: ReplayStoreOptions);
   readonly incarnation: string;
   append(sessionId: string, event: LoggedEvent | string, revision?: number): ObservedEvent;
-  appendLog(sessionId: string, input: string | Uint8Array): { appended: number; errors: LogError[]; cursor: string };
+  appendLog(
+    sessionId: string,
+    input: string | Uint8Array,
+  ): { appended: number; errors: LogError[]; cursor: string };
   currentCursor(sessionId: string, revision?: number): string;
-  replayAfter(cursor: string): { type: "replayed"; events: ObservedEvent[] } | { type: "gap"; reason: GapReason };
-  subscribe(cursor: string): { type: "subscribed"; subscription: Subscription } | { type: "gap"; reason: GapReason };
+  replayAfter(
+    cursor: string,
+  ): { type: "replayed"; events: ObservedEvent[] } | { type: "gap"; reason: GapReason };
+  subscribe(
+    cursor: string,
+  ): { type: "subscribed"; subscription: Subscription } | { type: "gap"; reason: GapReason };
   trimSession(sessionId: string): void;
   free(): void;
   [Symbol.dispose](): void;
@@ -427,7 +849,10 @@ export class ReplaySession {
   readonly store: ReplayStore;
   /** Appends an event, events, or a log: all or nothing; `maxEvents`
    * refuses more events than that at once (`limit_exceeded`). */
-  append(input: LoggedEvent | LoggedEvent[] | string | Uint8Array, options?: { maxEvents?: number }): ObservedEvent[];
+  append(
+    input: LoggedEvent | LoggedEvent[] | string | Uint8Array,
+    options?: { maxEvents?: number },
+  ): ObservedEvent[];
   observe(): Observation;
   resume(cursor: string): { type: "replayed"; events: ObservedEvent[]; cursor: string } | GapItem;
   subscribe(cursor: string): SessionSubscription;

@@ -17,9 +17,15 @@ function wake(store, sessionId) {
 
 function waitFor(store, sessionId) {
   let bySession = waiters.get(store);
-  if (!bySession) waiters.set(store, (bySession = new Map()));
+  if (!bySession) {
+    bySession = new Map();
+    waiters.set(store, bySession);
+  }
   let set = bySession.get(sessionId);
-  if (!set) bySession.set(sessionId, (set = new Set()));
+  if (!set) {
+    set = new Set();
+    bySession.set(sessionId, set);
+  }
   return new Promise((resolve) => set.add(resolve));
 }
 
@@ -33,7 +39,8 @@ function randomIncarnation() {
 
 /** The cursor of an event: `arc1:{incarnation}:{revision}:{position}:{session}`
  * (the same format the core writes and alone parses; a test keeps them equal). */
-const cursorOf = (incarnation, revision, position, sessionId) => `arc1:${incarnation}:${revision}:${position}:${sessionId}`;
+const cursorOf = (incarnation, revision, position, sessionId) =>
+  `arc1:${incarnation}:${revision}:${position}:${sessionId}`;
 
 /** An event as replayed or delivered. `json` is its original text, to
  * forward byte for byte; `event` is parsed from it on first use. */
@@ -49,7 +56,10 @@ export class ObservedEvent {
 
   get event() {
     // JSON.parse would round integers beyond 2^53-1: those events go through the core.
-    return (this.#event ??= JSON.parse(/\d{16}/.test(this.json) ? raw.jsSafeEventJson(this.json) : this.json));
+    this.#event ??= JSON.parse(
+      /\d{16}/.test(this.json) ? raw.jsSafeEventJson(this.json) : this.json,
+    );
+    return this.#event;
   }
 
   toJSON() {
@@ -67,7 +77,13 @@ function decode(wire, sessionId, incarnation) {
   const events = new Array(meta.length / 3);
   for (let i = 0, at = b + 1; i < meta.length; i += 3) {
     const [revision, position, length] = [meta[i], meta[i + 1], meta[i + 2]];
-    events[i / 3] = new ObservedEvent(sessionId, revision, position, cursorOf(incarnation, revision, position, sessionId), wire.slice(at, at + length));
+    events[i / 3] = new ObservedEvent(
+      sessionId,
+      revision,
+      position,
+      cursorOf(incarnation, revision, position, sessionId),
+      wire.slice(at, at + length),
+    );
     at += length;
   }
   return { header, events };
@@ -79,13 +95,17 @@ function decode(wire, sessionId, incarnation) {
  * cursor). Throws `malformed_cursor`.
  */
 export function parseCursor(cursor) {
-  if (typeof cursor !== "string") throw new AgentReplayError("malformed_cursor", "a cursor is a string");
-  const [incarnation, revision, position, session_id] = JSON.parse(call(() => raw.parseCursor(cursor)));
+  if (typeof cursor !== "string")
+    throw new AgentReplayError("malformed_cursor", "a cursor is a string");
+  const [incarnation, revision, position, session_id] = JSON.parse(
+    call(() => raw.parseCursor(cursor)),
+  );
   return { incarnation, revision, position, session_id };
 }
 
 function sessionIdOf(cursor) {
-  if (typeof cursor !== "string") throw new AgentReplayError("malformed_cursor", "a cursor is a string");
+  if (typeof cursor !== "string")
+    throw new AgentReplayError("malformed_cursor", "a cursor is a string");
   // arc1:{incarnation}:{revision}:{position}:{session_id}; the core checks the rest.
   let at = -1;
   for (let i = 0; i < 4; i++) at = cursor.indexOf(":", at + 1);
@@ -93,7 +113,8 @@ function sessionIdOf(cursor) {
 }
 
 function checkSessionId(sessionId) {
-  if (typeof sessionId !== "string") throw new AgentReplayError("invalid_session_id", "sessionId must be a string");
+  if (typeof sessionId !== "string")
+    throw new AgentReplayError("invalid_session_id", "sessionId must be a string");
 }
 
 /** The bounded in-memory live replay buffer of many sessions. */
@@ -111,15 +132,36 @@ export class ReplayStore {
     now = Date.now,
     incarnation = randomIncarnation(),
   } = {}) {
-    for (const [name, value] of Object.entries({ maxEventsPerSession, maxEventBytes, maxSessions, maxTotalBytes })) {
+    for (const [name, value] of Object.entries({
+      maxEventsPerSession,
+      maxEventBytes,
+      maxSessions,
+      maxTotalBytes,
+    })) {
       if (!Number.isSafeInteger(value) || value < 1 || value > 0xffffffff) {
-        throw new AgentReplayError("invalid_input", `${name} must be a positive integer below 2^32`);
+        throw new AgentReplayError(
+          "invalid_input",
+          `${name} must be a positive integer below 2^32`,
+        );
       }
     }
-    if (typeof maxAgeMs !== "number" || !(maxAgeMs >= 0)) throw new AgentReplayError("invalid_input", "maxAgeMs must be a non-negative number");
-    if (typeof now !== "function") throw new AgentReplayError("invalid_input", "now must be a function returning milliseconds");
-    if (typeof incarnation !== "string") throw new AgentReplayError("invalid_input", "incarnation must be a string");
-    this.#core = call(() => new raw.ReplayStoreCore(maxEventsPerSession, maxAgeMs, maxEventBytes, maxSessions, maxTotalBytes, incarnation));
+    if (typeof maxAgeMs !== "number" || !(maxAgeMs >= 0))
+      throw new AgentReplayError("invalid_input", "maxAgeMs must be a non-negative number");
+    if (typeof now !== "function")
+      throw new AgentReplayError("invalid_input", "now must be a function returning milliseconds");
+    if (typeof incarnation !== "string")
+      throw new AgentReplayError("invalid_input", "incarnation must be a string");
+    this.#core = call(
+      () =>
+        new raw.ReplayStoreCore(
+          maxEventsPerSession,
+          maxAgeMs,
+          maxEventBytes,
+          maxSessions,
+          maxTotalBytes,
+          incarnation,
+        ),
+    );
     this.#now = now;
     this.#incarnation = incarnation;
   }
@@ -155,14 +197,22 @@ export class ReplayStore {
     const position = call(() => core.append(sessionId, json, revision, this.#now()));
     const rev = core.lastRevision;
     wake(this, sessionId);
-    return new ObservedEvent(sessionId, rev, position, cursorOf(this.#incarnation, rev, position, sessionId), json);
+    return new ObservedEvent(
+      sessionId,
+      rev,
+      position,
+      cursorOf(this.#incarnation, rev, position, sessionId),
+      json,
+    );
   }
 
   /** Appends every valid event of a log; `{appended, errors, cursor}`. */
   appendLog(sessionId, input) {
     checkSessionId(sessionId);
     const core = this.#live();
-    const result = JSON.parse(call(() => core.appendLog(sessionId, toBytes(input, "ReplayStore.appendLog"), this.#now())));
+    const result = JSON.parse(
+      call(() => core.appendLog(sessionId, toBytes(input, "ReplayStore.appendLog"), this.#now())),
+    );
     if (result.appended) wake(this, sessionId);
     return result;
   }
@@ -176,7 +226,11 @@ export class ReplayStore {
   /** `{type: "replayed", events}` or `{type: "gap", reason}`. */
   replayAfter(cursor) {
     const core = this.#live();
-    const { header, events } = decode(call(() => core.replayAfter(cursor, this.#now())), sessionIdOf(cursor), this.#incarnation);
+    const { header, events } = decode(
+      call(() => core.replayAfter(cursor, this.#now())),
+      sessionIdOf(cursor),
+      this.#incarnation,
+    );
     return header.type === "gap" ? header : { type: "replayed", events };
   }
 
@@ -272,7 +326,8 @@ export class ReplaySession {
   constructor(sessionId, { store, ...storeOptions } = {}) {
     checkSessionId(sessionId);
     this.#store = store ?? new ReplayStore(storeOptions);
-    if (!(this.#store instanceof ReplayStore)) throw new AgentReplayError("invalid_input", "store must be a ReplayStore");
+    if (!(this.#store instanceof ReplayStore))
+      throw new AgentReplayError("invalid_input", "store must be a ReplayStore");
     this.#core = call(() => new raw.ReplaySessionCore(sessionId, ReplayStore.core(this.#store)));
     this.#id = sessionId;
   }
@@ -289,11 +344,17 @@ export class ReplaySession {
    * `{maxEvents}` refuses (limit_exceeded) more events than that at once. */
   append(input, { maxEvents } = {}) {
     let bytes;
-    if (typeof input === "string" || input instanceof Uint8Array) bytes = toBytes(input, "ReplaySession.append");
-    else if (Array.isArray(input)) bytes = toBytes(input.map((e) => eventText(e, "ReplaySession.append")).join("\n"));
+    if (typeof input === "string" || input instanceof Uint8Array)
+      bytes = toBytes(input, "ReplaySession.append");
+    else if (Array.isArray(input))
+      bytes = toBytes(input.map((e) => eventText(e, "ReplaySession.append")).join("\n"));
     else bytes = toBytes(eventText(input, "ReplaySession.append"));
     const core = this.#core;
-    const { events } = ReplayStore.decode(this.#store, call(() => core.append(bytes, ReplayStore.now(this.#store), maxEvents)), this.#id);
+    const { events } = ReplayStore.decode(
+      this.#store,
+      call(() => core.append(bytes, ReplayStore.now(this.#store), maxEvents)),
+      this.#id,
+    );
     if (events.length) wake(this.#store, this.#id);
     return events;
   }
@@ -305,9 +366,14 @@ export class ReplaySession {
 
   /** `{type: "replayed", events, cursor}` or `{type: "gap", gap, observation}`. */
   resume(cursor) {
-    if (typeof cursor !== "string") throw new AgentReplayError("malformed_cursor", "a cursor is a string");
+    if (typeof cursor !== "string")
+      throw new AgentReplayError("malformed_cursor", "a cursor is a string");
     const core = this.#core;
-    const { header, events } = ReplayStore.decode(this.#store, call(() => core.resume(cursor, ReplayStore.now(this.#store))), this.#id);
+    const { header, events } = ReplayStore.decode(
+      this.#store,
+      call(() => core.resume(cursor, ReplayStore.now(this.#store))),
+      this.#id,
+    );
     return header.type === "gap" ? header : { type: "replayed", events, cursor: header.cursor };
   }
 
@@ -317,7 +383,8 @@ export class ReplaySession {
    * cursor. Lag is recovered by itself. A bad cursor throws here.
    */
   subscribe(cursor) {
-    if (typeof cursor !== "string") throw new AgentReplayError("malformed_cursor", "a cursor is a string");
+    if (typeof cursor !== "string")
+      throw new AgentReplayError("malformed_cursor", "a cursor is a string");
     const core = this.#core;
     const sub = call(() => core.subscribe(cursor, ReplayStore.now(this.#store)));
     const store = this.#store;

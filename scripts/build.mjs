@@ -22,20 +22,49 @@ function newest(dir) {
 }
 
 if (process.argv.includes("--if-needed") && existsSync(wasm)) {
-  const sources = Math.max(newest(join(root, "src")), newest(join(root, "wasm/src")), newest(join(root, "data")));
+  const sources = Math.max(
+    newest(join(root, "src")),
+    newest(join(root, "wasm/src")),
+    newest(join(root, "data")),
+  );
   if (statSync(wasm).mtimeMs > sources) process.exit(0);
 }
 
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: "inherit" });
-run("cargo", ["build", "-p", "agent-replay-wasm", "--target", "wasm32-unknown-unknown", "--profile", "wasm"]);
+run("cargo", [
+  "build",
+  "-p",
+  "agent-replay-wasm",
+  "--target",
+  "wasm32-unknown-unknown",
+  "--profile",
+  "wasm",
+]);
 run("wasm-bindgen", [
-  "--target", "web", "--out-dir", out, "--out-name", "agent_replay",
+  "--target",
+  "web",
+  "--out-dir",
+  out,
+  "--out-name",
+  "agent_replay",
   join(root, "target/wasm32-unknown-unknown/wasm/agent_replay_wasm.wasm"),
 ]);
 const sample = readFileSync(join(root, "data/sample-session.jsonl"), "utf8");
-writeFileSync(join(out, "sample.js"), `// Generated from data/sample-session.jsonl by scripts/build.mjs.\nexport default ${JSON.stringify(sample)};\n`);
+writeFileSync(
+  join(out, "sample.js"),
+  `// Generated from data/sample-session.jsonl by scripts/build.mjs.\nexport default ${JSON.stringify(sample)};\n`,
+);
 const wasmOpt = join(root, "node_modules/.bin/wasm-opt");
 if (existsSync(wasmOpt)) {
-  run(wasmOpt, ["-O3", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals", wasm, "-o", wasm]);
+  run(wasmOpt, [
+    "-O3",
+    "--enable-bulk-memory",
+    "--enable-nontrapping-float-to-int",
+    "--enable-sign-ext",
+    "--enable-mutable-globals",
+    wasm,
+    "-o",
+    wasm,
+  ]);
 }
 console.error(`built ${wasm} (${statSync(wasm).size} bytes)`);

@@ -9,7 +9,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
-const fixtures = JSON.parse(execFileSync("cargo", ["run", "-q", "--example", "type_fixtures"], { cwd: root, encoding: "utf8" }));
+const fixtures = JSON.parse(
+  execFileSync("cargo", ["run", "-q", "--example", "type_fixtures"], {
+    cwd: root,
+    encoding: "utf8",
+  }),
+);
 const dir = join(root, "tests/types");
 mkdirSync(dir, { recursive: true });
 const lit = (v) => JSON.stringify(v, null, 1);
@@ -22,13 +27,32 @@ const body = [
   ...fixtures.observations.map((o, i) => `export const observation${i}: Observation = ${lit(o)};`),
   ...fixtures.summaries.map((o, i) => `export const summary${i}: SessionSummary = ${lit(o)};`),
 ].join("\n");
-writeFileSync(join(dir, "generated.ts"), body + "\n");
+writeFileSync(join(dir, "generated.ts"), `${body}\n`);
 writeFileSync(join(dir, "api-usage.ts"), API_USAGE());
-execFileSync(join(root, "node_modules/.bin/tsc"), [
-  "--noEmit", "--strict", "--exactOptionalPropertyTypes", "--target", "es2022", "--module", "nodenext",
-  "--moduleResolution", "nodenext", "--lib", "es2022,esnext.disposable,dom", "--types", "node", join(dir, "generated.ts"), join(dir, "api-usage.ts"),
-], { cwd: root, stdio: "inherit" });
-console.log(`types: ${fixtures.events.length} events, ${fixtures.views.length} views, ${fixtures.snapshots.length} snapshots, ${fixtures.gaps.length} gap, ${fixtures.observations.length} observation check against js/index.d.ts`);
+execFileSync(
+  join(root, "node_modules/.bin/tsc"),
+  [
+    "--noEmit",
+    "--strict",
+    "--exactOptionalPropertyTypes",
+    "--target",
+    "es2022",
+    "--module",
+    "nodenext",
+    "--moduleResolution",
+    "nodenext",
+    "--lib",
+    "es2022,esnext.disposable,dom",
+    "--types",
+    "node",
+    join(dir, "generated.ts"),
+    join(dir, "api-usage.ts"),
+  ],
+  { cwd: root, stdio: "inherit" },
+);
+console.log(
+  `types: ${fixtures.events.length} events, ${fixtures.views.length} views, ${fixtures.snapshots.length} snapshots, ${fixtures.gaps.length} gap, ${fixtures.observations.length} observation check against js/index.d.ts`,
+);
 console.log(`1 passed, 0 failed`);
 
 function API_USAGE() {

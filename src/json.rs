@@ -82,12 +82,17 @@ pub fn js_safe_text(text: &str) -> Cow<'_, str> {
         } else if c == b'-' || c.is_ascii_digit() {
             let start = i;
             i = i.saturating_add(1);
-            while b.get(i).is_some_and(|d| d.is_ascii_digit() || matches!(d, b'.' | b'e' | b'E' | b'+' | b'-')) {
+            while b.get(i).is_some_and(|d| {
+                d.is_ascii_digit() || matches!(d, b'.' | b'e' | b'E' | b'+' | b'-')
+            }) {
                 i = i.saturating_add(1);
             }
             let token = text.get(start..i).unwrap_or_default();
             let integer = !token.contains(['.', 'e', 'E']);
-            let unsafe_size = token.trim_start_matches('-').parse::<u128>().map_or(integer, |n| n > u128::from(MAX_SAFE_INTEGER));
+            let unsafe_size = token
+                .trim_start_matches('-')
+                .parse::<u128>()
+                .map_or(integer, |n| n > u128::from(MAX_SAFE_INTEGER));
             if integer && unsafe_size {
                 out.push_str(text.get(copied..start).unwrap_or_default());
                 out.push('"');

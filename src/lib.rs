@@ -27,8 +27,8 @@ pub mod log;
 pub mod snapshot;
 
 pub use event::SessionEvent;
-pub mod view;
-pub mod json;
-pub mod state;
 pub mod generate;
+pub mod json;
 pub mod live;
+pub mod state;
+pub mod view;

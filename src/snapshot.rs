@@ -110,8 +110,12 @@ impl OsSnapshotFolder {
 
     /// The folder whose snapshot is `snapshot` (folding on from it).
     pub fn from_snapshot(snapshot: OsSnapshot) -> Self {
-        let process_index =
-            snapshot.process_by_agent.iter().enumerate().map(|(i, p)| (p.agent_id.clone(), i)).collect();
+        let process_index = snapshot
+            .process_by_agent
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.agent_id.clone(), i))
+            .collect();
         OsSnapshotFolder { snapshot, process_index }
     }
 
@@ -145,10 +149,15 @@ impl OsSnapshotFolder {
                     parent_session_id: e.parent_session_id.to_string(),
                     state: e.state.to_string(),
                 };
-                match self.process_index.get(e.agent_id.as_str()).and_then(|&i| snap.process_by_agent.get_mut(i)) {
+                match self
+                    .process_index
+                    .get(e.agent_id.as_str())
+                    .and_then(|&i| snap.process_by_agent.get_mut(i))
+                {
                     Some(slot) => *slot = record,
                     None => {
-                        self.process_index.insert(record.agent_id.clone(), snap.process_by_agent.len());
+                        self.process_index
+                            .insert(record.agent_id.clone(), snap.process_by_agent.len());
                         snap.process_by_agent.push(record);
                     }
                 }
@@ -197,22 +206,40 @@ impl OsSnapshotFolder {
 pub fn folds(kind: &str) -> bool {
     matches!(
         kind,
-        "suspended" | "resumed" | "tool_gated" | "agent_process_changed" | "budget_exceeded"
-            | "budget_usage_reported" | "operation_cancelled" | "signal_delivery_disposed"
-            | "page_out" | "page_in" | "memory_written" | "memory_queried"
-            | "memory_validation_failed" | "memory_retrieval_result"
+        "suspended"
+            | "resumed"
+            | "tool_gated"
+            | "agent_process_changed"
+            | "budget_exceeded"
+            | "budget_usage_reported"
+            | "operation_cancelled"
+            | "signal_delivery_disposed"
+            | "page_out"
+            | "page_in"
+            | "memory_written"
+            | "memory_queried"
+            | "memory_validation_failed"
+            | "memory_retrieval_result"
     )
 }
 
 /// Loads a whole log from bytes and folds its snapshot. With `full_check`
 /// false, only the kinds the fold reads are checked field by field; every
 /// other event is checked as JSON with a kind (what the fold depends on).
-pub fn rebuild_os_snapshot_from_bytes(bytes: &[u8], strict: bool, full_check: bool) -> Result<(OsSnapshot, LoadReport), LogError> {
+pub fn rebuild_os_snapshot_from_bytes(
+    bytes: &[u8],
+    strict: bool,
+    full_check: bool,
+) -> Result<(OsSnapshot, LoadReport), LogError> {
     fold_log(strict, full_check, |opts, sink| log::read_bytes(bytes, opts, sink))
 }
 
 /// The same from a string (already UTF-8: not checked again).
-pub fn rebuild_os_snapshot_from_str(text: &str, strict: bool, full_check: bool) -> Result<(OsSnapshot, LoadReport), LogError> {
+pub fn rebuild_os_snapshot_from_str(
+    text: &str,
+    strict: bool,
+    full_check: bool,
+) -> Result<(OsSnapshot, LoadReport), LogError> {
     fold_log(strict, full_check, |opts, sink| log::read_str(text, opts, sink))
 }
 
@@ -228,7 +255,9 @@ fn fold_log(
 }
 
 /// Folds a whole sequence of events.
-pub fn rebuild_os_snapshot<'a>(events: impl IntoIterator<Item = &'a SessionEvent<'a>>) -> OsSnapshot {
+pub fn rebuild_os_snapshot<'a>(
+    events: impl IntoIterator<Item = &'a SessionEvent<'a>>,
+) -> OsSnapshot {
     let mut folder = OsSnapshotFolder::new();
     for event in events {
         folder.apply(event);

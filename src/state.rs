@@ -18,7 +18,11 @@ pub struct SessionState {
 
 impl SessionState {
     pub fn new(session_id: Option<String>) -> Self {
-        SessionState { os: OsSnapshotFolder::new(), view: SessionViewFolder::new(session_id), stream: None }
+        SessionState {
+            os: OsSnapshotFolder::new(),
+            view: SessionViewFolder::new(session_id),
+            stream: None,
+        }
     }
 
     /// The state a view was folded into (e.g. a live-replay observation's),
@@ -51,14 +55,16 @@ impl SessionState {
 
     /// Folds a whole log held in a string; load errors join the view.
     pub fn apply_str(&mut self, text: &str, opts: LogOptions) -> Result<LoadReport, LogError> {
-        let report = log::read_str(text, opts, &mut |t: &str, e: SessionEvent<'_>| self.apply(&e, t))?;
+        let report =
+            log::read_str(text, opts, &mut |t: &str, e: SessionEvent<'_>| self.apply(&e, t))?;
         self.view.add_load_errors(&report.errors);
         Ok(report)
     }
 
     /// Folds a whole log held in bytes; load errors join the view.
     pub fn apply_bytes(&mut self, bytes: &[u8], opts: LogOptions) -> Result<LoadReport, LogError> {
-        let report = log::read_bytes(bytes, opts, &mut |t: &str, e: SessionEvent<'_>| self.apply(&e, t))?;
+        let report =
+            log::read_bytes(bytes, opts, &mut |t: &str, e: SessionEvent<'_>| self.apply(&e, t))?;
         self.view.add_load_errors(&report.errors);
         Ok(report)
     }
@@ -69,7 +75,12 @@ impl SessionState {
     }
 
     /// `write`, handing each folded event to `sink` too.
-    pub fn write_each(&mut self, chunk: &[u8], opts: LogOptions, sink: &mut EventSink<'_>) -> Result<(), LogError> {
+    pub fn write_each(
+        &mut self,
+        chunk: &[u8],
+        opts: LogOptions,
+        sink: &mut EventSink<'_>,
+    ) -> Result<(), LogError> {
         let mut reader = self.stream.take().unwrap_or_else(|| LogReader::new(opts));
         let before = reader.errors().len();
         let result = reader.push(chunk, &mut |t: &str, e: SessionEvent<'_>| {

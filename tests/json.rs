@@ -10,9 +10,18 @@ fn only_unsafe_integers_are_quoted_and_the_rest_stays_as_written() {
     let cases = [
         (r#"{"b":1,"a":9007199254740991}"#, r#"{"b":1,"a":9007199254740991}"#),
         (r#"{"b":1,"a":9007199254740992}"#, r#"{"b":1,"a":"9007199254740992"}"#),
-        (r#"[-9007199254740993, 18446744073709551615, 123456789012345678901234567890]"#, r#"["-9007199254740993", "18446744073709551615", "123456789012345678901234567890"]"#),
-        (r#"{"s":"12345678901234567890","f":12345678901234567890.5,"e":1234567890123456789e3}"#, r#"{"s":"12345678901234567890","f":12345678901234567890.5,"e":1234567890123456789e3}"#),
-        (r#"{"esc":"a\"12345678901234567890\\","n": 99999999999999999 }"#, r#"{"esc":"a\"12345678901234567890\\","n": "99999999999999999" }"#),
+        (
+            r#"[-9007199254740993, 18446744073709551615, 123456789012345678901234567890]"#,
+            r#"["-9007199254740993", "18446744073709551615", "123456789012345678901234567890"]"#,
+        ),
+        (
+            r#"{"s":"12345678901234567890","f":12345678901234567890.5,"e":1234567890123456789e3}"#,
+            r#"{"s":"12345678901234567890","f":12345678901234567890.5,"e":1234567890123456789e3}"#,
+        ),
+        (
+            r#"{"esc":"a\"12345678901234567890\\","n": 99999999999999999 }"#,
+            r#"{"esc":"a\"12345678901234567890\\","n": "99999999999999999" }"#,
+        ),
     ];
     for (input, expected) in cases {
         assert_eq!(js_safe_text(input), expected, "{input}");
@@ -28,7 +37,10 @@ fn view_records_keep_events_as_written() {
     let mut state = SessionState::new(None);
     state.apply_str(log, Default::default()).unwrap();
     let view = state.view();
-    assert_eq!(view.context.page_outs[0].event.get(), r#"{"kind":"page_out","turn":1,"message_count":2,"future_field":{"x":[1,2]}}"#);
+    assert_eq!(
+        view.context.page_outs[0].event.get(),
+        r#"{"kind":"page_out","turn":1,"message_count":2,"future_field":{"x":[1,2]}}"#
+    );
     assert_eq!(
         view.budgets.usage[0].event.get(),
         r#"{"kind":"budget_usage_reported","turn":1,"operation_id":"o","reservation_id":"r","tokens":"18446744073709551615","subagents":0,"rounds":1}"#
@@ -53,7 +65,9 @@ fn big_integers_written_as_strings_read_back() {
     let restored = SessionState::from_view_json(&to_js_json(state.view())).unwrap();
     assert_eq!(to_js_json(restored.os_snapshot()), to_js_json(state.os_snapshot()));
     for bad in [r#""12x""#, r#""-1""#, "-1", "1.5"] {
-        let text = format!(r#"{{"kind":"run_terminal","reason":"d","turns_used":1,"total_tokens":{bad}}}"#);
+        let text = format!(
+            r#"{{"kind":"run_terminal","reason":"d","turns_used":1,"total_tokens":{bad}}}"#
+        );
         assert!(agent_replay::SessionEvent::from_json(&text).is_err(), "{bad}");
     }
 }

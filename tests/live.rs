@@ -14,7 +14,11 @@ use futures::{FutureExt, StreamExt};
 const INC: &str = "inc1";
 
 fn store(max: usize, age: u64) -> ReplayStore {
-    ReplayStore::new(StoreConfig { max_events_per_session: max, max_age_ms: age, ..Default::default() }, INC).unwrap()
+    ReplayStore::new(
+        StoreConfig { max_events_per_session: max, max_age_ms: age, ..Default::default() },
+        INC,
+    )
+    .unwrap()
 }
 
 fn ev(turn: u32) -> String {
@@ -54,11 +58,29 @@ fn cursor_round_trips_with_colons_in_the_session_id() {
 #[test]
 fn cursor_parsing_rejects_everything_non_canonical() {
     for bad in [
-        "", "arc2:x:0:0:s", "x:0:0:s", "arc1:x:0:0:", "arc1::0:0:s", "arc1:x:0:0", "arc1:x:+5:0:s",
-        "arc1:x:0:+5:s", "arc1:x:007:0:s", "arc1:x:0:007:s", "arc1:x:00:0:s", "arc1:x:-1:0:s",
-        "arc1:x:9007199254740992:0:s", "arc1:x:0:9007199254740992:s", "arc1:x:0:99999999999999999999:s",
-        "arc1:x:1.0:0:s", "arc1:x: 1:0:s", "arc1:in/c:0:0:s", "arc1:x:0:0:s\n", "arc1:x:0:0:s\rt",
-        "arc1:x:0:0:s\0", "\narc1:x:0:0:s", "arc1:x:0\n:0:s",
+        "",
+        "arc2:x:0:0:s",
+        "x:0:0:s",
+        "arc1:x:0:0:",
+        "arc1::0:0:s",
+        "arc1:x:0:0",
+        "arc1:x:+5:0:s",
+        "arc1:x:0:+5:s",
+        "arc1:x:007:0:s",
+        "arc1:x:0:007:s",
+        "arc1:x:00:0:s",
+        "arc1:x:-1:0:s",
+        "arc1:x:9007199254740992:0:s",
+        "arc1:x:0:9007199254740992:s",
+        "arc1:x:0:99999999999999999999:s",
+        "arc1:x:1.0:0:s",
+        "arc1:x: 1:0:s",
+        "arc1:in/c:0:0:s",
+        "arc1:x:0:0:s\n",
+        "arc1:x:0:0:s\rt",
+        "arc1:x:0:0:s\0",
+        "\narc1:x:0:0:s",
+        "arc1:x:0\n:0:s",
     ] {
         assert!(matches!(SessionCursor::parse(bad), Err(CursorError::Malformed { .. })), "{bad:?}");
     }
@@ -131,7 +153,10 @@ fn rule_8_replays_every_retained_event_after_the_cursor_in_order() {
     }
     s.append("other", &ev(9), None, 0).unwrap();
     let Replay::Replayed(events) = s.replay_after(&cursor(1, "s"), 0).unwrap() else { panic!() };
-    assert_eq!(events.iter().map(|e| (e.position, e.revision)).collect::<Vec<_>>(), [(2, 2), (3, 3), (4, 4)]);
+    assert_eq!(
+        events.iter().map(|e| (e.position, e.revision)).collect::<Vec<_>>(),
+        [(2, 2), (3, 3), (4, 4)]
+    );
     assert!(events.iter().all(|e| &*e.session_id == "s"), "sessions are isolated");
     assert_eq!(&*events[0].json, ev(2));
     assert_eq!(events[2].cursor(INC), format!("arc1:{INC}:4:4:s"));
@@ -142,8 +167,16 @@ fn age_trimming_is_strictly_greater_than_max_age() {
     let mut s = store(8, 1000);
     s.append("s", &ev(1), None, 0).unwrap();
     s.append("s", &ev(2), None, 10).unwrap();
-    assert_eq!(positions(s.replay_after(&cursor(0, "s"), 1000).unwrap()), [1, 2], "exactly maxAgeMs old: kept");
-    assert_eq!(gap(s.replay_after(&cursor(0, "s"), 1001).unwrap()), GapReason::Trimmed, "1 ms older: trimmed");
+    assert_eq!(
+        positions(s.replay_after(&cursor(0, "s"), 1000).unwrap()),
+        [1, 2],
+        "exactly maxAgeMs old: kept"
+    );
+    assert_eq!(
+        gap(s.replay_after(&cursor(0, "s"), 1001).unwrap()),
+        GapReason::Trimmed,
+        "1 ms older: trimmed"
+    );
     assert_eq!(positions(s.replay_after(&cursor(1, "s"), 1001).unwrap()), [2]);
 }
 
@@ -167,7 +200,12 @@ fn revision_is_given_or_the_largest_turn_so_far() {
     assert_eq!(s.current_cursor("s", None), format!("arc1:{INC}:40:3:s"));
     assert_eq!(s.current_cursor("s", Some(7)), format!("arc1:{INC}:7:3:s"));
     assert_eq!(s.current_cursor("new", None), format!("arc1:{INC}:0:0:new"));
-    assert_eq!(s.append("s", r#"{"kind":"run_started","run_id":"r","goal":"g"}"#, None, 0).unwrap().revision, 3);
+    assert_eq!(
+        s.append("s", r#"{"kind":"run_started","run_id":"r","goal":"g"}"#, None, 0)
+            .unwrap()
+            .revision,
+        3
+    );
 }
 
 #[test]
@@ -176,11 +214,18 @@ fn bad_appends_are_refused_and_change_nothing() {
     assert_eq!(s.append("", &ev(1), None, 0), Err(AppendError::InvalidSessionId));
     assert_eq!(s.append("a\nb", &ev(1), None, 0), Err(AppendError::InvalidSessionId));
     assert_eq!(s.append("s", &ev(1), Some(1 << 53), 0), Err(AppendError::InvalidRevision));
-    assert!(matches!(s.append("s", r#"{"kind":"page_in"}"#, None, 0), Err(AppendError::InvalidEvent(_))));
+    assert!(matches!(
+        s.append("s", r#"{"kind":"page_in"}"#, None, 0),
+        Err(AppendError::InvalidEvent(_))
+    ));
     assert_eq!(s.current_cursor("s", None), format!("arc1:{INC}:0:0:s"));
     assert!(ReplayStore::new(StoreConfig::default(), "").is_err());
     assert!(ReplayStore::new(StoreConfig::default(), "has:colon").is_err());
-    assert!(ReplayStore::new(StoreConfig { max_events_per_session: 0, max_age_ms: 1, ..Default::default() }, "x").is_err());
+    assert!(ReplayStore::new(
+        StoreConfig { max_events_per_session: 0, max_age_ms: 1, ..Default::default() },
+        "x"
+    )
+    .is_err());
 }
 
 #[test]
@@ -233,8 +278,14 @@ fn subscribing_with_a_gap_returns_the_gap() {
     for t in 1..=4 {
         s.append("s", &ev(t), None, 0).unwrap();
     }
-    assert!(matches!(s.subscribe(&cursor(0, "s"), 0).unwrap(), SubscribeResult::Gap(GapReason::Trimmed)));
-    assert!(matches!(s.subscribe(&cursor(9, "s"), 0).unwrap(), SubscribeResult::Gap(GapReason::Unavailable)));
+    assert!(matches!(
+        s.subscribe(&cursor(0, "s"), 0).unwrap(),
+        SubscribeResult::Gap(GapReason::Trimmed)
+    ));
+    assert!(matches!(
+        s.subscribe(&cursor(9, "s"), 0).unwrap(),
+        SubscribeResult::Gap(GapReason::Unavailable)
+    ));
 }
 
 #[test]
@@ -247,7 +298,9 @@ fn a_slow_subscriber_lags_with_the_exact_count_and_a_working_resume_cursor() {
         s.append("s", &ev(t), None, 0).unwrap(); // 7 more; the queue holds 4
     }
     assert_eq!(sub.pending(), 4, "bounded by maxEventsPerSession");
-    let Some(SubscriptionItem::Lagged { dropped, resume_cursor }) = sub.try_next() else { panic!() };
+    let Some(SubscriptionItem::Lagged { dropped, resume_cursor }) = sub.try_next() else {
+        panic!()
+    };
     assert_eq!(dropped, 3);
     assert_eq!(resume_cursor, format!("arc1:{INC}:1:1:s"), "the last delivered event");
     assert_eq!(std::iter::from_fn(|| next_event(&sub)).collect::<Vec<_>>(), [5, 6, 7, 8]);
@@ -352,7 +405,9 @@ fn a_replayed_resume_applied_to_the_client_state_gives_the_observation() {
     }
     let client_cursor = h.observe().cursor;
     h.append(lines[20..].join("\n").as_bytes(), 0, None).unwrap();
-    let Resume::Replayed { events, cursor } = h.resume(&client_cursor, 0).unwrap() else { panic!() };
+    let Resume::Replayed { events, cursor } = h.resume(&client_cursor, 0).unwrap() else {
+        panic!()
+    };
     assert_eq!(events.len(), lines.len() - 20);
     for e in &events {
         client.apply_str(&e.json, Default::default()).unwrap();
@@ -406,8 +461,14 @@ fn session_subscription_recovers_from_gaps_and_lag_by_itself() {
     for t in 7..=11 {
         h.append(ev(t).as_bytes(), 0, None).unwrap();
     }
-    let Some(SessionItem::Gap { gap, observation }) = sub.try_next(0) else { panic!("expected a gap") };
-    assert_eq!(gap.requested_cursor, format!("arc1:{INC}:6:6:sess:1"), "resumed from the last delivered event");
+    let Some(SessionItem::Gap { gap, observation }) = sub.try_next(0) else {
+        panic!("expected a gap")
+    };
+    assert_eq!(
+        gap.requested_cursor,
+        format!("arc1:{INC}:6:6:sess:1"),
+        "resumed from the last delivered event"
+    );
     assert_eq!(state_of(&observation).event_count, 11);
     assert_eq!(sub.try_next(0), None);
     h.append(ev(12).as_bytes(), 0, None).unwrap();

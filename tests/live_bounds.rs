@@ -9,7 +9,8 @@ use agent_replay::live::*;
 const INC: &str = "b";
 
 fn store(max_sessions: usize, max_total_bytes: usize) -> ReplayStore {
-    let config = StoreConfig { max_sessions, max_total_bytes, max_event_bytes: 200, ..Default::default() };
+    let config =
+        StoreConfig { max_sessions, max_total_bytes, max_event_bytes: 200, ..Default::default() };
     ReplayStore::new(config, INC).unwrap()
 }
 
@@ -27,8 +28,13 @@ fn replay(s: &mut ReplayStore, c: &str) -> Result<Vec<u64>, GapReason> {
 #[test]
 fn an_event_over_max_event_bytes_is_refused_and_nothing_changes() {
     let mut s = store(10, 1 << 20);
-    let big = format!(r#"{{"kind":"milestone_blocked","turn":1,"phase_id":"p","reason":"{}"}}"#, "x".repeat(300));
-    assert!(matches!(s.append("a", &big, None, 0), Err(AppendError::EventTooLarge(n)) if n == big.len()));
+    let big = format!(
+        r#"{{"kind":"milestone_blocked","turn":1,"phase_id":"p","reason":"{}"}}"#,
+        "x".repeat(300)
+    );
+    assert!(
+        matches!(s.append("a", &big, None, 0), Err(AppendError::EventTooLarge(n)) if n == big.len())
+    );
     assert_eq!(s.current_cursor("a", None), format!("arc1:{INC}:0:0:a"));
     let h = ReplaySession::new("a", Rc::new(RefCell::new(store(10, 1 << 20)))).unwrap();
     let log = format!("{}\n{big}\n", ev(1));
@@ -61,19 +67,36 @@ fn past_max_sessions_the_least_recently_active_idle_session_is_evicted() {
 #[test]
 fn sessions_with_subscribers_are_not_evicted() {
     let mut s = store(2, 1 << 20);
-    let SubscribeResult::Subscribed(_a) = s.subscribe(&format!("arc1:{INC}:0:0:a"), 0).unwrap() else { panic!() };
-    let SubscribeResult::Subscribed(_b) = s.subscribe(&format!("arc1:{INC}:0:0:b"), 0).unwrap() else { panic!() };
+    let SubscribeResult::Subscribed(_a) = s.subscribe(&format!("arc1:{INC}:0:0:a"), 0).unwrap()
+    else {
+        panic!()
+    };
+    let SubscribeResult::Subscribed(_b) = s.subscribe(&format!("arc1:{INC}:0:0:b"), 0).unwrap()
+    else {
+        panic!()
+    };
     assert_eq!(s.append("c", &ev(1), None, 0), Err(AppendError::TooManySessions));
-    assert!(matches!(s.subscribe(&format!("arc1:{INC}:0:0:c"), 0).unwrap(), SubscribeResult::Gap(GapReason::Unavailable)));
+    assert!(matches!(
+        s.subscribe(&format!("arc1:{INC}:0:0:c"), 0).unwrap(),
+        SubscribeResult::Gap(GapReason::Unavailable)
+    ));
     drop(_b);
-    assert_eq!(s.append("c", &ev(1), None, 0).unwrap().position, 1, "b's subscriber is gone: b is evicted");
+    assert_eq!(
+        s.append("c", &ev(1), None, 0).unwrap().position,
+        1,
+        "b's subscriber is gone: b is evicted"
+    );
 }
 
 #[test]
 fn the_byte_budget_holds_after_every_append() {
     let budget = 4_000;
     let mut s = store(1000, budget);
-    let SubscribeResult::Subscribed(live) = s.subscribe(&format!("arc1:{INC}:0:0:watched"), 0).unwrap() else { panic!() };
+    let SubscribeResult::Subscribed(live) =
+        s.subscribe(&format!("arc1:{INC}:0:0:watched"), 0).unwrap()
+    else {
+        panic!()
+    };
     for i in 0..2_000u32 {
         let session = format!("s{}", i % 37);
         s.append(&session, &ev(i), None, 0).unwrap();
@@ -83,7 +106,9 @@ fn the_byte_budget_holds_after_every_append() {
         assert!(s.retained_bytes() <= budget, "{} > {budget} at {i}", s.retained_bytes());
     }
     // The watched session was trimmed, not evicted: its subscriber got every event.
-    let delivered = std::iter::from_fn(|| live.try_next()).filter(|x| matches!(x, SubscriptionItem::Event(_))).count();
+    let delivered = std::iter::from_fn(|| live.try_next())
+        .filter(|x| matches!(x, SubscriptionItem::Event(_)))
+        .count();
     assert!(delivered > 0);
     assert!(s.session_count() <= 1000);
 }

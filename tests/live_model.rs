@@ -106,7 +106,9 @@ fn out_of(replay: Result<Replay, CursorError>) -> Out {
     match replay {
         Err(_) => Out::Malformed,
         Ok(Replay::Gap(g)) => Out::Gap(g),
-        Ok(Replay::Replayed(events)) => Out::Replayed(events.iter().map(|e| (e.revision, e.position)).collect()),
+        Ok(Replay::Replayed(events)) => {
+            Out::Replayed(events.iter().map(|e| (e.revision, e.position)).collect())
+        }
     }
 }
 
@@ -114,7 +116,11 @@ fn run(seed: u64, steps: usize) {
     let mut rng = Rng(seed);
     let max = 1 + rng.below(6) as usize;
     let age = 1 + rng.below(400);
-    let mut store = ReplayStore::new(StoreConfig { max_events_per_session: max, max_age_ms: age, ..Default::default() }, INC).unwrap();
+    let mut store = ReplayStore::new(
+        StoreConfig { max_events_per_session: max, max_age_ms: age, ..Default::default() },
+        INC,
+    )
+    .unwrap();
     let mut model = Model { max, age, sessions: HashMap::new(), subs: Vec::new() };
     let mut subs: Vec<Subscription> = Vec::new();
     let mut now = 0u64;
@@ -142,15 +148,25 @@ fn run(seed: u64, steps: usize) {
                 let inc = if rng.below(20) == 0 { "other" } else { INC };
                 let rev = rng.below(50);
                 let malformed = rng.below(25) == 0;
-                let cursor = if malformed { format!("arc1:{inc}:0{rev}:{p}:{session}") } else { format!("arc1:{inc}:{rev}:{p}:{session}") };
-                let want = if malformed { Out::Malformed } else {
+                let cursor = if malformed {
+                    format!("arc1:{inc}:0{rev}:{p}:{session}")
+                } else {
+                    format!("arc1:{inc}:{rev}:{p}:{session}")
+                };
+                let want = if malformed {
+                    Out::Malformed
+                } else {
                     match model.check(inc, p, session, now) {
                         Err(g) => Out::Gap(g),
                         Ok(p) => Out::Replayed(model.after(session, p)),
                     }
                 };
                 if rng.below(3) > 0 {
-                    assert_eq!(out_of(store.replay_after(&cursor, now)), want, "{ctx}: replay {cursor}");
+                    assert_eq!(
+                        out_of(store.replay_after(&cursor, now)),
+                        want,
+                        "{ctx}: replay {cursor}"
+                    );
                 } else {
                     let got = store.subscribe(&cursor, now);
                     match (got, want) {
@@ -162,7 +178,13 @@ fn run(seed: u64, steps: usize) {
                             while queue.len() > max {
                                 queue.pop_front();
                             }
-                            model.subs.push(MSub { session: session.into(), queue, dropped: 0, delivered: (rev, p), closed: false });
+                            model.subs.push(MSub {
+                                session: session.into(),
+                                queue,
+                                dropped: 0,
+                                delivered: (rev, p),
+                                closed: false,
+                            });
                             subs.push(sub);
                         }
                         (got, want) => panic!("{ctx}: subscribe {cursor}: {got:?} vs {want:?}"),
@@ -194,7 +216,11 @@ fn run(seed: u64, steps: usize) {
                 let got = subs[i].try_next();
                 match (got, want) {
                     (Some(SubscriptionItem::Event(g)), Some(SubscriptionItem::Event(w))) => {
-                        assert_eq!((&*g.session_id, g.revision, g.position), (&*w.session_id, w.revision, w.position), "{ctx}: read");
+                        assert_eq!(
+                            (&*g.session_id, g.revision, g.position),
+                            (&*w.session_id, w.revision, w.position),
+                            "{ctx}: read"
+                        );
                     }
                     (g, w) => assert_eq!(g, w, "{ctx}: read"),
                 }
@@ -210,7 +236,11 @@ fn run(seed: u64, steps: usize) {
         }
         for s in SESSIONS {
             let want = model.sessions.get(s).map_or((0, 0), |m| (m.revision, m.all.len() as u64));
-            assert_eq!(store.current_cursor(s, None), format!("arc1:{INC}:{}:{}:{s}", want.0, want.1), "{ctx}: cursor");
+            assert_eq!(
+                store.current_cursor(s, None),
+                format!("arc1:{INC}:{}:{}:{s}", want.0, want.1),
+                "{ctx}: cursor"
+            );
         }
     }
 }

@@ -24,8 +24,13 @@ fn json_lines_with_crlf_blank_lines_and_bom() {
 fn json_array_and_stored_entries_give_the_same_events() {
     let array = format!("\u{feff}[\n  {A},\n  {B},\n  {C}\n]\n");
     let (events, report) = load(&array, true).unwrap();
-    assert_eq!((events.as_slice(), report.framing), ([A, B, C].map(String::from).as_slice(), Framing::JsonArray));
-    let stored = format!("{{\"seq\":0,\"event\":{A}}}\n{{\"seq\":1,\"event\":{B}}}\n{{\"seq\":2,\"event\":{C}}}\n");
+    assert_eq!(
+        (events.as_slice(), report.framing),
+        ([A, B, C].map(String::from).as_slice(), Framing::JsonArray)
+    );
+    let stored = format!(
+        "{{\"seq\":0,\"event\":{A}}}\n{{\"seq\":1,\"event\":{B}}}\n{{\"seq\":2,\"event\":{C}}}\n"
+    );
     let (events, report) = load(&stored, true).unwrap();
     assert_eq!(events, [A, B, C]);
     assert_eq!(report.framing, Framing::StoredEntries);
@@ -46,10 +51,16 @@ fn json_lines_errors_name_line_column_field_and_keep_the_rest() {
     assert_eq!(events, [A, B, C]);
     let errs = &report.errors;
     assert_eq!(errs.len(), 3);
-    assert_eq!((errs[0].line, errs[0].code, errs[0].field.as_deref(), errs[0].kind.as_deref()), (2, LogErrorCode::InvalidEvent, Some("turn"), Some("page_in")));
+    assert_eq!(
+        (errs[0].line, errs[0].code, errs[0].field.as_deref(), errs[0].kind.as_deref()),
+        (2, LogErrorCode::InvalidEvent, Some("turn"), Some("page_in"))
+    );
     assert_eq!(errs[0].column, 28); // the last character of the bad value "x"
     assert_eq!((errs[1].line, errs[1].column, errs[1].code), (3, 2, LogErrorCode::InvalidJson)); // "no" is not "null"
-    assert_eq!((errs[2].line, errs[2].code, errs[2].field.as_deref()), (5, LogErrorCode::InvalidEvent, Some("entry_count")));
+    assert_eq!(
+        (errs[2].line, errs[2].code, errs[2].field.as_deref()),
+        (5, LogErrorCode::InvalidEvent, Some("entry_count"))
+    );
 }
 
 #[test]
@@ -84,8 +95,14 @@ fn a_cut_off_array_keeps_every_complete_element() {
 fn truncated_last_line_is_reported_and_everything_before_kept() {
     for framing in ["lines", "stored"] {
         let (a, b, cut) = match framing {
-            "lines" => (A.to_string(), B.to_string(), r#"{"kind":"checkpoint_taken","tu"#.to_string()),
-            _ => (format!(r#"{{"seq":0,"event":{A}}}"#), format!(r#"{{"seq":1,"event":{B}}}"#), r#"{"seq":2,"event":{"kind":"pa"#.to_string()),
+            "lines" => {
+                (A.to_string(), B.to_string(), r#"{"kind":"checkpoint_taken","tu"#.to_string())
+            }
+            _ => (
+                format!(r#"{{"seq":0,"event":{A}}}"#),
+                format!(r#"{{"seq":1,"event":{B}}}"#),
+                r#"{"seq":2,"event":{"kind":"pa"#.to_string(),
+            ),
         };
         let (events, report) = load(&format!("{a}\n{b}\n{cut}"), false).unwrap();
         assert_eq!(events, [A, B], "{framing}");
@@ -119,7 +136,10 @@ fn stored_entry_errors_point_into_the_event() {
     assert_eq!(events, [A]);
     let e = &report.errors;
     assert_eq!((e[0].line, e[0].column, e[0].field.as_deref()), (2, 44, Some("turn")));
-    assert_eq!((e[1].line, e[1].code, e[1].field.as_deref()), (3, LogErrorCode::InvalidEntry, Some("seq")));
+    assert_eq!(
+        (e[1].line, e[1].code, e[1].field.as_deref()),
+        (3, LogErrorCode::InvalidEntry, Some("seq"))
+    );
 }
 
 #[test]
@@ -129,7 +149,10 @@ fn unknown_kinds_are_kept_when_tolerant_and_errors_when_strict() {
     assert_eq!(events.len(), 3);
     assert!(report.errors.is_empty());
     let err = load(&text, true).unwrap_err();
-    assert_eq!((err.line, err.code, err.kind.as_deref()), (2, LogErrorCode::UnknownKind, Some("teleported")));
+    assert_eq!(
+        (err.line, err.code, err.kind.as_deref()),
+        (2, LogErrorCode::UnknownKind, Some("teleported"))
+    );
     let err = load(&format!("[{A}, {{\"kind\":\"teleported\"}}]"), true).unwrap_err();
     assert_eq!((err.index, err.code), (Some(1), LogErrorCode::UnknownKind));
 }
@@ -148,12 +171,16 @@ fn invalid_utf8_lines_are_errors_and_the_rest_loads() {
     bytes.extend_from_slice(format!("{B}\n").as_bytes());
     let (events, report) = load_bytes(&bytes, false).unwrap();
     assert_eq!(events, [A, B]);
-    assert_eq!((report.errors[0].line, report.errors[0].column, report.errors[0].code), (2, 34, LogErrorCode::InvalidUtf8));
+    assert_eq!(
+        (report.errors[0].line, report.errors[0].column, report.errors[0].code),
+        (2, 34, LogErrorCode::InvalidUtf8)
+    );
 }
 
 #[test]
 fn invalid_utf8_in_an_array_is_reported_as_such_in_both_modes() {
-    let mut bytes = format!("[{A},\n{B},\n{{\"kind\":\"page_out\",\"turn\":1,\"x\":\"").into_bytes();
+    let mut bytes =
+        format!("[{A},\n{B},\n{{\"kind\":\"page_out\",\"turn\":1,\"x\":\"").into_bytes();
     bytes.extend_from_slice(b"\xff\"}]");
     let (events, report) = load_bytes(&bytes, false).unwrap();
     assert_eq!(events, [A, B]);

@@ -19,17 +19,34 @@ fn fold(state: &mut SessionState, events: &[String]) {
 }
 
 /// Folds `events` whole, and split at `k` through `resume`; compares.
-fn check_split(events: &[String], k: usize, resume: impl Fn(&SessionState) -> SessionState, full_view: bool) {
+fn check_split(
+    events: &[String],
+    k: usize,
+    resume: impl Fn(&SessionState) -> SessionState,
+    full_view: bool,
+) {
     let mut whole = SessionState::new(Some("s".into()));
     fold(&mut whole, events);
     let mut head = SessionState::new(Some("s".into()));
     fold(&mut head, &events[..k]);
     let mut resumed = resume(&head);
     fold(&mut resumed, &events[k..]);
-    assert_eq!(to_js_json(resumed.os_snapshot()), to_js_json(whole.os_snapshot()), "OS snapshot after a split at {k}");
-    assert_eq!(to_js_json(&resumed.summary()), to_js_json(&whole.summary()), "summary after a split at {k}");
+    assert_eq!(
+        to_js_json(resumed.os_snapshot()),
+        to_js_json(whole.os_snapshot()),
+        "OS snapshot after a split at {k}"
+    );
+    assert_eq!(
+        to_js_json(&resumed.summary()),
+        to_js_json(&whole.summary()),
+        "summary after a split at {k}"
+    );
     if full_view {
-        assert_eq!(to_js_json(resumed.view()), to_js_json(whole.view()), "view after a split at {k}");
+        assert_eq!(
+            to_js_json(resumed.view()),
+            to_js_json(whole.view()),
+            "view after a split at {k}"
+        );
     }
 }
 
@@ -79,7 +96,9 @@ fn a_checkpoint_keeps_no_per_event_lists() {
 
 #[test]
 fn load_errors_and_unknown_events_survive_a_restore() {
-    let log = format!("{SAMPLE_JSONL}{{\"kind\":\"warp\",\"turn\":9}}\n{{\"kind\":\"page_in\"}}\nnot json\n");
+    let log = format!(
+        "{SAMPLE_JSONL}{{\"kind\":\"warp\",\"turn\":9}}\n{{\"kind\":\"page_in\"}}\nnot json\n"
+    );
     let mut state = SessionState::new(Some("s".into()));
     state.apply_str(&log, Default::default()).unwrap();
     let restored = SessionState::from_view_json(&to_js_json(state.view())).unwrap();
@@ -113,7 +132,11 @@ fn what_is_not_a_view_is_refused_with_a_reason() {
         good.replacen("\"state\":\"terminal\"", "\"state\":\"exploded\"", 1),
         good.replacen("\"approved\":[", "\"approved\":5,\"was\":[", 1),
         good.replacen("\"kind\":\"checkpoint_taken\"", "\"kind\":\"page_in\"", 1),
-        good.replacen("\"kind\":\"budget_exceeded\"", "\"kind\":\"budget_exceeded\",\"turn\":\"x\"", 1),
+        good.replacen(
+            "\"kind\":\"budget_exceeded\"",
+            "\"kind\":\"budget_exceeded\",\"turn\":\"x\"",
+            1,
+        ),
         good[..good.len() / 2].to_string(),
     ];
     for (i, bad) in cases.iter().enumerate() {

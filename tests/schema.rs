@@ -18,7 +18,8 @@ fn err(text: &str) -> agent_replay::event::EventError {
 #[test]
 fn there_are_32_kinds_and_the_sample_uses_them_all() {
     assert_eq!(KINDS.len(), 32);
-    let mut seen: Vec<String> = common::sample_lines().iter().map(|l| parse(l).kind().to_string()).collect();
+    let mut seen: Vec<String> =
+        common::sample_lines().iter().map(|l| parse(l).kind().to_string()).collect();
     seen.sort();
     seen.dedup();
     let mut all: Vec<String> = KINDS.iter().map(|k| k.to_string()).collect();
@@ -45,7 +46,11 @@ fn assert_within(original: &Value, written: &Value, at: &str) {
     match (original, written) {
         (Value::Object(a), Value::Object(b)) => {
             for (k, v) in a {
-                assert_within(v, b.get(k).unwrap_or_else(|| panic!("{at}.{k} dropped")), &format!("{at}.{k}"));
+                assert_within(
+                    v,
+                    b.get(k).unwrap_or_else(|| panic!("{at}.{k} dropped")),
+                    &format!("{at}.{k}"),
+                );
             }
         }
         (Value::Array(a), Value::Array(b)) => {
@@ -72,16 +77,27 @@ fn serializing_keeps_every_field_written_in_the_kernel_shape() {
 fn optional_default_and_always_written_fields() {
     // x|null written as null; x[]! always written; u32 default always written.
     let run = parse(r#"{"kind":"run_started","run_id":"r","goal":"g"}"#).to_json();
-    assert_eq!(run, r#"{"kind":"run_started","run_id":"r","goal":"g","criteria":[],"agent_id":null,"system_prompt":null,"attachments":[]}"#);
+    assert_eq!(
+        run,
+        r#"{"kind":"run_started","run_id":"r","goal":"g","criteria":[],"agent_id":null,"system_prompt":null,"attachments":[]}"#
+    );
     let page = parse(r#"{"kind":"page_out","turn":1}"#).to_json();
     assert_eq!(page, r#"{"kind":"page_out","turn":1,"message_count":0}"#);
     // x[] omitted when empty; x? omitted when absent.
     let cap = parse(r#"{"kind":"capability_changed","turn":2,"added":[],"removed":[]}"#).to_json();
     assert_eq!(cap, r#"{"kind":"capability_changed","turn":2}"#);
-    let cancelled = parse(r#"{"kind":"operation_cancelled","turn":1,"operation_id":"o","reason":"user"}"#).to_json();
-    assert_eq!(cancelled, r#"{"kind":"operation_cancelled","turn":1,"operation_id":"o","reason":"user","pending_call_ids":[]}"#);
+    let cancelled =
+        parse(r#"{"kind":"operation_cancelled","turn":1,"operation_id":"o","reason":"user"}"#)
+            .to_json();
+    assert_eq!(
+        cancelled,
+        r#"{"kind":"operation_cancelled","turn":1,"operation_id":"o","reason":"user","pending_call_ids":[]}"#
+    );
     let result = parse(r#"{"kind":"tool_completed","turn":1,"results":[{"call_id":"c","output":"x","is_error":false}]}"#).to_json();
-    assert_eq!(result, r#"{"kind":"tool_completed","turn":1,"results":[{"call_id":"c","output":"x","is_error":false,"is_fatal":false,"token_count":null}]}"#);
+    assert_eq!(
+        result,
+        r#"{"kind":"tool_completed","turn":1,"results":[{"call_id":"c","output":"x","is_error":false,"is_fatal":false,"token_count":null}]}"#
+    );
 }
 
 #[test]
@@ -92,11 +108,31 @@ fn strict_field_types_name_the_field() {
         (r#"{"kind":"page_in","turn":4294967296,"entry_count":1}"#, "turn", "invalid value"),
         (r#"{"kind":"page_in","turn":1.5,"entry_count":1}"#, "turn", "invalid type"),
         (r#"{"kind":"page_in","turn":1}"#, "entry_count", "missing field"),
-        (r#"{"kind":"operation_cancelled","turn":1,"operation_id":"o","reason":"bored"}"#, "reason", "unknown variant"),
-        (r#"{"kind":"run_terminal","reason":"done","turns_used":1,"total_tokens":-5}"#, "total_tokens", "invalid value"),
-        (r#"{"kind":"tool_completed","turn":1,"results":[{"call_id":"c","output":"x"}]}"#, "results[0].is_error", "missing field `is_error`"),
-        (r#"{"kind":"tool_requested","turn":1,"calls":[{"id":"a","name":"n","arguments":1},{"id":2,"name":"n","arguments":1}]}"#, "calls[1].id", "invalid type"),
-        (r#"{"kind":"memory_written","turn":1,"record_id":"m","scope":{"tenant_id":"t","namespace":"n","x":1},"memory_kind":"user","name":"n","size_bytes":1}"#, "scope.x", "unknown field"),
+        (
+            r#"{"kind":"operation_cancelled","turn":1,"operation_id":"o","reason":"bored"}"#,
+            "reason",
+            "unknown variant",
+        ),
+        (
+            r#"{"kind":"run_terminal","reason":"done","turns_used":1,"total_tokens":-5}"#,
+            "total_tokens",
+            "invalid value",
+        ),
+        (
+            r#"{"kind":"tool_completed","turn":1,"results":[{"call_id":"c","output":"x"}]}"#,
+            "results[0].is_error",
+            "missing field `is_error`",
+        ),
+        (
+            r#"{"kind":"tool_requested","turn":1,"calls":[{"id":"a","name":"n","arguments":1},{"id":2,"name":"n","arguments":1}]}"#,
+            "calls[1].id",
+            "invalid type",
+        ),
+        (
+            r#"{"kind":"memory_written","turn":1,"record_id":"m","scope":{"tenant_id":"t","namespace":"n","x":1},"memory_kind":"user","name":"n","size_bytes":1}"#,
+            "scope.x",
+            "unknown field",
+        ),
     ];
     for (text, field, message) in cases {
         let e = err(text);
@@ -133,7 +169,9 @@ fn durable_content_sources_and_rollback_reasons_parse() {
         r#"{"kind":"malformed_replay","reason":"r"}"#,
         r#"{"kind":"provider_failure","error":"e"}"#,
     ] {
-        let text = format!(r#"{{"kind":"rollbacked","turn":1,"checkpoint_history_len":2,"reason":{reason}}}"#);
+        let text = format!(
+            r#"{{"kind":"rollbacked","turn":1,"checkpoint_history_len":2,"reason":{reason}}}"#
+        );
         let event = parse(&text);
         let back: Value = serde_json::from_str(&event.to_json()).unwrap();
         assert_eq!(back["reason"], serde_json::from_str::<Value>(reason).unwrap());
@@ -142,8 +180,12 @@ fn durable_content_sources_and_rollback_reasons_parse() {
 
 #[test]
 fn node_sdk_llm_completed_is_an_assistant_message() {
-    let sdk = parse(r#"{"kind":"llm_completed","turn":4,"content":"hi","tool_calls":[{"id":"c1","name":"t","arguments":{"a":1}}],"token_count":7}"#);
-    let kernel = parse(r#"{"kind":"llm_completed","turn":4,"message":{"role":"assistant","content":"hi","tool_calls":[{"id":"c1","name":"t","arguments":{"a":1}}],"token_count":7}}"#);
+    let sdk = parse(
+        r#"{"kind":"llm_completed","turn":4,"content":"hi","tool_calls":[{"id":"c1","name":"t","arguments":{"a":1}}],"token_count":7}"#,
+    );
+    let kernel = parse(
+        r#"{"kind":"llm_completed","turn":4,"message":{"role":"assistant","content":"hi","tool_calls":[{"id":"c1","name":"t","arguments":{"a":1}}],"token_count":7}}"#,
+    );
     assert_eq!(sdk, kernel);
     let SessionEvent::LlmCompleted(e) = &sdk else { panic!() };
     assert_eq!(e.message.content, Content::Text("hi".into()));
@@ -155,7 +197,9 @@ fn node_sdk_llm_completed_is_an_assistant_message() {
 fn kind_anywhere_in_the_object_and_escaped_strings() {
     let late = parse(r#"{"turn":2,"entry_count":5,"kind":"page_in"}"#);
     assert_eq!(late.kind(), "page_in");
-    let escaped = parse(r#"{"kind":"milestone_blocked","turn":1,"phase_id":"a\"b","reason":"line\nbreak \u00e9"}"#);
+    let escaped = parse(
+        r#"{"kind":"milestone_blocked","turn":1,"phase_id":"a\"b","reason":"line\nbreak \u00e9"}"#,
+    );
     let SessionEvent::MilestoneBlocked(e) = &escaped else { panic!() };
     assert_eq!(e.phase_id.as_str(), "a\"b");
     assert_eq!(e.reason.as_str(), "line\nbreak é");
@@ -165,7 +209,9 @@ fn kind_anywhere_in_the_object_and_escaped_strings() {
 fn unknown_kinds_are_kept_with_their_text() {
     let text = r#"{"kind":"future_thing","turn":9,"x":[1,2]}"#;
     let event = parse(text);
-    assert!(matches!(&event, SessionEvent::Unknown(u) if u.kind == "future_thing" && u.json == text));
+    assert!(
+        matches!(&event, SessionEvent::Unknown(u) if u.kind == "future_thing" && u.json == text)
+    );
     assert_eq!(event.to_json(), text);
     assert!(!event.is_kernel_os_event());
     assert!(err(r#"{"kind":"future_thing","x":}"#).message.contains("expected value"));
@@ -184,24 +230,55 @@ fn kernel_os_events_are_the_22_listed() {
         .into_iter()
         .collect();
     assert_eq!(os.len(), 22);
-    for not_os in ["run_started", "llm_completed", "tool_requested", "tool_completed", "run_terminal",
-        "tool_argument_repaired", "permission_requested", "permission_resolved", "tool_denied", "memory_retrieval_result"] {
+    for not_os in [
+        "run_started",
+        "llm_completed",
+        "tool_requested",
+        "tool_completed",
+        "run_terminal",
+        "tool_argument_repaired",
+        "permission_requested",
+        "permission_resolved",
+        "tool_denied",
+        "memory_retrieval_result",
+    ] {
         assert!(!os.contains(&not_os));
     }
 }
 
 #[test]
 fn tagged_nested_types_require_their_fields_and_closed_ones_reject_others() {
-    let part = |p: &str| format!(r#"{{"kind":"llm_completed","turn":1,"message":{{"role":"user","content":[{p}]}}}}"#);
+    let part = |p: &str| {
+        format!(
+            r#"{{"kind":"llm_completed","turn":1,"message":{{"role":"user","content":[{p}]}}}}"#
+        )
+    };
     let e = err(&part(r#"{"type":"audio","data":"d"}"#));
-    assert_eq!((e.message.as_str(), e.field.as_deref()), ("missing field `media_type`", Some("message.content[0].media_type")));
+    assert_eq!(
+        (e.message.as_str(), e.field.as_deref()),
+        ("missing field `media_type`", Some("message.content[0].media_type"))
+    );
     assert!(err(&part(r#"{"type":"video"}"#)).message.starts_with("unknown variant `video`"));
     assert!(err(&part(r#"{"text":"x"}"#)).message.contains("missing field `type`"));
-    let block = |b: &str| format!(r#"{{"kind":"tool_completed","turn":1,"results":[{{"call_id":"c","output":"x","is_error":false,"durable_content":{{"blocks":[{b}]}}}}]}}"#);
+    let block = |b: &str| {
+        format!(
+            r#"{{"kind":"tool_completed","turn":1,"results":[{{"call_id":"c","output":"x","is_error":false,"durable_content":{{"blocks":[{b}]}}}}]}}"#
+        )
+    };
     // A closed type: another variant's field is an unknown field.
-    assert_eq!(err(&block(r#"{"type":"text","text":"t","source":{"kind":"url","url":"u"}}"#)).message, "unknown field `source`");
-    assert_eq!(err(&block(r#"{"type":"file","source":{"kind":"url","url":"u","data":"d"}}"#)).message, "unknown field `data`");
-    assert_eq!(err(&block(r#"{"type":"file","source":{"kind":"object","handle":"h","owner":"o"}}"#)).message, "missing field `payload_ref`");
+    assert_eq!(
+        err(&block(r#"{"type":"text","text":"t","source":{"kind":"url","url":"u"}}"#)).message,
+        "unknown field `source`"
+    );
+    assert_eq!(
+        err(&block(r#"{"type":"file","source":{"kind":"url","url":"u","data":"d"}}"#)).message,
+        "unknown field `data`"
+    );
+    assert_eq!(
+        err(&block(r#"{"type":"file","source":{"kind":"object","handle":"h","owner":"o"}}"#))
+            .message,
+        "missing field `payload_ref`"
+    );
     assert_eq!(err(&block(r#"{"type":"image"}"#)).message, "missing field `source`");
     let rollback = r#"{"kind":"rollbacked","turn":1,"checkpoint_history_len":2,"reason":{"kind":"fatal_tool_error","tool_name":"t"}}"#;
     assert_eq!(err(rollback).field.as_deref(), Some("reason.error"));

@@ -9,7 +9,8 @@ use agent_replay::SessionEvent;
 use serde_json::{json, Value};
 
 fn snapshot_of(lines: &[&str]) -> OsSnapshot {
-    let events: Vec<SessionEvent> = lines.iter().map(|l| SessionEvent::from_json(l).unwrap()).collect();
+    let events: Vec<SessionEvent> =
+        lines.iter().map(|l| SessionEvent::from_json(l).unwrap()).collect();
     rebuild_os_snapshot(&events)
 }
 
@@ -42,10 +43,13 @@ fn process_by_agent_keeps_first_seen_order_and_the_newest_record() {
         r#"{"kind":"agent_process_changed","turn":2,"agent_id":"b","parent_session_id":"p","role":"r","isolation":"i","context_inheritance":"c","state":"spawned"}"#,
         r#"{"kind":"agent_process_changed","turn":3,"agent_id":"a","parent_session_id":"p2","role":"r","isolation":"i","context_inheritance":"c","state":"joined","result_termination":"completed"}"#,
     ]);
-    assert_eq!(s["process_by_agent"], json!([
-        {"turn":3,"agent_id":"a","parent_session_id":"p2","state":"joined"},
-        {"turn":2,"agent_id":"b","parent_session_id":"p","state":"spawned"},
-    ]));
+    assert_eq!(
+        s["process_by_agent"],
+        json!([
+            {"turn":3,"agent_id":"a","parent_session_id":"p2","state":"joined"},
+            {"turn":2,"agent_id":"b","parent_session_id":"p","state":"spawned"},
+        ])
+    );
 }
 
 #[test]
@@ -57,13 +61,22 @@ fn lists_are_pushed_in_order_with_their_fields() {
         r#"{"kind":"operation_cancelled","turn":3,"operation_id":"o","reason":"lease_lost"}"#,
         r#"{"kind":"signal_delivery_disposed","turn":4,"operation_id":"o","delivery_id":"d","attempt":2,"signal_id":"s","disposition":"drop","queue_depth":3}"#,
     ]);
-    assert_eq!(s["budget_exceeded"], json!([
-        {"turn":1,"operation_id":"o","reservation_id":null,"budget":"tokens"},
-        {"turn":2,"operation_id":"o","reservation_id":"r","budget":"rounds"},
-    ]));
+    assert_eq!(
+        s["budget_exceeded"],
+        json!([
+            {"turn":1,"operation_id":"o","reservation_id":null,"budget":"tokens"},
+            {"turn":2,"operation_id":"o","reservation_id":"r","budget":"rounds"},
+        ])
+    );
     assert_eq!(s["budget_usage_reported"][0]["tokens"].as_u64(), Some(9007199254740993));
-    assert_eq!(s["cancellations"], json!([{"turn":3,"operation_id":"o","reason":"lease_lost","pending_call_ids":[]}]));
-    assert_eq!(s["signals"], json!([{"turn":4,"operation_id":"o","delivery_id":"d","attempt":2,"signal_id":"s","disposition":"drop","queue_depth":3}]));
+    assert_eq!(
+        s["cancellations"],
+        json!([{"turn":3,"operation_id":"o","reason":"lease_lost","pending_call_ids":[]}])
+    );
+    assert_eq!(
+        s["signals"],
+        json!([{"turn":4,"operation_id":"o","delivery_id":"d","attempt":2,"signal_id":"s","disposition":"drop","queue_depth":3}])
+    );
 }
 
 #[test]
@@ -82,8 +95,15 @@ fn counters_and_ignored_kinds() {
         r#"{"kind":"tool_denied","turn":1,"call_id":"c","tool_name":"t","reason":"r"}"#,
         r#"{"kind":"some_future_kind","turn":1}"#,
     ]);
-    for (key, n) in [("page_out_count", 2), ("page_in_count", 1), ("tool_gated_count", 1), ("memory_written_count", 1),
-        ("memory_queried_count", 1), ("memory_validation_failed_count", 1), ("memory_retrieval_result_count", 1)] {
+    for (key, n) in [
+        ("page_out_count", 2),
+        ("page_in_count", 1),
+        ("tool_gated_count", 1),
+        ("memory_written_count", 1),
+        ("memory_queried_count", 1),
+        ("memory_validation_failed_count", 1),
+        ("memory_retrieval_result_count", 1),
+    ] {
         assert_eq!(s[key], json!(n), "{key}");
     }
     assert_eq!(s["last_suspend"], Value::Null);
@@ -93,7 +113,10 @@ fn counters_and_ignored_kinds() {
 fn reading_a_snapshot_back_defaults_the_memory_counts() {
     let old = r#"{"last_suspend":null,"last_resumed_turn":4,"process_by_agent":[],"budget_exceeded":[],"budget_usage_reported":[],"cancellations":[],"signals":[],"page_out_count":1,"page_in_count":2,"tool_gated_count":3}"#;
     let snap: OsSnapshot = serde_json::from_str(old).unwrap();
-    assert_eq!((snap.memory_written_count, snap.memory_retrieval_result_count, snap.page_in_count), (0, 0, 2));
+    assert_eq!(
+        (snap.memory_written_count, snap.memory_retrieval_result_count, snap.page_in_count),
+        (0, 0, 2)
+    );
 }
 
 /// The seed's test, as events in the wire format.
@@ -155,7 +178,8 @@ fn folding_event_by_event_equals_folding_the_whole_log() {
     for seed in 1..=5u64 {
         let log = agent_replay::generate::generate_jsonl(seed, 40_000);
         let lines: Vec<&str> = log.lines().collect();
-        let events: Vec<SessionEvent> = lines.iter().map(|l| SessionEvent::from_json(l).unwrap()).collect();
+        let events: Vec<SessionEvent> =
+            lines.iter().map(|l| SessionEvent::from_json(l).unwrap()).collect();
         let mut folder = OsSnapshotFolder::new();
         let mut state = SessionState::new(None);
         let mut rng = common::Rng(seed * 7919);
@@ -183,7 +207,8 @@ fn from_bytes_checks_folded_kinds_fully_and_others_as_json_unless_asked() {
     let (_, report) = rebuild_os_snapshot_from_bytes(bad_unfolded, false, true).unwrap();
     assert_eq!(report.errors[0].field.as_deref(), Some("turn"));
     // Folded kinds are always checked field by field, and broken JSON is always an error.
-    let bad_folded = b"{\"kind\":\"page_in\",\"turn\":1}\n{\"kind\":\"llm_completed\",\"turn\":1,\n";
+    let bad_folded =
+        b"{\"kind\":\"page_in\",\"turn\":1}\n{\"kind\":\"llm_completed\",\"turn\":1,\n";
     let (_, report) = rebuild_os_snapshot_from_bytes(bad_folded, false, false).unwrap();
     let codes: Vec<_> = report.errors.iter().map(|e| (e.line, e.code)).collect();
     use agent_replay::log::LogErrorCode::*;

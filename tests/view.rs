@@ -21,10 +21,16 @@ fn header_status_and_totals_of_the_sample() {
     assert_eq!(v["run"]["run_id"], "run-7f3a");
     assert_eq!(v["run"]["agent_id"], "triage-agent");
     assert_eq!(v["run"]["criteria"].as_array().unwrap().len(), 3);
-    assert_eq!(v["status"], json!({"state":"terminal","position":55,"reason":"completed","turns_used":7,"total_tokens":44810}));
+    assert_eq!(
+        v["status"],
+        json!({"state":"terminal","position":55,"reason":"completed","turns_used":7,"total_tokens":44810})
+    );
     assert_eq!(v["total_tokens"], 44810);
     assert_eq!(v["counts"].as_object().unwrap().len(), 32);
-    assert_eq!(v["errors"], json!({"tool_errors":2,"fatal_tool_errors":1,"denied_tools":1,"unknown_events":0,"load_errors":0}));
+    assert_eq!(
+        v["errors"],
+        json!({"tool_errors":2,"fatal_tool_errors":1,"denied_tools":1,"unknown_events":0,"load_errors":0})
+    );
 }
 
 #[test]
@@ -32,7 +38,10 @@ fn status_follows_suspension_and_resume() {
     let lines: Vec<&str> = SAMPLE_JSONL.lines().collect();
     let suspended_at = lines.iter().position(|l| l.contains("\"kind\":\"suspended\"")).unwrap();
     let v = view_of(&lines[..=suspended_at].join("\n"));
-    assert_eq!(v["status"], json!({"state":"suspended","position":suspended_at + 1,"turn":6,"reason":"ask_user","pending_calls":["call-5"]}));
+    assert_eq!(
+        v["status"],
+        json!({"state":"suspended","position":suspended_at + 1,"turn":6,"reason":"ask_user","pending_calls":["call-5"]})
+    );
     let v = view_of(&lines[..suspended_at + 3].join("\n"));
     assert_eq!(v["status"]["state"], "running");
     assert_eq!(view_of("")["status"]["state"], "not_started");
@@ -61,7 +70,9 @@ fn transcript_pairs_calls_with_results_and_marks_the_rollback() {
     let sdk = t.iter().find(|e| e["type"] == "assistant" && e["turn"] == 5).unwrap();
     assert!(sdk["text"].as_str().unwrap().starts_with("Bisect points"));
     assert_eq!(sdk["rolled_back"], true);
-    assert!(t.iter().any(|e| e["type"] == "rollback" && e["reason"]["kind"] == "governance_denied"));
+    assert!(t
+        .iter()
+        .any(|e| e["type"] == "rollback" && e["reason"]["kind"] == "governance_denied"));
     let parts = t.iter().find(|e| e["type"] == "assistant" && e["turn"] == 2).unwrap();
     assert!(parts["text"].as_str().unwrap().contains("\nLet me run"));
 }
@@ -76,7 +87,8 @@ fn processes_keep_every_field_and_their_state_history() {
     assert_eq!(p[0]["isolation"], "worktree");
     assert_eq!(p[0]["permitted_capability_ids"], json!(["git.diff", "shell.run"]));
     assert_eq!((p[0]["first_turn"].clone(), p[0]["last_turn"].clone()), (json!(3), json!(4)));
-    let states: Vec<&str> = p[0]["history"].as_array().unwrap().iter().map(|h| h["state"].as_str().unwrap()).collect();
+    let states: Vec<&str> =
+        p[0]["history"].as_array().unwrap().iter().map(|h| h["state"].as_str().unwrap()).collect();
     assert_eq!(states, ["spawned", "running", "joined"]);
     assert_eq!(p[1]["result_termination"], "budget_exceeded");
 }
@@ -91,7 +103,10 @@ fn permissions_budgets_capabilities_and_the_rest() {
     assert_eq!(v["permissions"]["denied"][0]["event"]["tool_name"], "git.push");
     assert_eq!(v["budgets"]["tokens_by_operation"], json!({"op-bisect": 23900}));
     assert_eq!(v["budgets"]["exceeded"][0]["event"]["budget"], "tokens:20000");
-    assert_eq!(v["capabilities"]["current"], json!(["fs.read", "shell.run", "git.diff", "fs.write"]));
+    assert_eq!(
+        v["capabilities"]["current"],
+        json!(["fs.read", "shell.run", "git.diff", "fs.write"])
+    );
     assert_eq!(v["milestones"].as_array().unwrap().len(), 3);
     assert_eq!(v["entropy"]["samples"].as_array().unwrap().len(), 4);
     assert_eq!(v["entropy"]["alerts"][0]["event"]["threshold"], 0.7);
@@ -109,7 +124,10 @@ fn turn_index_covers_every_event() {
     let total: u64 = turns.iter().map(|t| t["event_count"].as_u64().unwrap()).sum();
     assert_eq!(total, 55);
     let t1 = &turns[1];
-    assert_eq!((t1["turn"].clone(), t1["first_position"].clone(), t1["last_position"].clone()), (json!(1), json!(2), json!(7)));
+    assert_eq!(
+        (t1["turn"].clone(), t1["first_position"].clone(), t1["last_position"].clone()),
+        (json!(1), json!(2), json!(7))
+    );
     assert_eq!(t1["tool_calls"], json!(["fs.read", "fs.read"]));
     assert_eq!(t1["tokens"], 412 + 96 + 88);
 }
@@ -117,7 +135,10 @@ fn turn_index_covers_every_event() {
 #[test]
 fn unknown_events_and_load_errors_are_shown() {
     let v = view_of("{\"kind\":\"warp\",\"turn\":1}\n{\"kind\":\"page_in\"}\n");
-    assert_eq!(v["unknown"], json!([{"position":1,"kind":"warp","json":"{\"kind\":\"warp\",\"turn\":1}"}]));
+    assert_eq!(
+        v["unknown"],
+        json!([{"position":1,"kind":"warp","json":"{\"kind\":\"warp\",\"turn\":1}"}])
+    );
     assert_eq!(v["load_errors"][0]["line"], 2);
     assert_eq!(v["errors"]["load_errors"], 1);
     assert_eq!(v["counts"]["warp"], 1);

@@ -19,7 +19,7 @@ let rows = new Map(); // filtered index → row
 let requested = new Set(); // row blocks asked for
 let selected = null; // selected position
 let liveUrl = null;
-let exportWaiters = [];
+const exportWaiters = [];
 const NO_SERIES = { samples: [], alerts: [], turns: [], usage: [] };
 let series = NO_SERIES; // the charts' series of the whole log (the viewer cuts them at the position)
 
@@ -27,18 +27,30 @@ let series = NO_SERIES; // the charts' series of the whole log (the viewer cuts 
 
 worker.onmessage = ({ data: msg }) => {
   switch (msg.op) {
-    case "progress": return showProgress(msg);
-    case "loaded": return loaded(msg);
-    case "partial": return showPartial(msg);
-    case "state": return showState(msg);
-    case "filtered": return msg.seq === seq ? showFiltered(msg.positions) : undefined;
-    case "rows": return msg.seq === seq ? addRows(msg.start, msg.rows) : undefined;
-    case "detail": return showDetail(msg);
-    case "live": return showLive(msg);
-    case "grew": return grew(msg);
+    case "progress":
+      return showProgress(msg);
+    case "loaded":
+      return loaded(msg);
+    case "partial":
+      return showPartial(msg);
+    case "state":
+      return showState(msg);
+    case "filtered":
+      return msg.seq === seq ? showFiltered(msg.positions) : undefined;
+    case "rows":
+      return msg.seq === seq ? addRows(msg.start, msg.rows) : undefined;
+    case "detail":
+      return showDetail(msg);
+    case "live":
+      return showLive(msg);
+    case "grew":
+      return grew(msg);
     case "export":
-    case "memory": return exportWaiters.splice(0).forEach((w) => w(msg));
-    case "error": return showError(msg.message);
+    case "memory":
+      for (const w of exportWaiters.splice(0)) w(msg);
+      return;
+    case "error":
+      return showError(msg.message);
   }
 };
 worker.onerror = (e) => showError(`worker: ${e.message}`);
@@ -122,14 +134,20 @@ function showProgress({ bytes, total, events, name }) {
   $("progress-fill").classList.toggle("indeterminate", !total);
   const file = document.createElement("code");
   file.textContent = name;
-  $("progress-text").replaceChildren("Loading ", file, `: ${(bytes / 1e6).toFixed(1)} MB${total ? ` of ${(total / 1e6).toFixed(1)} MB` : ""} · ${events.toLocaleString("en-US")} events`);
+  $("progress-text").replaceChildren(
+    "Loading ",
+    file,
+    `: ${(bytes / 1e6).toFixed(1)} MB${total ? ` of ${(total / 1e6).toFixed(1)} MB` : ""} · ${events.toLocaleString("en-US")} events`,
+  );
 }
 
 /** The header of what is folded so far, shown while a large log loads (only
  * the header: the worker is busy folding, so the page does little). */
 function showPartial(msg) {
   $("partial").replaceChildren(renderHeader(msg.summary));
-  requestAnimationFrame(() => document.dispatchEvent(new CustomEvent("viewer-partial", { detail: { events: msg.end } })));
+  requestAnimationFrame(() =>
+    document.dispatchEvent(new CustomEvent("viewer-partial", { detail: { events: msg.end } })),
+  );
 }
 
 function loaded(msg) {
@@ -161,17 +179,29 @@ function showState(msg) {
   inFlight = false;
   end = msg.end;
   shown = msg.position;
-  viewer.data = { view: msg.view, snapshot: msg.snapshot, summary: msg.summary, totals: msg.totals, at: msg.position, series, earlier: msg.earlier };
+  viewer.data = {
+    view: msg.view,
+    snapshot: msg.snapshot,
+    summary: msg.summary,
+    totals: msg.totals,
+    at: msg.position,
+    series,
+    earlier: msg.earlier,
+  };
   setScrubber(msg.position);
   // The label changes once the panels show this state.
-  viewer.addEventListener("rendered", () => {
-    if (shown !== msg.position) return;
-    const turn = msg.summary.revision;
-    $("position").textContent = msg.inGap
-      ? `event ${msg.position.toLocaleString("en-US")} of ${end.toLocaleString("en-US")} is in a gap: state as of ${msg.shownAt.toLocaleString("en-US")}`
-      : `event ${msg.position.toLocaleString("en-US")} of ${end.toLocaleString("en-US")} · turn ${turn}${msg.position === end ? " · latest" : ""}`;
-    document.dispatchEvent(new CustomEvent("viewer-state", { detail: { position: shown, end } }));
-  }, { once: true });
+  viewer.addEventListener(
+    "rendered",
+    () => {
+      if (shown !== msg.position) return;
+      const turn = msg.summary.revision;
+      $("position").textContent = msg.inGap
+        ? `event ${msg.position.toLocaleString("en-US")} of ${end.toLocaleString("en-US")} is in a gap: state as of ${msg.shownAt.toLocaleString("en-US")}`
+        : `event ${msg.position.toLocaleString("en-US")} of ${end.toLocaleString("en-US")} · turn ${turn}${msg.position === end ? " · latest" : ""}`;
+      document.dispatchEvent(new CustomEvent("viewer-state", { detail: { position: shown, end } }));
+    },
+    { once: true },
+  );
   if (msg.live) showLive({ live: msg.live, gaps: msg.gaps });
   paintTimeline();
   if (wanted !== null && wanted !== shown) {
@@ -227,7 +257,9 @@ for (const category of [...Object.keys(CATEGORIES), "unknown"]) {
   chip.addEventListener("click", () => {
     const on = chip.getAttribute("aria-pressed") !== "true";
     chip.setAttribute("aria-pressed", String(on));
-    filters.categories = [...document.querySelectorAll(".chip[aria-pressed=true]")].map((c) => c.dataset.category);
+    filters.categories = [...document.querySelectorAll(".chip[aria-pressed=true]")].map(
+      (c) => c.dataset.category,
+    );
     refilter();
   });
   $("categories").append(chip);
@@ -237,7 +269,8 @@ function fillKinds(counts) {
   const select = $("kind");
   const current = select.value;
   const options = [new Option("all kinds", "")];
-  for (const [kind, n] of Object.entries(counts ?? {}).sort()) options.push(new Option(`${kind} (${n.toLocaleString("en-US")})`, kind));
+  for (const [kind, n] of Object.entries(counts ?? {}).sort())
+    options.push(new Option(`${kind} (${n.toLocaleString("en-US")})`, kind));
   select.replaceChildren(...options);
   select.value = current;
 }
@@ -272,14 +305,16 @@ function showFiltered(positions) {
   space.style.height = `${filtered.length * ROW}px`;
   const events = filtered.reduce((n, p) => n + (p > 0 ? 1 : 0), 0);
   const filtering = filters.kinds.length || filters.categories.length || filters.query;
-  $("match-count").textContent = filtering ? `${events.toLocaleString("en-US")} of ${end.toLocaleString("en-US")} events match` : `${events.toLocaleString("en-US")} events`;
+  $("match-count").textContent = filtering
+    ? `${events.toLocaleString("en-US")} of ${end.toLocaleString("en-US")} events match`
+    : `${events.toLocaleString("en-US")} events`;
   if (followLatest && atBottom && liveUrl) timeline.scrollTop = space.offsetHeight;
   paintTimeline();
 }
 
 const BLOCK = 100;
 function addRows(start, list) {
-  list.forEach((r, i) => rows.set(start + i, r));
+  for (const [i, r] of list.entries()) rows.set(start + i, r);
   paintTimeline();
 }
 
@@ -384,7 +419,8 @@ function select(position) {
   const i = filtered.indexOf(position);
   if (i >= 0) {
     if (i * ROW < timeline.scrollTop) timeline.scrollTop = i * ROW;
-    else if ((i + 1) * ROW > timeline.scrollTop + timeline.clientHeight) timeline.scrollTop = (i + 1) * ROW - timeline.clientHeight;
+    else if ((i + 1) * ROW > timeline.scrollTop + timeline.clientHeight)
+      timeline.scrollTop = (i + 1) * ROW - timeline.clientHeight;
   }
   paintTimeline();
 }
@@ -400,7 +436,9 @@ function moveSelection(delta) {
 function showDetail(msg) {
   const d = $("detail");
   d.hidden = false;
-  $("detail-title").textContent = msg.missing ? `#${msg.position}: not loaded` : `#${msg.position} · ${msg.kind}${msg.turn === null ? "" : ` · turn ${msg.turn}`} · ${msg.category}`;
+  $("detail-title").textContent = msg.missing
+    ? `#${msg.position}: not loaded`
+    : `#${msg.position} · ${msg.kind}${msg.turn === null ? "" : ` · turn ${msg.turn}`} · ${msg.category}`;
   $("detail-json").textContent = msg.json ?? "";
 }
 
@@ -416,16 +454,20 @@ function showLive({ live, gaps }) {
   pill.textContent = live.status;
   pill.className = `pill ${live.status}`;
   $("cursor").value = live.cursor ?? "";
-  $("connect").textContent = live.status === "disconnected" || live.status === "closed" ? "Connect" : "Disconnect";
+  $("connect").textContent =
+    live.status === "disconnected" || live.status === "closed" ? "Connect" : "Disconnect";
   const list = $("gaps");
   if (list.children.length !== gaps.length) {
-    list.replaceChildren(...gaps.map((g) => {
-      const li = document.createElement("li");
-      li.textContent = g.reason === "not_replayed"
-        ? `events 1–${g.to} came as the first observation (not replayed)`
-        : `gap (${g.reason}): events ${g.from}–${g.to} missed; recovered from the observation at event ${g.recovered_at}, revision ${g.revision}`;
-      return li;
-    }));
+    list.replaceChildren(
+      ...gaps.map((g) => {
+        const li = document.createElement("li");
+        li.textContent =
+          g.reason === "not_replayed"
+            ? `events 1–${g.to} came as the first observation (not replayed)`
+            : `gap (${g.reason}): events ${g.from}–${g.to} missed; recovered from the observation at event ${g.recovered_at}, revision ${g.revision}`;
+        return li;
+      }),
+    );
   }
 }
 
@@ -487,7 +529,10 @@ $("theme").addEventListener("click", () => {
 $("help-button").addEventListener("click", () => $("help").showModal());
 
 addEventListener("keydown", (e) => {
-  const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLTextAreaElement;
+  const typing =
+    e.target instanceof HTMLInputElement ||
+    e.target instanceof HTMLSelectElement ||
+    e.target instanceof HTMLTextAreaElement;
   if (e.key === "Escape") {
     if (e.target === $("search") && $("search").value) {
       $("search").value = "";
@@ -499,30 +544,61 @@ addEventListener("keydown", (e) => {
   if (typing || e.metaKey || e.ctrlKey || e.altKey) return;
   const step = e.shiftKey ? 100 : 1;
   switch (e.key) {
-    case "/": e.preventDefault(); $("search").focus(); break;
-    case "j": case "ArrowDown": e.preventDefault(); moveSelection(1); break;
-    case "k": case "ArrowUp": e.preventDefault(); moveSelection(-1); break;
-    case "Enter": if (selected !== null) travel(selected); break;
-    case "ArrowLeft": e.preventDefault(); travel(shown - step); break;
-    case "ArrowRight": e.preventDefault(); travel(shown + step); break;
-    case "Home": e.preventDefault(); travel(0); break;
-    case "End": e.preventDefault(); travel(end); break;
-    case "t": $("theme").click(); break;
-    case "?": $("help").showModal(); break;
+    case "/":
+      e.preventDefault();
+      $("search").focus();
+      break;
+    case "j":
+    case "ArrowDown":
+      e.preventDefault();
+      moveSelection(1);
+      break;
+    case "k":
+    case "ArrowUp":
+      e.preventDefault();
+      moveSelection(-1);
+      break;
+    case "Enter":
+      if (selected !== null) travel(selected);
+      break;
+    case "ArrowLeft":
+      e.preventDefault();
+      travel(shown - step);
+      break;
+    case "ArrowRight":
+      e.preventDefault();
+      travel(shown + step);
+      break;
+    case "Home":
+      e.preventDefault();
+      travel(0);
+      break;
+    case "End":
+      e.preventDefault();
+      travel(end);
+      break;
+    case "t":
+      $("theme").click();
+      break;
+    case "?":
+      $("help").showModal();
+      break;
   }
 });
 
 /** For automation and debugging: the full state the viewer holds. */
 window.agentReplayViewer = {
-  exportState: () => new Promise((resolve) => {
-    exportWaiters.push(resolve);
-    ask({ op: "export" });
-  }),
+  exportState: () =>
+    new Promise((resolve) => {
+      exportWaiters.push(resolve);
+      ask({ op: "export" });
+    }),
   /** The worker's WebAssembly memory (`memoryUsage()`), events and checkpoints held. */
-  memory: () => new Promise((resolve) => {
-    exportWaiters.push(resolve);
-    ask({ op: "memory" });
-  }),
+  memory: () =>
+    new Promise((resolve) => {
+      exportWaiters.push(resolve);
+      ask({ op: "memory" });
+    }),
   get position() {
     return shown;
   },

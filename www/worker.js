@@ -3,7 +3,13 @@
 // questions (state at a position, filtered timeline rows, one event) so
 // the page never does heavy work. Built on the package's public API only.
 // (Module workers do not see the page's import map: URLs are absolute.)
-import { init, SessionState, parseCursor, memoryUsage, AgentReplayError } from "/agent-replay/js/web.js";
+import {
+  init,
+  SessionState,
+  parseCursor,
+  memoryUsage,
+  AgentReplayError,
+} from "/agent-replay/js/web.js";
 import { categoryOf, describeEvent, isAlarming } from "/agent-replay/js/viewer/describe.js";
 import { chartSeries } from "/agent-replay/js/viewer/series.js";
 
@@ -51,7 +57,8 @@ function lastPosition() {
 
 function maybeCheckpoint() {
   const last = checkpoints[checkpoints.length - 1];
-  if (state.eventCount - last.position >= CHECKPOINT_EVERY) checkpoints.push({ position: state.eventCount, state: state.checkpoint() });
+  if (state.eventCount - last.position >= CHECKPOINT_EVERY)
+    checkpoints.push({ position: state.eventCount, state: state.checkpoint() });
 }
 
 const keep = (e) => events.push(e);
@@ -106,19 +113,41 @@ async function load(reader, total, name) {
     if (now - lastPartial > 500) {
       // The header, snapshot and processes so far, while the rest loads.
       lastPartial = now;
-      post({ op: "partial", summary: state.summary(), snapshot: state.osSnapshot(), end: state.eventCount });
+      post({
+        op: "partial",
+        summary: state.summary(),
+        snapshot: state.osSnapshot(),
+        end: state.eventCount,
+      });
     }
   }
   const report = state.end({ onEvent: keep });
   shownView();
   const ms = performance.now() - started;
-  post({ op: "loaded", name, bytes, events: state.eventCount, framing: report.framing, errors: report.errors.length, ms, kinds: shownView().counts, series });
+  post({
+    op: "loaded",
+    name,
+    bytes,
+    events: state.eventCount,
+    framing: report.framing,
+    errors: report.errors.length,
+    ms,
+    kinds: shownView().counts,
+    series,
+  });
   sendState(state.eventCount);
 }
 
 function readerOf(bytes) {
   let sent = false;
-  return { read: async () => (sent ? { done: true } : ((sent = true), { done: false, value: bytes })), cancel: () => {} };
+  return {
+    read: async () => {
+      if (sent) return { done: true };
+      sent = true;
+      return { done: false, value: bytes };
+    },
+    cancel: () => {},
+  };
 }
 
 async function open(msg) {
@@ -153,7 +182,13 @@ function stateAt(p) {
     const to = upperBound(events, at);
     const tmp = cp.state.checkpoint();
     try {
-      if (to > from) tmp.apply(`[${events.slice(from, to).map((e) => e.json).join(",")}]`);
+      if (to > from)
+        tmp.apply(
+          `[${events
+            .slice(from, to)
+            .map((e) => e.json)
+            .join(",")}]`,
+        );
       summary = tmp.summary();
       snapshot = tmp.osSnapshot();
       shownAt = tmp.eventCount;
@@ -214,13 +249,13 @@ function filter({ kinds, categories, query }) {
   const out = [];
   let g = 0;
   for (const e of events) {
-    while (g < gaps.length && gaps[g].from <= e.position) out.push(-(++g));
+    while (g < gaps.length && gaps[g].from <= e.position) out.push(-++g);
     if (kindSet && !kindSet.has(e.kind)) continue;
     if (catSet && !catSet.has(categoryOf(e.kind))) continue;
     if (re && !re.test(e.json)) continue;
     out.push(e.position);
   }
-  while (g < gaps.length) out.push(-(++g));
+  while (g < gaps.length) out.push(-++g);
   filtered = Int32Array.from(out);
   return filtered;
 }
@@ -242,7 +277,14 @@ function row(position) {
   } catch {
     parsed = { kind: e.kind };
   }
-  return { position, kind: e.kind, turn: e.turn, category: categoryOf(e.kind), label: describeEvent(parsed), alarming: isAlarming(parsed) };
+  return {
+    position,
+    kind: e.kind,
+    turn: e.turn,
+    category: categoryOf(e.kind),
+    label: describeEvent(parsed),
+    alarming: isAlarming(parsed),
+  };
 }
 
 function detail(position) {
@@ -254,7 +296,14 @@ function detail(position) {
   } catch {
     // keep the text as it is
   }
-  return { op: "detail", position, kind: e.kind, turn: e.turn, category: categoryOf(e.kind), json: pretty };
+  return {
+    op: "detail",
+    position,
+    kind: e.kind,
+    turn: e.turn,
+    category: categoryOf(e.kind),
+    json: pretty,
+  };
 }
 
 // ---- Live -----------------------------------------------------------------
@@ -268,7 +317,15 @@ let lastLivePost = 0;
 let livePostTimer = 0;
 
 function liveStatus() {
-  return live && { url: live.url, status: live.status, cursor: live.cursor, connects: live.connects, position: lastPosition() };
+  return (
+    live && {
+      url: live.url,
+      status: live.status,
+      cursor: live.cursor,
+      connects: live.connects,
+      position: lastPosition(),
+    }
+  );
 }
 
 function setStatus(status) {
@@ -341,7 +398,8 @@ function adopt(observation, gap) {
       recovered_at: to,
     });
   }
-  while (checkpoints.length > 1 && checkpoints[checkpoints.length - 1].position >= from) checkpoints.pop().state.free();
+  while (checkpoints.length > 1 && checkpoints[checkpoints.length - 1].position >= from)
+    checkpoints.pop().state.free();
   checkpoints.push({ position: to, state: state.checkpoint() });
   live.cursor = observation.cursor;
   view = null;
@@ -374,7 +432,11 @@ async function drain() {
         view = null;
       }
     } catch (error) {
-      post({ op: "error", message: `live: ${error.message}`, code: error instanceof AgentReplayError ? error.code : "live" });
+      post({
+        op: "error",
+        message: `live: ${error.message}`,
+        code: error instanceof AgentReplayError ? error.code : "live",
+      });
     }
   }
   draining = false;
@@ -417,21 +479,41 @@ self.onmessage = async ({ data: msg }) => {
         break;
       }
       case "rows":
-        post({ op: "rows", seq: msg.seq, start: msg.start, rows: Array.from(filtered.subarray(msg.start, msg.start + msg.count), row) });
+        post({
+          op: "rows",
+          seq: msg.seq,
+          start: msg.start,
+          rows: Array.from(filtered.subarray(msg.start, msg.start + msg.count), row),
+        });
         break;
       case "detail":
         post(detail(msg.position));
         break;
       case "memory":
-        post({ op: "memory", ...memoryUsage(), events: events.length, checkpoints: checkpoints.length });
+        post({
+          op: "memory",
+          ...memoryUsage(),
+          events: events.length,
+          checkpoints: checkpoints.length,
+        });
         break;
       case "export":
-        post({ op: "export", view: state?.view() ?? null, snapshot: state?.osSnapshot() ?? null, events: events.length, gaps });
+        post({
+          op: "export",
+          view: state?.view() ?? null,
+          snapshot: state?.osSnapshot() ?? null,
+          events: events.length,
+          gaps,
+        });
         break;
       default:
         throw new Error(`unknown request ${msg.op}`);
     }
   } catch (error) {
-    post({ op: "error", message: error.message, code: error instanceof AgentReplayError ? error.code : "viewer" });
+    post({
+      op: "error",
+      message: error.message,
+      code: error instanceof AgentReplayError ? error.code : "viewer",
+    });
   }
 };

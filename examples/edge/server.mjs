@@ -7,7 +7,8 @@
 //   MAX_EVENTS_PER_REQUEST (1000), MAX_STREAMS_PER_CLIENT (20)
 import { createReplayHandler, bearerTokens, toNodeListener } from "agent-replay/edge";
 
-const env = (name, fallback) => (globalThis.Deno ? Deno.env.get(name) : process.env[name]) ?? fallback;
+const env = (name, fallback) =>
+  (globalThis.Deno ? Deno.env.get(name) : process.env[name]) ?? fallback;
 
 const handler = createReplayHandler({
   authorize: bearerTokens(JSON.parse(env("TOKENS", "{}"))),
@@ -21,8 +22,13 @@ const port = Number(env("PORT", 8787));
 const hostname = env("HOST", "127.0.0.1");
 
 if (globalThis.Deno) {
-  Deno.serve({ hostname, port, onListen: () => console.log(`listening on http://${hostname}:${port}`) }, handler);
+  Deno.serve(
+    { hostname, port, onListen: () => console.log(`listening on http://${hostname}:${port}`) },
+    handler,
+  );
 } else {
   const http = await import("node:http");
-  http.createServer(toNodeListener(handler)).listen(port, hostname, () => console.log(`listening on http://${hostname}:${port}`));
+  http
+    .createServer(toNodeListener(handler))
+    .listen(port, hostname, () => console.log(`listening on http://${hostname}:${port}`));
 }

@@ -12,7 +12,7 @@ export class SessionObject {
   #session;
   #handler;
 
-  constructor(state, env) {
+  constructor(_state, env) {
     const maxEventsPerSession = Number(env.MAX_EVENTS_PER_SESSION ?? 2048);
     this.#handler = createReplayHandler({
       // The Worker in front authorized the request.
@@ -33,16 +33,26 @@ export class SessionObject {
 export default {
   async fetch(request, env) {
     const match = /^\/sessions\/([^/]+)/.exec(new URL(request.url).pathname);
-    if (!match) return Response.json({ error: { code: "not_found", message: "no such route" } }, { status: 404 });
+    if (!match)
+      return Response.json(
+        { error: { code: "not_found", message: "no such route" } },
+        { status: 404 },
+      );
     let id;
     try {
       id = decodeURIComponent(match[1]);
     } catch {
-      return Response.json({ error: { code: "invalid_session_id", message: "bad percent-encoding" } }, { status: 400 });
+      return Response.json(
+        { error: { code: "invalid_session_id", message: "bad percent-encoding" } },
+        { status: 400 },
+      );
     }
     const authorize = bearerTokens(JSON.parse(env.TOKENS ?? "{}"));
     if (!(await authorize(request, id))) {
-      return Response.json({ error: { code: "forbidden", message: "not allowed for this session" } }, { status: 403 });
+      return Response.json(
+        { error: { code: "forbidden", message: "not allowed for this session" } },
+        { status: 403 },
+      );
     }
     return env.SESSIONS.get(env.SESSIONS.idFromName(id)).fetch(request);
   },

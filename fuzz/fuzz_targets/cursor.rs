@@ -8,6 +8,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     if let Ok(cursor) = SessionCursor::parse(text) {
         assert_eq!(cursor.to_string(), text);
-        let _ = SessionCursor::parse_for_session(text, &cursor.session_id).expect("its own session");
+        let _ =
+            SessionCursor::parse_for_session(text, &cursor.session_id).expect("its own session");
     }
 });

@@ -30,7 +30,10 @@ fuzz_target!(|data: &[u8]| {
         // The JS-safe rewrite keeps valid JSON valid.
         if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
             let safe = agent_replay::json::js_safe_text(text);
-            assert!(serde_json::from_str::<serde::de::IgnoredAny>(&safe).is_ok(), "{text} -> {safe}");
+            assert!(
+                serde_json::from_str::<serde::de::IgnoredAny>(&safe).is_ok(),
+                "{text} -> {safe}"
+            );
         }
     }
 });

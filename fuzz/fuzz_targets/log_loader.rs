@@ -10,13 +10,15 @@ fuzz_target!(|data: &[u8]| {
     for strict in [false, true] {
         let opts = LogOptions { strict, ..Default::default() };
         let mut whole = Vec::new();
-        let one_shot = read_bytes(bytes, opts, &mut |t: &str, _: SessionEvent<'_>| whole.push(t.to_string()));
+        let one_shot =
+            read_bytes(bytes, opts, &mut |t: &str, _: SessionEvent<'_>| whole.push(t.to_string()));
         let mut chunked = Vec::new();
         let mut reader = LogReader::new(opts);
         let step = usize::from(split).max(1);
         let mut result = Ok(());
         for chunk in bytes.chunks(step) {
-            result = reader.push(chunk, &mut |t: &str, _: SessionEvent<'_>| chunked.push(t.to_string()));
+            result =
+                reader.push(chunk, &mut |t: &str, _: SessionEvent<'_>| chunked.push(t.to_string()));
             if result.is_err() {
                 break;
             }

@@ -6,7 +6,13 @@ use agent_replay::live::{Replay, ReplayStore, StoreConfig, SubscribeResult, Subs
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let config = StoreConfig { max_events_per_session: 3, max_age_ms: 50, max_event_bytes: 120, max_sessions: 3, max_total_bytes: 600 };
+    let config = StoreConfig {
+        max_events_per_session: 3,
+        max_age_ms: 50,
+        max_event_bytes: 120,
+        max_sessions: 3,
+        max_total_bytes: 600,
+    };
     let Ok(mut store) = ReplayStore::new(config, "f") else { return };
     let mut subs: Vec<Subscription> = Vec::new();
     let mut now = 0u64;
@@ -15,7 +21,10 @@ fuzz_target!(|data: &[u8]| {
         let session = ["a", "b", "c", "d:e"][usize::from(a % 4)];
         match code % 7 {
             0 | 1 => {
-                let json = format!(r#"{{"kind":"page_out","turn":{b},"summary":"{}"}}"#, "x".repeat(usize::from(a)));
+                let json = format!(
+                    r#"{{"kind":"page_out","turn":{b},"summary":"{}"}}"#,
+                    "x".repeat(usize::from(a))
+                );
                 let _ = store.append(session, &json, (b % 5 == 0).then_some(u64::from(b)), now);
             }
             2 => now += u64::from(b),
@@ -29,7 +38,9 @@ fuzz_target!(|data: &[u8]| {
                 }
             }
             5 => {
-                if let Ok(SubscribeResult::Subscribed(s)) = store.subscribe(&format!("arc1:f:0:{}:{session}", b % 6), now) {
+                if let Ok(SubscribeResult::Subscribed(s)) =
+                    store.subscribe(&format!("arc1:f:0:{}:{session}", b % 6), now)
+                {
                     subs.push(s);
                 }
             }

@@ -9,7 +9,9 @@ import { cutSeries } from "./series.js";
 
 const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948"];
 const MAX_POINTS = 1200;
-const TURN_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000];
+const TURN_STEPS = [
+  1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000,
+];
 
 /**
  * uPlot's aligned columns for (x, y) lists over the x range [lo, hi] (the
@@ -47,7 +49,10 @@ function turnRange({ samples, alerts, turns, usage }) {
 
 function theme(el) {
   const css = getComputedStyle(el);
-  return { text: css.getPropertyValue("--asv-fg").trim() || "#222", grid: css.getPropertyValue("--asv-grid").trim() || "#ddd" };
+  return {
+    text: css.getPropertyValue("--asv-fg").trim() || "#222",
+    grid: css.getPropertyValue("--asv-grid").trim() || "#ddd",
+  };
 }
 
 /** The charts: title, series and their data from the session's series. */
@@ -57,24 +62,50 @@ function specs({ samples, alerts, turns, usage }, range, allOps) {
   return [
     {
       title: "Entropy score over turns (alerts marked)",
-      series: [{ label: "score" }, { label: "alert", color: "#e15759", points: true }, { label: "threshold", color: "#999", dash: [4, 4] }],
-      data: aligned([samples.map((e) => [e.turn, e.score]), alerts.map((e) => [e.turn, e.score]), alerts.map((e) => [e.turn, e.threshold])], range),
+      series: [
+        { label: "score" },
+        { label: "alert", color: "#e15759", points: true },
+        { label: "threshold", color: "#999", dash: [4, 4] },
+      ],
+      data: aligned(
+        [
+          samples.map((e) => [e.turn, e.score]),
+          alerts.map((e) => [e.turn, e.score]),
+          alerts.map((e) => [e.turn, e.threshold]),
+        ],
+        range,
+      ),
     },
     {
       title: "Tokens per turn and in total",
       series: [{ label: "tokens" }, { label: "cumulative", color: "#59a14f" }],
-      data: aligned([turns.map((t) => [t.turn, t.tokens]), turns.map((t) => [t.turn, (cumulative += t.tokens)])], range),
+      data: aligned(
+        [
+          turns.map((t) => [t.turn, t.tokens]),
+          turns.map((t) => {
+            cumulative += t.tokens;
+            return [t.turn, cumulative];
+          }),
+        ],
+        range,
+      ),
     },
     {
       title: "Events per turn",
       series: [{ label: "events" }, { label: "errors", color: "#e15759" }],
-      data: aligned([turns.map((t) => [t.turn, t.event_count]), turns.map((t) => [t.turn, t.errors])], range),
+      data: aligned(
+        [turns.map((t) => [t.turn, t.event_count]), turns.map((t) => [t.turn, t.errors])],
+        range,
+      ),
       bars: true,
     },
     {
       title: "Budget usage by operation (tokens)",
       series: ops.map((op) => ({ label: op })),
-      data: aligned(ops.map((op) => usage.filter((u) => u.operation_id === op).map((u) => [u.turn, u.tokens])), range),
+      data: aligned(
+        ops.map((op) => usage.filter((u) => u.operation_id === op).map((u) => [u.turn, u.tokens])),
+        range,
+      ),
     },
   ];
 }
@@ -82,30 +113,44 @@ function specs({ samples, alerts, turns, usage }, range, allOps) {
 function plot(box, spec, width) {
   const t = theme(box);
   const axis = { stroke: t.text, grid: { stroke: t.grid, width: 1 }, ticks: { stroke: t.grid } };
-  return new uPlot({
-    width,
-    height: 170,
-    scales: { x: { time: false } },
-    legend: { show: true, live: false },
-    cursor: { drag: { x: false, y: false } },
-    // Turns are whole numbers: no ticks between them.
-    axes: [{ ...axis, label: "turn", incrs: TURN_STEPS }, { ...axis, size: 56 }],
-    series: [{ label: "turn" }, ...spec.series.map((s, i) => {
-      const color = s.color ?? PALETTE[i % PALETTE.length];
-      return {
-        stroke: color,
-        width: s.points ? 0 : spec.bars ? 1 : 2,
-        dash: s.dash,
-        label: s.label,
-        spanGaps: !s.points,
-        fill: spec.bars ? `${color}55` : undefined,
-        paths: spec.bars ? uPlot.paths.bars({ size: [0.8, 40] }) : undefined,
-        // Lines leave showing points to uPlot (it shows them while they fit,
-        // so a single sample is visible); bars need none.
-        points: s.points ? { show: true, size: 9, fill: color, stroke: color } : spec.bars ? { show: false } : {},
-      };
-    })],
-  }, spec.data, box);
+  return new uPlot(
+    {
+      width,
+      height: 170,
+      scales: { x: { time: false } },
+      legend: { show: true, live: false },
+      cursor: { drag: { x: false, y: false } },
+      // Turns are whole numbers: no ticks between them.
+      axes: [
+        { ...axis, label: "turn", incrs: TURN_STEPS },
+        { ...axis, size: 56 },
+      ],
+      series: [
+        { label: "turn" },
+        ...spec.series.map((s, i) => {
+          const color = s.color ?? PALETTE[i % PALETTE.length];
+          return {
+            stroke: color,
+            width: s.points ? 0 : spec.bars ? 1 : 2,
+            dash: s.dash,
+            label: s.label,
+            spanGaps: !s.points,
+            fill: spec.bars ? `${color}55` : undefined,
+            paths: spec.bars ? uPlot.paths.bars({ size: [0.8, 40] }) : undefined,
+            // Lines leave showing points to uPlot (it shows them while they fit,
+            // so a single sample is visible); bars need none.
+            points: s.points
+              ? { show: true, size: 9, fill: color, stroke: color }
+              : spec.bars
+                ? { show: false }
+                : {},
+          };
+        }),
+      ],
+    },
+    spec.data,
+    box,
+  );
 }
 
 /**
@@ -123,7 +168,12 @@ export function renderCharts(host, series, at = Infinity) {
     const range = turnRange(full);
     specs(cutSeries(full, position), range, ops).forEach((spec, i) => {
       if (!boxes[i]) {
-        boxes[i] = h("figure", { class: "asv-chart" }, h("figcaption", {}, spec.title), h("div", {}));
+        boxes[i] = h(
+          "figure",
+          { class: "asv-chart" },
+          h("figcaption", {}, spec.title),
+          h("div", {}),
+        );
         host.append(boxes[i]);
       }
       const area = boxes[i].lastChild;

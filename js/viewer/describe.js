@@ -5,13 +5,31 @@
 export const CATEGORIES = {
   run: ["run_started", "run_terminal"],
   llm: ["llm_completed"],
-  tools: ["tool_requested", "tool_completed", "tool_argument_repaired", "tool_denied", "tool_gated"],
+  tools: [
+    "tool_requested",
+    "tool_completed",
+    "tool_argument_repaired",
+    "tool_denied",
+    "tool_gated",
+  ],
   permissions: ["permission_requested", "permission_resolved", "suspended", "resumed"],
   processes: ["agent_process_changed"],
   budgets: ["budget_exceeded", "budget_usage_reported", "operation_cancelled"],
   signals: ["signal_delivery_disposed"],
-  context: ["compressed", "page_out", "page_in", "context_renewed", "checkpoint_taken", "rollbacked"],
-  memory: ["memory_written", "memory_queried", "memory_validation_failed", "memory_retrieval_result"],
+  context: [
+    "compressed",
+    "page_out",
+    "page_in",
+    "context_renewed",
+    "checkpoint_taken",
+    "rollbacked",
+  ],
+  memory: [
+    "memory_written",
+    "memory_queried",
+    "memory_validation_failed",
+    "memory_retrieval_result",
+  ],
   governance: ["capability_changed", "milestone_advanced", "milestone_blocked"],
   entropy: ["entropy_sample", "entropy_alert"],
 };
@@ -44,7 +62,9 @@ export function isAlarming(event) {
 }
 
 function short(text, n = 90) {
-  const s = String(text ?? "").replace(/\s+/g, " ").trim();
+  const s = String(text ?? "")
+    .replace(/\s+/g, " ")
+    .trim();
   return s.length > n ? `${s.slice(0, n - 1)}…` : s;
 }
 
@@ -52,7 +72,9 @@ function short(text, n = 90) {
 export function contentText(content) {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((p) => (p.type === "text" ? p.text : p.type === "tool_result" ? p.output : `[${p.type}]`)).join(" ");
+  return content
+    .map((p) => (p.type === "text" ? p.text : p.type === "tool_result" ? p.output : `[${p.type}]`))
+    .join(" ");
 }
 
 function calls(list) {
@@ -62,43 +84,79 @@ function calls(list) {
 /** A one-line description of an event. */
 export function describeEvent(e) {
   switch (e.kind) {
-    case "run_started": return `run ${e.run_id}: ${short(e.goal)}`;
-    case "run_terminal": return `${e.reason} after ${e.turns_used} turns, ${e.total_tokens} tokens`;
+    case "run_started":
+      return `run ${e.run_id}: ${short(e.goal)}`;
+    case "run_terminal":
+      return `${e.reason} after ${e.turns_used} turns, ${e.total_tokens} tokens`;
     case "llm_completed": {
       const m = e.message ?? e;
       const tools = calls(m.tool_calls);
       return short(contentText(m.content)) + (tools ? ` → ${tools}` : "");
     }
-    case "tool_requested": return `call ${calls(e.calls)}`;
+    case "tool_requested":
+      return `call ${calls(e.calls)}`;
     case "tool_completed":
-      return (e.results ?? []).map((r) => `${r.call_id}: ${r.is_fatal ? "FATAL " : r.is_error ? "error " : ""}${short(contentText(r.output), 50)}`).join("; ");
-    case "tool_argument_repaired": return `repaired arguments of ${e.tool}`;
-    case "tool_denied": return `${e.tool_name} denied: ${short(e.reason)}`;
-    case "tool_gated": return `${e.tool} gated: ${short(e.reason)}`;
-    case "permission_requested": return `${e.tool} asks permission${e.reason ? `: ${short(e.reason)}` : ""}`;
-    case "permission_resolved": return `${e.approved ? "approved" : "refused"} by ${e.responder}`;
-    case "suspended": return `suspended (${e.reason})${e.pending_calls?.length ? ` pending ${e.pending_calls.join(", ")}` : ""}`;
-    case "resumed": return `resumed${e.approved?.length ? ` approved ${e.approved.join(", ")}` : ""}${e.denied?.length ? ` denied ${e.denied.join(", ")}` : ""}`;
-    case "agent_process_changed": return `${e.agent_id} (${e.role}) → ${e.state}${e.result_termination ? ` (${e.result_termination})` : ""}`;
-    case "budget_exceeded": return `${e.operation_id} over budget ${e.budget}`;
-    case "budget_usage_reported": return `${e.operation_id}: ${e.tokens} tokens, ${e.rounds} rounds`;
-    case "operation_cancelled": return `${e.operation_id} cancelled (${e.reason})`;
-    case "signal_delivery_disposed": return `${e.signal_id} → ${e.disposition} (${e.operation_id}, attempt ${e.attempt})`;
-    case "compressed": return `compressed ${e.archived_seq_range?.join("–")}${e.summary ? `: ${short(e.summary, 60)}` : ""}`;
-    case "page_out": return `paged out ${e.message_count} messages${e.archive_ref ? ` to ${e.archive_ref}` : ""}`;
-    case "page_in": return `paged in ${e.entry_count} entries`;
-    case "context_renewed": return `context renewed, sprint ${e.sprint}`;
-    case "checkpoint_taken": return `checkpoint at history ${e.history_len}`;
-    case "rollbacked": return `rolled back to history ${e.checkpoint_history_len}${e.reason ? ` (${e.reason.kind})` : ""}`;
-    case "memory_written": return `wrote ${e.memory_kind} memory ${e.name}`;
-    case "memory_queried": return `memory query "${short(e.query, 60)}"`;
-    case "memory_validation_failed": return `memory ${e.record_id} rejected: ${short(e.error)}`;
-    case "memory_retrieval_result": return `${(e.hits ?? []).length} memory hits`;
-    case "capability_changed": return `capabilities${e.added?.length ? ` +${e.added.join(" +")}` : ""}${e.removed?.length ? ` -${e.removed.join(" -")}` : ""}`;
-    case "milestone_advanced": return `milestone ${e.phase_id} reached`;
-    case "milestone_blocked": return `milestone ${e.phase_id} blocked: ${short(e.reason)}`;
-    case "entropy_sample": return `entropy ${e.score}`;
-    case "entropy_alert": return `entropy ${e.score} over ${e.threshold}`;
-    default: return short(JSON.stringify(e), 90);
+      return (e.results ?? [])
+        .map(
+          (r) =>
+            `${r.call_id}: ${r.is_fatal ? "FATAL " : r.is_error ? "error " : ""}${short(contentText(r.output), 50)}`,
+        )
+        .join("; ");
+    case "tool_argument_repaired":
+      return `repaired arguments of ${e.tool}`;
+    case "tool_denied":
+      return `${e.tool_name} denied: ${short(e.reason)}`;
+    case "tool_gated":
+      return `${e.tool} gated: ${short(e.reason)}`;
+    case "permission_requested":
+      return `${e.tool} asks permission${e.reason ? `: ${short(e.reason)}` : ""}`;
+    case "permission_resolved":
+      return `${e.approved ? "approved" : "refused"} by ${e.responder}`;
+    case "suspended":
+      return `suspended (${e.reason})${e.pending_calls?.length ? ` pending ${e.pending_calls.join(", ")}` : ""}`;
+    case "resumed":
+      return `resumed${e.approved?.length ? ` approved ${e.approved.join(", ")}` : ""}${e.denied?.length ? ` denied ${e.denied.join(", ")}` : ""}`;
+    case "agent_process_changed":
+      return `${e.agent_id} (${e.role}) → ${e.state}${e.result_termination ? ` (${e.result_termination})` : ""}`;
+    case "budget_exceeded":
+      return `${e.operation_id} over budget ${e.budget}`;
+    case "budget_usage_reported":
+      return `${e.operation_id}: ${e.tokens} tokens, ${e.rounds} rounds`;
+    case "operation_cancelled":
+      return `${e.operation_id} cancelled (${e.reason})`;
+    case "signal_delivery_disposed":
+      return `${e.signal_id} → ${e.disposition} (${e.operation_id}, attempt ${e.attempt})`;
+    case "compressed":
+      return `compressed ${e.archived_seq_range?.join("–")}${e.summary ? `: ${short(e.summary, 60)}` : ""}`;
+    case "page_out":
+      return `paged out ${e.message_count} messages${e.archive_ref ? ` to ${e.archive_ref}` : ""}`;
+    case "page_in":
+      return `paged in ${e.entry_count} entries`;
+    case "context_renewed":
+      return `context renewed, sprint ${e.sprint}`;
+    case "checkpoint_taken":
+      return `checkpoint at history ${e.history_len}`;
+    case "rollbacked":
+      return `rolled back to history ${e.checkpoint_history_len}${e.reason ? ` (${e.reason.kind})` : ""}`;
+    case "memory_written":
+      return `wrote ${e.memory_kind} memory ${e.name}`;
+    case "memory_queried":
+      return `memory query "${short(e.query, 60)}"`;
+    case "memory_validation_failed":
+      return `memory ${e.record_id} rejected: ${short(e.error)}`;
+    case "memory_retrieval_result":
+      return `${(e.hits ?? []).length} memory hits`;
+    case "capability_changed":
+      return `capabilities${e.added?.length ? ` +${e.added.join(" +")}` : ""}${e.removed?.length ? ` -${e.removed.join(" -")}` : ""}`;
+    case "milestone_advanced":
+      return `milestone ${e.phase_id} reached`;
+    case "milestone_blocked":
+      return `milestone ${e.phase_id} blocked: ${short(e.reason)}`;
+    case "entropy_sample":
+      return `entropy ${e.score}`;
+    case "entropy_alert":
+      return `entropy ${e.score} over ${e.threshold}`;
+    default:
+      return short(JSON.stringify(e), 90);
   }
 }

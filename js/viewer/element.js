@@ -5,7 +5,13 @@ import { init, SessionState } from "../web.js";
 import { renderCharts } from "./charts.js";
 import { chartSeries } from "./series.js";
 import { h } from "./dom.js";
-import { renderHeader, renderLoadErrors, renderProcesses, renderSnapshot, renderTranscript } from "./render.js";
+import {
+  renderHeader,
+  renderLoadErrors,
+  renderProcesses,
+  renderSnapshot,
+  renderTranscript,
+} from "./render.js";
 import { adoptStyles } from "./styles.js";
 
 export class SessionViewer extends HTMLElement {
@@ -34,7 +40,9 @@ export class SessionViewer extends HTMLElement {
   attributeChangedCallback(name, _old, value) {
     if (name === "src" && value) {
       fetch(value)
-        .then((r) => (r.ok ? r.arrayBuffer() : Promise.reject(new Error(`${value}: HTTP ${r.status}`))))
+        .then((r) =>
+          r.ok ? r.arrayBuffer() : Promise.reject(new Error(`${value}: HTTP ${r.status}`)),
+        )
         .then((b) => this.setLog(new Uint8Array(b)))
         .catch((error) => this.#fail(error));
     }
@@ -76,7 +84,9 @@ export class SessionViewer extends HTMLElement {
   }
 
   #fail(error) {
-    this.replaceChildren(h("p", { class: "asv-errors" }, `Could not load the session: ${error.message}`));
+    this.replaceChildren(
+      h("p", { class: "asv-errors" }, `Could not load the session: ${error.message}`),
+    );
     this.dispatchEvent(new CustomEvent("error", { detail: error }));
   }
 
@@ -102,13 +112,42 @@ export class SessionViewer extends HTMLElement {
     if (!d) return;
     const at = d.at ?? Infinity;
     const state = d.summary ?? d.view;
-    const select = (position) => this.dispatchEvent(new CustomEvent("select-position", { detail: { position }, bubbles: true }));
-    const charts = this.#charts?.section ?? h("section", { class: "asv-panel asv-charts", "data-testid": "charts" }, h("h2", {}, "Charts"));
+    const select = (position) =>
+      this.dispatchEvent(
+        new CustomEvent("select-position", { detail: { position }, bubbles: true }),
+      );
+    const charts =
+      this.#charts?.section ??
+      h(
+        "section",
+        { class: "asv-panel asv-charts", "data-testid": "charts" },
+        h("h2", {}, "Charts"),
+      );
     this.replaceChildren(
       renderHeader(state),
-      h("div", { class: "asv-grid" },
-        h("div", {}, renderLoadErrors(d.view.load_errors, state.errors.load_errors), renderTranscript(d.view, { at, limit: d.limit ?? 200, earlier: d.earlier ?? 0, onSelect: select })),
-        h("div", {}, charts, renderSnapshot(d.snapshot, d.totals?.lists), renderProcesses(state.processes, state.run?.run_id, d.totals?.history))));
+      h(
+        "div",
+        { class: "asv-grid" },
+        h(
+          "div",
+          {},
+          renderLoadErrors(d.view.load_errors, state.errors.load_errors),
+          renderTranscript(d.view, {
+            at,
+            limit: d.limit ?? 200,
+            earlier: d.earlier ?? 0,
+            onSelect: select,
+          }),
+        ),
+        h(
+          "div",
+          {},
+          charts,
+          renderSnapshot(d.snapshot, d.totals?.lists),
+          renderProcesses(state.processes, state.run?.run_id, d.totals?.history),
+        ),
+      ),
+    );
     const series = d.series ?? chartSeries(d.view);
     if (this.#charts?.section === charts) {
       this.#charts.plots.update(series, at);

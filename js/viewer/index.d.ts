@@ -18,7 +18,12 @@ export interface SessionViewerData {
   limit?: number;
   /** Full lengths, when `snapshot`'s lists or the processes' histories hold
    * only their latest part. */
-  totals?: { lists?: Partial<Record<"budget_exceeded" | "budget_usage_reported" | "cancellations" | "signals", number>>; history?: Record<string, number> };
+  totals?: {
+    lists?: Partial<
+      Record<"budget_exceeded" | "budget_usage_reported" | "cancellations" | "signals", number>
+    >;
+    history?: Record<string, number>;
+  };
 }
 
 /** <agent-session-viewer>: header, transcript, OS snapshot, sub-agent tree,
@@ -45,12 +50,36 @@ export function chartSeries(view: SessionView): ChartSeries;
 export function cutSeries(series: ChartSeries, at?: number): ChartSeries;
 
 export function renderHeader(state: SessionSummary | SessionView): HTMLElement;
-export function renderTranscript(view: Pick<SessionView, "transcript">, options?: { at?: number; limit?: number; earlier?: number; onSelect?: (position: number) => void }): HTMLElement;
-export function renderSnapshot(snapshot: OsSnapshot, lengths?: Partial<Record<"budget_exceeded" | "budget_usage_reported" | "cancellations" | "signals", number>>): HTMLElement;
-export function renderProcesses(processes: SessionView["processes"], rootId?: string, historyLengths?: Record<string, number>): HTMLElement;
-export function renderLoadErrors(errors: SessionView["load_errors"], total?: number): HTMLElement | null;
+export function renderTranscript(
+  view: Pick<SessionView, "transcript">,
+  options?: {
+    at?: number;
+    limit?: number;
+    earlier?: number;
+    onSelect?: (position: number) => void;
+  },
+): HTMLElement;
+export function renderSnapshot(
+  snapshot: OsSnapshot,
+  lengths?: Partial<
+    Record<"budget_exceeded" | "budget_usage_reported" | "cancellations" | "signals", number>
+  >,
+): HTMLElement;
+export function renderProcesses(
+  processes: SessionView["processes"],
+  rootId?: string,
+  historyLengths?: Record<string, number>,
+): HTMLElement;
+export function renderLoadErrors(
+  errors: SessionView["load_errors"],
+  total?: number,
+): HTMLElement | null;
 /** Draws the charts into `host` (uPlot); `update` gives them new data. */
-export function renderCharts(host: HTMLElement, series: ChartSeries, at?: number): { update(series: ChartSeries, at?: number): void; destroy(): void };
+export function renderCharts(
+  host: HTMLElement,
+  series: ChartSeries,
+  at?: number,
+): { update(series: ChartSeries, at?: number): void; destroy(): void };
 
 export const CATEGORIES: Record<string, string[]>;
 export function categoryOf(kind: string): string;

@@ -4,7 +4,13 @@
 import { defineSessionViewer } from "./element.js";
 
 export { SessionViewer, defineSessionViewer } from "./element.js";
-export { renderHeader, renderTranscript, renderSnapshot, renderProcesses, renderLoadErrors } from "./render.js";
+export {
+  renderHeader,
+  renderTranscript,
+  renderSnapshot,
+  renderProcesses,
+  renderLoadErrors,
+} from "./render.js";
 export { renderCharts } from "./charts.js";
 export { chartSeries, cutSeries } from "./series.js";
 export { CATEGORIES, categoryOf, describeEvent, isAlarming, contentText } from "./describe.js";

@@ -5,11 +5,19 @@ import { h, num } from "./dom.js";
 
 function statusText(status) {
   switch (status.state) {
-    case "not_started": return ["not started", "idle"];
-    case "running": return ["running", "running"];
-    case "suspended": return [`suspended: ${status.reason}${status.pending_calls.length ? ` (pending ${status.pending_calls.join(", ")})` : ""}`, "suspended"];
-    case "terminal": return [`finished: ${status.reason}`, status.reason === "completed" ? "done" : "failed"];
-    default: return [status.state, "idle"];
+    case "not_started":
+      return ["not started", "idle"];
+    case "running":
+      return ["running", "running"];
+    case "suspended":
+      return [
+        `suspended: ${status.reason}${status.pending_calls.length ? ` (pending ${status.pending_calls.join(", ")})` : ""}`,
+        "suspended",
+      ];
+    case "terminal":
+      return [`finished: ${status.reason}`, status.reason === "completed" ? "done" : "failed"];
+    default:
+      return [status.state, "idle"];
   }
 }
 
@@ -19,15 +27,35 @@ export function renderHeader(state) {
   const [status, tone] = statusText(state.status);
   const e = state.errors;
   const turns = state.status.state === "terminal" ? state.turns_used : state.revision;
-  const stat = (label, value, cls) => h("div", { class: `asv-stat ${cls ?? ""}` }, h("span", { class: "asv-stat-value" }, value), h("span", { class: "asv-stat-label" }, label));
-  return h("header", { class: "asv-header", "data-testid": "header" },
-    h("div", { class: "asv-run" },
-      h("div", { class: "asv-run-line" },
+  const stat = (label, value, cls) =>
+    h(
+      "div",
+      { class: `asv-stat ${cls ?? ""}` },
+      h("span", { class: "asv-stat-value" }, value),
+      h("span", { class: "asv-stat-label" }, label),
+    );
+  return h(
+    "header",
+    { class: "asv-header", "data-testid": "header" },
+    h(
+      "div",
+      { class: "asv-run" },
+      h(
+        "div",
+        { class: "asv-run-line" },
         h("span", { class: `asv-badge asv-${tone}`, "data-testid": "status" }, status),
-        h("span", { class: "asv-run-id", "data-testid": "run-id" }, run ? run.run_id : state.session_id ?? "no run yet"),
-        run?.agent_id ? h("span", { class: "asv-agent" }, `agent ${run.agent_id}`) : null),
-      h("div", { class: "asv-goal", "data-testid": "goal" }, run ? run.goal : "")),
-    h("div", { class: "asv-stats" },
+        h(
+          "span",
+          { class: "asv-run-id", "data-testid": "run-id" },
+          run ? run.run_id : (state.session_id ?? "no run yet"),
+        ),
+        run?.agent_id ? h("span", { class: "asv-agent" }, `agent ${run.agent_id}`) : null,
+      ),
+      h("div", { class: "asv-goal", "data-testid": "goal" }, run ? run.goal : ""),
+    ),
+    h(
+      "div",
+      { class: "asv-stats" },
       stat("events", num(state.event_count)),
       stat("turns", num(turns), "asv-turns"),
       stat("tokens", num(state.total_tokens), "asv-tokens"),
@@ -35,7 +63,9 @@ export function renderHeader(state) {
       stat("fatal", num(e.fatal_tool_errors), e.fatal_tool_errors ? "asv-bad" : ""),
       stat("denied", num(e.denied_tools), e.denied_tools ? "asv-warn" : ""),
       stat("unknown events", num(e.unknown_events), e.unknown_events ? "asv-warn" : ""),
-      stat("load errors", num(e.load_errors), e.load_errors ? "asv-bad" : "")));
+      stat("load errors", num(e.load_errors), e.load_errors ? "asv-bad" : ""),
+    ),
+  );
 }
 
 function pre(text, cls) {
@@ -64,50 +94,128 @@ export function renderTranscript(view, { at = Infinity, limit = 200, earlier = 0
     let body;
     switch (t.type) {
       case "goal":
-        body = [h("div", { class: "asv-t-head" }, "Goal"), h("p", {}, t.text),
-          t.criteria.length ? h("ul", { class: "asv-criteria" }, t.criteria.map((c) => h("li", {}, c))) : null];
+        body = [
+          h("div", { class: "asv-t-head" }, "Goal"),
+          h("p", {}, t.text),
+          t.criteria.length
+            ? h(
+                "ul",
+                { class: "asv-criteria" },
+                t.criteria.map((c) => h("li", {}, c)),
+              )
+            : null,
+        ];
         break;
       case "assistant":
-        body = [h("div", { class: "asv-t-head" }, `Assistant · turn ${t.turn}`, t.token_count != null ? h("span", { class: "asv-dim" }, ` · ${num(t.token_count)} tokens`) : null),
-          h("p", { class: "asv-text" }, t.text || h("span", { class: "asv-dim" }, "(tool calls only)"))];
+        body = [
+          h(
+            "div",
+            { class: "asv-t-head" },
+            `Assistant · turn ${t.turn}`,
+            t.token_count != null
+              ? h("span", { class: "asv-dim" }, ` · ${num(t.token_count)} tokens`)
+              : null,
+          ),
+          h(
+            "p",
+            { class: "asv-text" },
+            t.text || h("span", { class: "asv-dim" }, "(tool calls only)"),
+          ),
+        ];
         break;
       case "tool_call": {
         const r = t.result && t.result.position <= at ? t.result : null;
         if (r?.is_fatal) cls.push("asv-fatal");
         else if (r?.is_error || t.denied) cls.push("asv-error");
         body = [
-          h("div", { class: "asv-t-head" }, h("code", {}, t.name ?? "(unknown tool)"), h("span", { class: "asv-dim" }, ` · ${t.call_id} · turn ${t.turn}`),
+          h(
+            "div",
+            { class: "asv-t-head" },
+            h("code", {}, t.name ?? "(unknown tool)"),
+            h("span", { class: "asv-dim" }, ` · ${t.call_id} · turn ${t.turn}`),
             t.denied ? h("span", { class: "asv-badge asv-failed" }, "denied") : null,
             t.gated ? h("span", { class: "asv-badge asv-suspended" }, "gated") : null,
-            r?.is_fatal ? h("span", { class: "asv-badge asv-failed" }, "fatal") : r?.is_error ? h("span", { class: "asv-badge asv-failed" }, r.error_kind ?? "error") : null,
-            undone(t) ? h("span", { class: "asv-badge asv-idle" }, "rolled back") : null),
-          t.arguments !== null ? h("details", {}, h("summary", {}, "arguments"), pre(argsText(t.arguments))) : null,
+            r?.is_fatal
+              ? h("span", { class: "asv-badge asv-failed" }, "fatal")
+              : r?.is_error
+                ? h("span", { class: "asv-badge asv-failed" }, r.error_kind ?? "error")
+                : null,
+            undone(t) ? h("span", { class: "asv-badge asv-idle" }, "rolled back") : null,
+          ),
+          t.arguments !== null
+            ? h("details", {}, h("summary", {}, "arguments"), pre(argsText(t.arguments)))
+            : null,
           t.denied ? h("p", { class: "asv-note" }, `Denied: ${t.denied}`) : null,
           t.gated ? h("p", { class: "asv-note" }, `Gated: ${t.gated}`) : null,
-          r ? pre(r.output, "asv-pre asv-output") : t.denied ? null : h("p", { class: "asv-dim" }, "no result yet"),
+          r
+            ? pre(r.output, "asv-pre asv-output")
+            : t.denied
+              ? null
+              : h("p", { class: "asv-dim" }, "no result yet"),
         ];
         break;
       }
       case "suspended":
-        body = [h("div", { class: "asv-t-head" }, `Suspended · turn ${t.turn}`), h("p", {}, `${t.reason}${t.pending_calls.length ? ` — waiting on ${t.pending_calls.join(", ")}` : ""}`)];
+        body = [
+          h("div", { class: "asv-t-head" }, `Suspended · turn ${t.turn}`),
+          h(
+            "p",
+            {},
+            `${t.reason}${t.pending_calls.length ? ` — waiting on ${t.pending_calls.join(", ")}` : ""}`,
+          ),
+        ];
         break;
       case "resumed":
-        body = [h("div", { class: "asv-t-head" }, `Resumed · turn ${t.turn}`),
-          h("p", {}, [t.approved.length ? `approved ${t.approved.join(", ")}` : "", t.denied.length ? ` denied ${t.denied.join(", ")}` : ""].join(" ").trim() || "resumed")];
+        body = [
+          h("div", { class: "asv-t-head" }, `Resumed · turn ${t.turn}`),
+          h(
+            "p",
+            {},
+            [
+              t.approved.length ? `approved ${t.approved.join(", ")}` : "",
+              t.denied.length ? ` denied ${t.denied.join(", ")}` : "",
+            ]
+              .join(" ")
+              .trim() || "resumed",
+          ),
+        ];
         break;
       case "rollback":
-        body = [h("div", { class: "asv-t-head" }, `Rollback · turn ${t.turn}`),
-          h("p", {}, `back to history length ${t.checkpoint_history_len}${t.reason ? ` — ${t.reason.kind}${t.reason.tool_name ? ` (${t.reason.tool_name})` : ""}${t.reason.reason || t.reason.error ? `: ${t.reason.reason ?? t.reason.error}` : ""}` : ""}`)];
+        body = [
+          h("div", { class: "asv-t-head" }, `Rollback · turn ${t.turn}`),
+          h(
+            "p",
+            {},
+            `back to history length ${t.checkpoint_history_len}${t.reason ? ` — ${t.reason.kind}${t.reason.tool_name ? ` (${t.reason.tool_name})` : ""}${t.reason.reason || t.reason.error ? `: ${t.reason.reason ?? t.reason.error}` : ""}` : ""}`,
+          ),
+        ];
         break;
       default:
         body = [pre(JSON.stringify(t, null, 2))];
     }
-    list.append(h("li", { class: cls.join(" "), "data-position": t.position, onclick: select(t.position) }, h("span", { class: "asv-pos" }, `#${t.position}`), h("div", { class: "asv-t-body" }, body)));
+    list.append(
+      h(
+        "li",
+        { class: cls.join(" "), "data-position": t.position, onclick: select(t.position) },
+        h("span", { class: "asv-pos" }, `#${t.position}`),
+        h("div", { class: "asv-t-body" }, body),
+      ),
+    );
   }
   const hidden = entries.length - shown.length + earlier;
-  return h("section", { class: "asv-panel" }, h("h2", {}, "Transcript"),
-    hidden > 0 ? h("p", { class: "asv-dim" }, `${num(hidden)} earlier entries (move back in time to see them)`) : null,
-    entries.length ? list : h("p", { class: "asv-dim" }, "Nothing yet."));
+  return h(
+    "section",
+    { class: "asv-panel" },
+    h("h2", {}, "Transcript"),
+    hidden > 0
+      ? h(
+          "p",
+          { class: "asv-dim" },
+          `${num(hidden)} earlier entries (move back in time to see them)`,
+        )
+      : null,
+    entries.length ? list : h("p", { class: "asv-dim" }, "Nothing yet."),
+  );
 }
 
 /** A table of the last `max` rows (long runs have thousands of signals);
@@ -116,39 +224,158 @@ function table(columns, rows, empty, total = rows.length, max = 50) {
   if (!rows.length) return h("p", { class: "asv-dim" }, empty);
   const shown = rows.slice(-max);
   return [
-    h("table", { class: "asv-table" },
-      h("thead", {}, h("tr", {}, columns.map(([label]) => h("th", {}, label)))),
-      h("tbody", {}, shown.map((r) => h("tr", {}, columns.map(([, get]) => h("td", {}, get(r))))))),
-    total > shown.length ? h("p", { class: "asv-dim" }, `the last ${shown.length} of ${num(total)}`) : null,
+    h(
+      "table",
+      { class: "asv-table" },
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          columns.map(([label]) => h("th", {}, label)),
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        shown.map((r) =>
+          h(
+            "tr",
+            {},
+            columns.map(([, get]) => h("td", {}, get(r))),
+          ),
+        ),
+      ),
+    ),
+    total > shown.length
+      ? h("p", { class: "asv-dim" }, `the last ${shown.length} of ${num(total)}`)
+      : null,
   ];
 }
 
 /** The kernel's OS snapshot, field by field, as `rebuildOsSnapshot` gives it.
  * `lengths`: the full lengths of its lists, when they were shortened. */
 export function renderSnapshot(snap, lengths = {}) {
-  const counter = (label, value, key) => h("div", { class: "asv-stat" }, h("span", { class: "asv-stat-value", "data-key": key }, num(value)), h("span", { class: "asv-stat-label" }, label));
-  return h("section", { class: "asv-panel", "data-testid": "snapshot" }, h("h2", {}, "OS snapshot"),
-    h("div", { class: "asv-kv" },
-      h("div", {}, h("b", {}, "Last suspension: "), h("span", { "data-key": "last_suspend" },
-        snap.last_suspend ? `turn ${snap.last_suspend.turn}, ${snap.last_suspend.reason}${snap.last_suspend.pending_calls.length ? ` (pending ${snap.last_suspend.pending_calls.join(", ")})` : ""}` : "none")),
-      h("div", {}, h("b", {}, "Last resumed: "), h("span", { "data-key": "last_resumed_turn" }, snap.last_resumed_turn === null ? "never" : `turn ${snap.last_resumed_turn}`))),
-    h("div", { class: "asv-stats" },
+  const counter = (label, value, key) =>
+    h(
+      "div",
+      { class: "asv-stat" },
+      h("span", { class: "asv-stat-value", "data-key": key }, num(value)),
+      h("span", { class: "asv-stat-label" }, label),
+    );
+  return h(
+    "section",
+    { class: "asv-panel", "data-testid": "snapshot" },
+    h("h2", {}, "OS snapshot"),
+    h(
+      "div",
+      { class: "asv-kv" },
+      h(
+        "div",
+        {},
+        h("b", {}, "Last suspension: "),
+        h(
+          "span",
+          { "data-key": "last_suspend" },
+          snap.last_suspend
+            ? `turn ${snap.last_suspend.turn}, ${snap.last_suspend.reason}${snap.last_suspend.pending_calls.length ? ` (pending ${snap.last_suspend.pending_calls.join(", ")})` : ""}`
+            : "none",
+        ),
+      ),
+      h(
+        "div",
+        {},
+        h("b", {}, "Last resumed: "),
+        h(
+          "span",
+          { "data-key": "last_resumed_turn" },
+          snap.last_resumed_turn === null ? "never" : `turn ${snap.last_resumed_turn}`,
+        ),
+      ),
+    ),
+    h(
+      "div",
+      { class: "asv-stats" },
       counter("pages out", snap.page_out_count, "page_out_count"),
       counter("pages in", snap.page_in_count, "page_in_count"),
       counter("tools gated", snap.tool_gated_count, "tool_gated_count"),
       counter("memory written", snap.memory_written_count, "memory_written_count"),
       counter("memory queries", snap.memory_queried_count, "memory_queried_count"),
-      counter("memory rejected", snap.memory_validation_failed_count, "memory_validation_failed_count"),
-      counter("memory results", snap.memory_retrieval_result_count, "memory_retrieval_result_count")),
+      counter(
+        "memory rejected",
+        snap.memory_validation_failed_count,
+        "memory_validation_failed_count",
+      ),
+      counter(
+        "memory results",
+        snap.memory_retrieval_result_count,
+        "memory_retrieval_result_count",
+      ),
+    ),
     h("h3", {}, "Processes"),
-    table([["agent", (p) => p.agent_id], ["parent", (p) => p.parent_session_id], ["state", (p) => p.state], ["turn", (p) => p.turn]], snap.process_by_agent, "No sub-agents."),
+    table(
+      [
+        ["agent", (p) => p.agent_id],
+        ["parent", (p) => p.parent_session_id],
+        ["state", (p) => p.state],
+        ["turn", (p) => p.turn],
+      ],
+      snap.process_by_agent,
+      "No sub-agents.",
+    ),
     h("h3", {}, "Budgets"),
-    table([["operation", (b) => b.operation_id], ["reservation", (b) => b.reservation_id], ["tokens", (b) => num(b.tokens)], ["sub-agents", (b) => b.subagents], ["rounds", (b) => b.rounds], ["turn", (b) => b.turn]], snap.budget_usage_reported, "No usage reported.", lengths.budget_usage_reported),
-    table([["exceeded", (b) => b.operation_id], ["budget", (b) => b.budget], ["reservation", (b) => b.reservation_id ?? "–"], ["turn", (b) => b.turn]], snap.budget_exceeded, "No budget exceeded.", lengths.budget_exceeded),
+    table(
+      [
+        ["operation", (b) => b.operation_id],
+        ["reservation", (b) => b.reservation_id],
+        ["tokens", (b) => num(b.tokens)],
+        ["sub-agents", (b) => b.subagents],
+        ["rounds", (b) => b.rounds],
+        ["turn", (b) => b.turn],
+      ],
+      snap.budget_usage_reported,
+      "No usage reported.",
+      lengths.budget_usage_reported,
+    ),
+    table(
+      [
+        ["exceeded", (b) => b.operation_id],
+        ["budget", (b) => b.budget],
+        ["reservation", (b) => b.reservation_id ?? "–"],
+        ["turn", (b) => b.turn],
+      ],
+      snap.budget_exceeded,
+      "No budget exceeded.",
+      lengths.budget_exceeded,
+    ),
     h("h3", {}, "Cancellations"),
-    table([["operation", (c) => c.operation_id], ["reason", (c) => c.reason], ["pending", (c) => c.pending_call_ids.join(", ")], ["turn", (c) => c.turn]], snap.cancellations, "None.", lengths.cancellations),
+    table(
+      [
+        ["operation", (c) => c.operation_id],
+        ["reason", (c) => c.reason],
+        ["pending", (c) => c.pending_call_ids.join(", ")],
+        ["turn", (c) => c.turn],
+      ],
+      snap.cancellations,
+      "None.",
+      lengths.cancellations,
+    ),
     h("h3", {}, "Signals"),
-    table([["signal", (s) => s.signal_id], ["operation", (s) => s.operation_id], ["disposition", (s) => s.disposition], ["attempt", (s) => s.attempt], ["queue", (s) => s.queue_depth], ["turn", (s) => s.turn]], snap.signals, "None.", lengths.signals));
+    table(
+      [
+        ["signal", (s) => s.signal_id],
+        ["operation", (s) => s.operation_id],
+        ["disposition", (s) => s.disposition],
+        ["attempt", (s) => s.attempt],
+        ["queue", (s) => s.queue_depth],
+        ["turn", (s) => s.turn],
+      ],
+      snap.signals,
+      "None.",
+      lengths.signals,
+    ),
+  );
 }
 
 /** State transitions shown per process (the latest). */
@@ -163,35 +390,100 @@ export function renderProcesses(processes, rootId, historyLengths = {}) {
     byParent.get(p.parent_session_id).push(p);
   }
   const ids = new Set(processes.map((p) => p.agent_id));
-  const node = (p, seen) => h("li", { class: "asv-proc", "data-agent": p.agent_id },
-    h("div", {}, h("b", {}, p.agent_id), h("span", { class: "asv-dim" }, ` ${p.role} · ${p.isolation} · ${p.context_inheritance}`),
-      h("span", { class: `asv-badge asv-${/fail|crash|kill|error/.test(p.state) ? "failed" : /done|complete|exit|join/.test(p.state) ? "done" : "running"}` }, p.state),
-      p.result_termination ? h("span", { class: "asv-dim" }, ` (${p.result_termination})`) : null),
-    h("ol", { class: "asv-history" },
-      (historyLengths[p.agent_id] ?? p.history.length) > Math.min(HISTORY, p.history.length)
-        ? h("li", {}, `${num((historyLengths[p.agent_id] ?? p.history.length) - Math.min(HISTORY, p.history.length))} earlier states`)
-        : null,
-      p.history.slice(-HISTORY).map((t) => h("li", {}, `#${t.position} turn ${t.turn}: ${t.state}${t.result_termination ? ` (${t.result_termination})` : ""}`))),
-    children(p.agent_id, seen));
+  const node = (p, seen) =>
+    h(
+      "li",
+      { class: "asv-proc", "data-agent": p.agent_id },
+      h(
+        "div",
+        {},
+        h("b", {}, p.agent_id),
+        h("span", { class: "asv-dim" }, ` ${p.role} · ${p.isolation} · ${p.context_inheritance}`),
+        h(
+          "span",
+          {
+            class: `asv-badge asv-${/fail|crash|kill|error/.test(p.state) ? "failed" : /done|complete|exit|join/.test(p.state) ? "done" : "running"}`,
+          },
+          p.state,
+        ),
+        p.result_termination ? h("span", { class: "asv-dim" }, ` (${p.result_termination})`) : null,
+      ),
+      h(
+        "ol",
+        { class: "asv-history" },
+        (historyLengths[p.agent_id] ?? p.history.length) > Math.min(HISTORY, p.history.length)
+          ? h(
+              "li",
+              {},
+              `${num((historyLengths[p.agent_id] ?? p.history.length) - Math.min(HISTORY, p.history.length))} earlier states`,
+            )
+          : null,
+        p.history
+          .slice(-HISTORY)
+          .map((t) =>
+            h(
+              "li",
+              {},
+              `#${t.position} turn ${t.turn}: ${t.state}${t.result_termination ? ` (${t.result_termination})` : ""}`,
+            ),
+          ),
+      ),
+      children(p.agent_id, seen),
+    );
   const children = (id, seen) => {
     const kids = (byParent.get(id) ?? []).filter((k) => !seen.has(k.agent_id));
     if (!kids.length) return null;
     const next = new Set([...seen, ...kids.map((k) => k.agent_id)]);
-    return h("ul", { class: "asv-tree" }, kids.map((k) => node(k, next)));
+    return h(
+      "ul",
+      { class: "asv-tree" },
+      kids.map((k) => node(k, next)),
+    );
   };
   // Roots: processes whose parent is not itself a process (normally the run).
   const roots = [...byParent.keys()].filter((parent) => !ids.has(parent));
-  return h("section", { class: "asv-panel", "data-testid": "processes" }, h("h2", {}, "Sub-agent processes"),
+  return h(
+    "section",
+    { class: "asv-panel", "data-testid": "processes" },
+    h("h2", {}, "Sub-agent processes"),
     processes.length
-      ? h("ul", { class: "asv-tree asv-tree-root" }, roots.map((r) => h("li", {}, h("b", {}, r === rootId ? `${r} (this run)` : r), children(r, new Set()))))
-      : h("p", { class: "asv-dim" }, "No sub-agents."));
+      ? h(
+          "ul",
+          { class: "asv-tree asv-tree-root" },
+          roots.map((r) =>
+            h("li", {}, h("b", {}, r === rootId ? `${r} (this run)` : r), children(r, new Set())),
+          ),
+        )
+      : h("p", { class: "asv-dim" }, "No sub-agents."),
+  );
 }
 
 /** Load errors with their positions (`total` when only some are given). */
 export function renderLoadErrors(errors, total = errors.length) {
   if (!errors.length) return null;
   const shown = errors.slice(0, 200);
-  return h("section", { class: "asv-panel asv-errors", "data-testid": "load-errors" }, h("h2", {}, `Load errors (${num(total)})`),
-    h("ul", {}, shown.map((e) => h("li", {}, h("b", {}, `line ${e.line}, column ${e.column}${e.index !== undefined ? ` (element ${e.index})` : ""}`), ` ${e.code}: ${e.message}${e.field ? ` [${e.field}]` : ""}`))),
-    total > shown.length ? h("p", { class: "asv-dim" }, `and ${num(total - shown.length)} more`) : null);
+  return h(
+    "section",
+    { class: "asv-panel asv-errors", "data-testid": "load-errors" },
+    h("h2", {}, `Load errors (${num(total)})`),
+    h(
+      "ul",
+      {},
+      shown.map((e) =>
+        h(
+          "li",
+          {},
+          h(
+            "b",
+            {},
+            `line ${e.line}, column ${e.column}${e.index !== undefined ? ` (element ${e.index})` : ""}`,
+          ),
+          ` ${e.code}: ${e.message}${e.field ? ` [${e.field}]` : ""}`,
+        ),
+      ),
+    ),
+    total > shown.length
+      ? h("p", { class: "asv-dim" }, `and ${num(total - shown.length)} more`)
+      : null,
+  );
 }

@@ -5,12 +5,32 @@
  * totals, budget usage; each with the position it is known from. */
 export function chartSeries(view) {
   return {
-    samples: view.entropy.samples.map(({ position, event: e }) => ({ position, turn: e.turn, score: e.score })),
-    alerts: view.entropy.alerts.map(({ position, event: e }) => ({ position, turn: e.turn, score: e.score, threshold: e.threshold })),
+    samples: view.entropy.samples.map(({ position, event: e }) => ({
+      position,
+      turn: e.turn,
+      score: e.score,
+    })),
+    alerts: view.entropy.alerts.map(({ position, event: e }) => ({
+      position,
+      turn: e.turn,
+      score: e.score,
+      threshold: e.threshold,
+    })),
     turns: view.turns
-      .map((t) => ({ position: t.first_position, turn: t.turn, tokens: Number(t.tokens), event_count: t.event_count, errors: t.errors }))
+      .map((t) => ({
+        position: t.first_position,
+        turn: t.turn,
+        tokens: Number(t.tokens),
+        event_count: t.event_count,
+        errors: t.errors,
+      }))
       .sort((a, b) => a.turn - b.turn),
-    usage: view.budgets.usage.map(({ position, event: e }) => ({ position, turn: e.turn, operation_id: e.operation_id, tokens: Number(e.tokens) })),
+    usage: view.budgets.usage.map(({ position, event: e }) => ({
+      position,
+      turn: e.turn,
+      operation_id: e.operation_id,
+      tokens: Number(e.tokens),
+    })),
   };
 }
 
@@ -19,5 +39,10 @@ export function chartSeries(view) {
 export function cutSeries(series, at = Infinity) {
   if (at === Infinity) return series;
   const cut = (list) => list.filter((x) => x.position <= at);
-  return { samples: cut(series.samples), alerts: cut(series.alerts), turns: cut(series.turns), usage: cut(series.usage) };
+  return {
+    samples: cut(series.samples),
+    alerts: cut(series.alerts),
+    turns: cut(series.turns),
+    usage: cut(series.usage),
+  };
 }

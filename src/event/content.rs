@@ -114,7 +114,12 @@ pub enum ImageDetail {
 names!(ImageDetail { Auto = "auto", Low = "low", High = "high" });
 
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", try_from = "super::tagged::ContentPartWire<'a>", bound(deserialize = "'de: 'a"))]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    try_from = "super::tagged::ContentPartWire<'a>",
+    bound(deserialize = "'de: 'a")
+)]
 pub enum ContentPart<'a> {
     Text {
         text: Str<'a>,
@@ -187,11 +192,14 @@ pub struct DurableContent<'a> {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", try_from = "super::tagged::DurableBlockWire<'a>", bound(deserialize = "'de: 'a"))]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    try_from = "super::tagged::DurableBlockWire<'a>",
+    bound(deserialize = "'de: 'a")
+)]
 pub enum DurableBlock<'a> {
-    Text {
-        text: Str<'a>,
-    },
+    Text { text: Str<'a> },
     Image(MediaBlock<'a>),
     Audio(MediaBlock<'a>),
     Video(MediaBlock<'a>),
@@ -208,23 +216,17 @@ pub struct MediaBlock<'a> {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", try_from = "super::tagged::MediaSourceWire<'a>", bound(deserialize = "'de: 'a"))]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    try_from = "super::tagged::MediaSourceWire<'a>",
+    bound(deserialize = "'de: 'a")
+)]
 pub enum MediaSource<'a> {
-    Url {
-        url: Str<'a>,
-    },
-    Base64 {
-        data: Str<'a>,
-    },
-    FileId {
-        id: Str<'a>,
-        affinity: FileAffinity<'a>,
-    },
-    Object {
-        handle: Str<'a>,
-        owner: Str<'a>,
-        payload_ref: Str<'a>,
-    },
+    Url { url: Str<'a> },
+    Base64 { data: Str<'a> },
+    FileId { id: Str<'a>, affinity: FileAffinity<'a> },
+    Object { handle: Str<'a>, owner: Str<'a>, payload_ref: Str<'a> },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]

@@ -31,12 +31,16 @@ impl<'a> SessionEvent<'a> {
     /// Parses one event if `wanted(kind)`; other events are only checked to
     /// be well-formed JSON and give `None` (a fold that ignores them need
     /// not pay for building them).
-    pub fn from_json_if(text: &'a str, wanted: &dyn Fn(&str) -> bool) -> Result<Option<Self>, EventError> {
+    pub fn from_json_if(
+        text: &'a str,
+        wanted: &dyn Fn(&str) -> bool,
+    ) -> Result<Option<Self>, EventError> {
         let kind = read_kind(text)?;
         if !wanted(&kind) {
             if !super::syntax::is_valid_json(text) {
                 // serde_json says exactly what and where.
-                serde_json::from_str::<IgnoredAny>(text).map_err(|e| EventError::from_serde(text, &e))?;
+                serde_json::from_str::<IgnoredAny>(text)
+                    .map_err(|e| EventError::from_serde(text, &e))?;
             }
             return Ok(None);
         }

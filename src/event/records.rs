@@ -19,7 +19,12 @@ pub enum CancellationReason {
 names!(CancellationReason { User = "user", Deadline = "deadline", LeaseLost = "lease_lost", HostShutdown = "host_shutdown" });
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", try_from = "super::tagged::RollbackReasonWire<'a>", bound(deserialize = "'de: 'a"))]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    try_from = "super::tagged::RollbackReasonWire<'a>",
+    bound(deserialize = "'de: 'a")
+)]
 pub enum RollbackReason<'a> {
     FatalToolError { tool_name: Str<'a>, error: Str<'a> },
     GovernanceDenied { tool_name: Str<'a>, reason: Str<'a> },
@@ -69,7 +74,11 @@ pub struct MemoryRecord<'a> {
     pub created_at: u64,
     #[serde(deserialize_with = "super::text::u64_lenient")]
     pub updated_at: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::text::opt_u64_lenient")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::text::opt_u64_lenient"
+    )]
     pub last_recalled_at: Option<u64>,
     #[serde(default)]
     #[serde(deserialize_with = "super::text::u64_lenient")]

@@ -22,7 +22,9 @@ fn has_zero_byte(v: u64) -> u64 {
 /// control character (< 0x20).
 #[inline]
 fn has_special(v: u64) -> u64 {
-    has_zero_byte(v ^ (ONES * b'"' as u64)) | has_zero_byte(v ^ (ONES * b'\\' as u64)) | (v.wrapping_sub(ONES * 0x20) & !v & HIGHS)
+    has_zero_byte(v ^ (ONES * b'"' as u64))
+        | has_zero_byte(v ^ (ONES * b'\\' as u64))
+        | (v.wrapping_sub(ONES * 0x20) & !v & HIGHS)
 }
 
 /// The index of the first `needle` byte in `b`, eight bytes at a time.

@@ -10,7 +10,9 @@ use super::text::names;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::content::{ContentPart, DurableBlock, DurableContent, FileAffinity, ImageDetail, MediaBlock, MediaSource};
+use super::content::{
+    ContentPart, DurableBlock, DurableContent, FileAffinity, ImageDetail, MediaBlock, MediaSource,
+};
 use super::records::RollbackReason;
 use super::Str;
 
@@ -61,8 +63,16 @@ impl<'a> TryFrom<ContentPartWire<'a>> for ContentPart<'a> {
     fn try_from(w: ContentPartWire<'a>) -> Result<Self, String> {
         Ok(match w.tag {
             PartType::Text => ContentPart::Text { text: need(w.text, "text")? },
-            PartType::Image => ContentPart::Image { url: w.url, data: w.data, media_type: w.media_type, detail: w.detail },
-            PartType::Audio => ContentPart::Audio { data: need(w.data, "data")?, media_type: need(w.media_type, "media_type")? },
+            PartType::Image => ContentPart::Image {
+                url: w.url,
+                data: w.data,
+                media_type: w.media_type,
+                detail: w.detail,
+            },
+            PartType::Audio => ContentPart::Audio {
+                data: need(w.data, "data")?,
+                media_type: need(w.media_type, "media_type")?,
+            },
             PartType::ToolResult => ContentPart::ToolResult {
                 call_id: need(w.call_id, "call_id")?,
                 output: need(w.output, "output")?,
@@ -97,13 +107,22 @@ pub(super) struct DurableBlockWire<'a> {
 impl<'a> TryFrom<DurableBlockWire<'a>> for DurableBlock<'a> {
     type Error = String;
     fn try_from(w: DurableBlockWire<'a>) -> Result<Self, String> {
-        let present = [("text", w.text.is_some()), ("source", w.source.is_some()), ("media_type", w.media_type.is_some()), ("provider_options", w.provider_options.is_some())];
+        let present = [
+            ("text", w.text.is_some()),
+            ("source", w.source.is_some()),
+            ("media_type", w.media_type.is_some()),
+            ("provider_options", w.provider_options.is_some()),
+        ];
         if let BlockType::Text = w.tag {
             only(&present, &["text"])?;
             return Ok(DurableBlock::Text { text: need(w.text, "text")? });
         }
         only(&present, &["source", "media_type", "provider_options"])?;
-        let media = MediaBlock { source: need(w.source, "source")?, media_type: w.media_type, provider_options: w.provider_options };
+        let media = MediaBlock {
+            source: need(w.source, "source")?,
+            media_type: w.media_type,
+            provider_options: w.provider_options,
+        };
         Ok(match w.tag {
             BlockType::Image => DurableBlock::Image(media),
             BlockType::Audio => DurableBlock::Audio(media),
@@ -158,7 +177,10 @@ impl<'a> TryFrom<MediaSourceWire<'a>> for MediaSource<'a> {
             }
             SourceKind::FileId => {
                 only(&present, &["id", "affinity"])?;
-                MediaSource::FileId { id: need(w.id, "id")?, affinity: need(w.affinity, "affinity")? }
+                MediaSource::FileId {
+                    id: need(w.id, "id")?,
+                    affinity: need(w.affinity, "affinity")?,
+                }
             }
             SourceKind::Object => {
                 only(&present, &["handle", "owner", "payload_ref"])?;
@@ -196,12 +218,22 @@ impl<'a> TryFrom<RollbackReasonWire<'a>> for RollbackReason<'a> {
     type Error = String;
     fn try_from(w: RollbackReasonWire<'a>) -> Result<Self, String> {
         Ok(match w.kind {
-            RollbackKind::FatalToolError => RollbackReason::FatalToolError { tool_name: need(w.tool_name, "tool_name")?, error: need(w.error, "error")? },
-            RollbackKind::GovernanceDenied => RollbackReason::GovernanceDenied { tool_name: need(w.tool_name, "tool_name")?, reason: need(w.reason, "reason")? },
-            RollbackKind::ProviderFailure => RollbackReason::ProviderFailure { error: need(w.error, "error")? },
+            RollbackKind::FatalToolError => RollbackReason::FatalToolError {
+                tool_name: need(w.tool_name, "tool_name")?,
+                error: need(w.error, "error")?,
+            },
+            RollbackKind::GovernanceDenied => RollbackReason::GovernanceDenied {
+                tool_name: need(w.tool_name, "tool_name")?,
+                reason: need(w.reason, "reason")?,
+            },
+            RollbackKind::ProviderFailure => {
+                RollbackReason::ProviderFailure { error: need(w.error, "error")? }
+            }
             RollbackKind::Timeout => RollbackReason::Timeout,
             RollbackKind::UserInterrupt => RollbackReason::UserInterrupt,
-            RollbackKind::MalformedReplay => RollbackReason::MalformedReplay { reason: need(w.reason, "reason")? },
+            RollbackKind::MalformedReplay => {
+                RollbackReason::MalformedReplay { reason: need(w.reason, "reason")? }
+            }
         })
     }
 }

@@ -108,7 +108,12 @@ impl<'de> Deserialize<'de> for LenientU64 {
             Some(b'0'..=b'9') => digits.parse().ok().map(LenientU64),
             _ => None,
         }
-        .ok_or_else(|| de::Error::invalid_value(de::Unexpected::Other(text), &"an unsigned integer (or one as a decimal string)"))
+        .ok_or_else(|| {
+            de::Error::invalid_value(
+                de::Unexpected::Other(text),
+                &"an unsigned integer (or one as a decimal string)",
+            )
+        })
     }
 }
 

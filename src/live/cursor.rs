@@ -45,7 +45,8 @@ pub fn has_forbidden_char(s: &str) -> bool {
 
 /// An incarnation: non-empty URL-safe characters (RFC 3986 unreserved).
 pub fn is_valid_incarnation(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
+    !s.is_empty()
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
 }
 
 /// A session id usable in a cursor: non-empty, no CR, LF or NUL.
@@ -56,7 +57,11 @@ pub fn is_valid_session_id(s: &str) -> bool {
 /// A canonical decimal integer in [0, 2^53-1]: no sign, no leading zeros.
 fn canonical_u53(s: &str) -> Option<u64> {
     let b = s.as_bytes();
-    if b.is_empty() || b.len() > 16 || !b.iter().all(u8::is_ascii_digit) || (b.len() > 1 && b.first() == Some(&b'0')) {
+    if b.is_empty()
+        || b.len() > 16
+        || !b.iter().all(u8::is_ascii_digit)
+        || (b.len() > 1 && b.first() == Some(&b'0'))
+    {
         return None;
     }
     s.parse::<u64>().ok().filter(|&n| n <= MAX_SAFE_INTEGER)
@@ -64,7 +69,12 @@ fn canonical_u53(s: &str) -> Option<u64> {
 
 impl SessionCursor {
     pub fn new(incarnation: &str, revision: u64, position: u64, session_id: &str) -> Self {
-        SessionCursor { incarnation: incarnation.into(), revision, position, session_id: session_id.into() }
+        SessionCursor {
+            incarnation: incarnation.into(),
+            revision,
+            position,
+            session_id: session_id.into(),
+        }
     }
 
     pub fn parse(text: &str) -> Result<Self, CursorError> {
@@ -100,7 +110,10 @@ impl SessionCursor {
     pub fn parse_for_session(text: &str, session_id: &str) -> Result<Self, CursorError> {
         let cursor = Self::parse(text)?;
         if cursor.session_id != session_id {
-            return Err(CursorError::WrongSession { expected: session_id.into(), found: cursor.session_id });
+            return Err(CursorError::WrongSession {
+                expected: session_id.into(),
+                found: cursor.session_id,
+            });
         }
         Ok(cursor)
     }
@@ -108,7 +121,11 @@ impl SessionCursor {
 
 impl fmt::Display for SessionCursor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{PREFIX}{}:{}:{}:{}", self.incarnation, self.revision, self.position, self.session_id)
+        write!(
+            f,
+            "{PREFIX}{}:{}:{}:{}",
+            self.incarnation, self.revision, self.position, self.session_id
+        )
     }
 }
 

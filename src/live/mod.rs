@@ -7,6 +7,11 @@ pub mod store;
 pub mod subscription;
 
 pub use cursor::{CursorError, SessionCursor};
-pub use session::{LiveReplayGap, Observation, ReplaySession, Resume, SentObservation, SessionItem, SessionSubscription};
-pub use store::{AppendError, GapReason, ObservedEvent, Replay, ReplayStore, StoreConfig, SubscribeResult};
+pub use session::{
+    LiveReplayGap, Observation, ReplaySession, Resume, SentObservation, SessionItem,
+    SessionSubscription,
+};
+pub use store::{
+    AppendError, GapReason, ObservedEvent, Replay, ReplayStore, StoreConfig, SubscribeResult,
+};
 pub use subscription::{Subscription, SubscriptionItem};

@@ -100,7 +100,12 @@ impl ReplaySession {
     /// Appends a log (any framing) or event text: all or nothing. Every
     /// event is folded into the state and appended to the store. A first
     /// pass checks every event (and that there are at most `max_events`).
-    pub fn append(&self, input: &[u8], now: u64, max_events: Option<usize>) -> Result<Vec<ObservedEvent>, SessionAppendError> {
+    pub fn append(
+        &self,
+        input: &[u8],
+        now: u64,
+        max_events: Option<usize>,
+    ) -> Result<Vec<ObservedEvent>, SessionAppendError> {
         let strict = LogOptions { strict: false, ..Default::default() };
         let max_event_bytes = self.inner.store.borrow().config().max_event_bytes;
         let mut too_large = None;
@@ -203,7 +208,8 @@ impl ReplaySession {
     /// observation, then live from its cursor; on lag, recovers by itself.
     pub fn subscribe(&self, cursor: &str, now: u64) -> Result<SessionSubscription, CursorError> {
         SessionCursor::parse_for_session(cursor, &self.inner.id)?;
-        let mut sub = SessionSubscription { session: self.clone(), current: None, pending: VecDeque::new() };
+        let mut sub =
+            SessionSubscription { session: self.clone(), current: None, pending: VecDeque::new() };
         sub.attach(cursor, now)?;
         Ok(sub)
     }
@@ -283,7 +289,9 @@ impl Stream for SessionSubscription {
         match self.current.as_mut() {
             None => Poll::Ready(None),
             Some(s) => match Pin::new(s).poll_next(cx) {
-                Poll::Ready(Some(SubscriptionItem::Event(e))) => Poll::Ready(Some(SessionItem::Event(e))),
+                Poll::Ready(Some(SubscriptionItem::Event(e))) => {
+                    Poll::Ready(Some(SessionItem::Event(e)))
+                }
                 Poll::Ready(Some(SubscriptionItem::Lagged { .. })) => Poll::Ready(self.try_next(0)),
                 Poll::Ready(None) => Poll::Ready(None),
                 Poll::Pending => Poll::Pending,

@@ -11,7 +11,9 @@ use std::rc::Rc;
 
 use serde::Serialize;
 
-use super::cursor::{format_cursor, is_valid_incarnation, is_valid_session_id, CursorError, SessionCursor};
+use super::cursor::{
+    format_cursor, is_valid_incarnation, is_valid_session_id, CursorError, SessionCursor,
+};
 use super::subscription::{SubQueue, Subscription};
 use crate::event::{EventError, SessionEvent};
 use crate::json::MAX_SAFE_INTEGER;
@@ -101,10 +103,18 @@ pub enum AppendError {
 impl std::fmt::Display for AppendError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            AppendError::InvalidSessionId => f.write_str("session id must be non-empty, without CR, LF or NUL"),
-            AppendError::InvalidRevision => f.write_str("revision must be an integer in [0, 2^53-1]"),
-            AppendError::EventTooLarge(n) => write!(f, "event of {n} bytes is larger than the store's maxEventBytes"),
-            AppendError::TooManySessions => f.write_str("maxSessions reached and every session has live subscribers"),
+            AppendError::InvalidSessionId => {
+                f.write_str("session id must be non-empty, without CR, LF or NUL")
+            }
+            AppendError::InvalidRevision => {
+                f.write_str("revision must be an integer in [0, 2^53-1]")
+            }
+            AppendError::EventTooLarge(n) => {
+                write!(f, "event of {n} bytes is larger than the store's maxEventBytes")
+            }
+            AppendError::TooManySessions => {
+                f.write_str("maxSessions reached and every session has live subscribers")
+            }
             AppendError::InvalidEvent(e) => match &e.field {
                 Some(field) => write!(f, "invalid event, field `{field}`: {}", e.message),
                 None => write!(f, "invalid event: {}", e.message),
@@ -187,7 +197,11 @@ impl SessionBuffer {
         while self.events.len() > config.max_events_per_session {
             freed = freed.saturating_add(self.pop_oldest());
         }
-        while self.events.front().is_some_and(|e| now.saturating_sub(e.appended_at) > config.max_age_ms) {
+        while self
+            .events
+            .front()
+            .is_some_and(|e| now.saturating_sub(e.appended_at) > config.max_age_ms)
+        {
             freed = freed.saturating_add(self.pop_oldest());
         }
         freed
@@ -196,8 +210,6 @@ impl SessionBuffer {
     fn has_subscribers(&self) -> bool {
         self.subscribers.iter().any(SubQueue::is_alive)
     }
-
-
 
     fn observed(&self, index: usize) -> Option<ObservedEvent> {
         let e = self.events.get(index)?;
@@ -290,7 +302,9 @@ impl ReplayStore {
         self.lru.push_back((self.tick, Rc::clone(&s.id)));
         if self.lru.len() > self.live.max(16).saturating_mul(4) {
             let sessions = &self.sessions;
-            self.lru.retain(|(tick, id)| sessions.get(id).is_some_and(|s| !s.evicted && s.active == *tick));
+            self.lru.retain(|(tick, id)| {
+                sessions.get(id).is_some_and(|s| !s.evicted && s.active == *tick)
+            });
         }
     }
 
@@ -322,8 +336,16 @@ impl ReplayStore {
 
     /// The least recently active live session, but `keep`, that `eligible`
     /// accepts. Stale entries at the front are dropped on the way.
-    fn least_recent(&mut self, keep: &str, eligible: impl Fn(&SessionBuffer) -> bool) -> Option<Rc<str>> {
-        fn live<'s>(sessions: &'s HashMap<Rc<str>, SessionBuffer>, tick: u64, id: &Rc<str>) -> Option<&'s SessionBuffer> {
+    fn least_recent(
+        &mut self,
+        keep: &str,
+        eligible: impl Fn(&SessionBuffer) -> bool,
+    ) -> Option<Rc<str>> {
+        fn live<'s>(
+            sessions: &'s HashMap<Rc<str>, SessionBuffer>,
+            tick: u64,
+            id: &Rc<str>,
+        ) -> Option<&'s SessionBuffer> {
             sessions.get(id).filter(|s| !s.evicted && s.active == tick)
         }
         while let Some((tick, id)) = self.lru.front() {
@@ -334,7 +356,9 @@ impl ReplayStore {
         }
         self.lru
             .iter()
-            .find(|(tick, id)| &**id != keep && live(&self.sessions, *tick, id).is_some_and(&eligible))
+            .find(|(tick, id)| {
+                &**id != keep && live(&self.sessions, *tick, id).is_some_and(&eligible)
+            })
             .map(|(_, id)| Rc::clone(id))
     }
 
@@ -407,7 +431,13 @@ impl ReplayStore {
     }
 
     /// Appends one event given as JSON text (checked as an event).
-    pub fn append(&mut self, session_id: &str, json: &str, revision: Option<u64>, now: u64) -> Result<ObservedEvent, AppendError> {
+    pub fn append(
+        &mut self,
+        session_id: &str,
+        json: &str,
+        revision: Option<u64>,
+        now: u64,
+    ) -> Result<ObservedEvent, AppendError> {
         let event = SessionEvent::from_json(json).map_err(AppendError::InvalidEvent)?;
         self.append_checked(session_id, json, event.turn(), revision, now)
     }
@@ -442,7 +472,11 @@ impl ReplayStore {
             position: session.tail,
             json: Rc::from(json),
         };
-        session.events.push_back(Retained { json: Rc::clone(&observed.json), revision: observed.revision, appended_at: now });
+        session.events.push_back(Retained {
+            json: Rc::clone(&observed.json),
+            revision: observed.revision,
+            appended_at: now,
+        });
         session.bytes = session.bytes.saturating_add(cost(json));
         if !session.subscribers.is_empty() {
             session.subscribers.retain(|q| SubQueue::offer(q, &observed));
@@ -474,7 +508,11 @@ impl ReplayStore {
 
     /// The gap rules of live-replay.md, in order; `Ok(Err(reason))` is a gap,
     /// `Ok(Ok(p))` a replay of everything after position `p`.
-    fn check(&mut self, cursor: &str, now: u64) -> Result<(SessionCursor, Result<u64, GapReason>), CursorError> {
+    fn check(
+        &mut self,
+        cursor: &str,
+        now: u64,
+    ) -> Result<(SessionCursor, Result<u64, GapReason>), CursorError> {
         let c = SessionCursor::parse(cursor)?;
         if c.incarnation != *self.incarnation {
             return Ok((c, Err(GapReason::Unavailable)));
@@ -492,7 +530,11 @@ impl ReplayStore {
                 if p > s.tail {
                     Err(GapReason::Unavailable)
                 } else if s.events.is_empty() {
-                    if p < s.tail { Err(GapReason::Trimmed) } else { Ok(p) }
+                    if p < s.tail {
+                        Err(GapReason::Trimmed)
+                    } else {
+                        Ok(p)
+                    }
                 } else if p.saturating_add(1) < s.oldest_position() {
                     Err(GapReason::Trimmed)
                 } else {
@@ -508,7 +550,9 @@ impl ReplayStore {
         let (c, verdict) = self.check(cursor, now)?;
         Ok(match verdict {
             Err(reason) => Replay::Gap(reason),
-            Ok(p) => Replay::Replayed(self.live_buffer(&c.session_id).map_or_else(Vec::new, |s| s.after(p))),
+            Ok(p) => Replay::Replayed(
+                self.live_buffer(&c.session_id).map_or_else(Vec::new, |s| s.after(p)),
+            ),
         })
     }
 
@@ -529,7 +573,11 @@ impl ReplayStore {
         };
         let queue = SubQueue::new(capacity, session.after(p), (c.revision, p));
         session.subscribers.push(Rc::clone(&queue));
-        Ok(SubscribeResult::Subscribed(Subscription::new(queue, incarnation, Rc::clone(&session.id))))
+        Ok(SubscribeResult::Subscribed(Subscription::new(
+            queue,
+            incarnation,
+            Rc::clone(&session.id),
+        )))
     }
 
     /// Retained bytes across sessions, as `max_total_bytes` counts them.

@@ -19,7 +19,10 @@ pub enum SubscriptionItem {
     Event(ObservedEvent),
     /// `dropped` events were lost; `resume_cursor` is the last delivered
     /// event's (or the subscription's starting) cursor.
-    Lagged { dropped: u64, resume_cursor: String },
+    Lagged {
+        dropped: u64,
+        resume_cursor: String,
+    },
 }
 
 #[derive(Debug)]
@@ -35,8 +38,19 @@ pub(crate) struct SubQueue {
 }
 
 impl SubQueue {
-    pub(crate) fn new(capacity: usize, backlog: Vec<ObservedEvent>, from: (u64, u64)) -> Rc<RefCell<SubQueue>> {
-        let mut queue = SubQueue { queue: VecDeque::new(), capacity, dropped: 0, delivered: from, closed: false, waker: None };
+    pub(crate) fn new(
+        capacity: usize,
+        backlog: Vec<ObservedEvent>,
+        from: (u64, u64),
+    ) -> Rc<RefCell<SubQueue>> {
+        let mut queue = SubQueue {
+            queue: VecDeque::new(),
+            capacity,
+            dropped: 0,
+            delivered: from,
+            closed: false,
+            waker: None,
+        };
         for event in backlog {
             queue.push(event);
         }
@@ -92,7 +106,11 @@ pub struct Subscription {
 }
 
 impl Subscription {
-    pub(crate) fn new(queue: Rc<RefCell<SubQueue>>, incarnation: Rc<str>, session_id: Rc<str>) -> Self {
+    pub(crate) fn new(
+        queue: Rc<RefCell<SubQueue>>,
+        incarnation: Rc<str>,
+        session_id: Rc<str>,
+    ) -> Self {
         Subscription { queue, incarnation, session_id }
     }
 
@@ -102,7 +120,8 @@ impl Subscription {
         if q.dropped > 0 {
             let (revision, position) = q.delivered;
             let dropped = std::mem::take(&mut q.dropped);
-            let resume_cursor = format_cursor(&self.incarnation, revision, position, &self.session_id);
+            let resume_cursor =
+                format_cursor(&self.incarnation, revision, position, &self.session_id);
             return Some(SubscriptionItem::Lagged { dropped, resume_cursor });
         }
         let event = q.queue.pop_front()?;

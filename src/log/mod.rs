@@ -56,7 +56,11 @@ pub struct LoadReport {
 }
 
 /// Loads a whole log held in a string, without copying it.
-pub fn read_str(text: &str, opts: LogOptions, sink: &mut dyn EventSink) -> Result<LoadReport, LogError> {
+pub fn read_str(
+    text: &str,
+    opts: LogOptions,
+    sink: &mut dyn EventSink,
+) -> Result<LoadReport, LogError> {
     let mut reader = LogReader::new(opts);
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if starts_array(text.as_bytes()) {
@@ -69,7 +73,11 @@ pub fn read_str(text: &str, opts: LogOptions, sink: &mut dyn EventSink) -> Resul
 }
 
 /// Loads a whole log held in bytes; lines that are not UTF-8 are errors.
-pub fn read_bytes(bytes: &[u8], opts: LogOptions, sink: &mut dyn EventSink) -> Result<LoadReport, LogError> {
+pub fn read_bytes(
+    bytes: &[u8],
+    opts: LogOptions,
+    sink: &mut dyn EventSink,
+) -> Result<LoadReport, LogError> {
     match std::str::from_utf8(bytes) {
         Ok(text) => read_str(text, opts, sink),
         Err(_) => {
@@ -131,7 +139,8 @@ impl LogReader {
             self.pending.extend_from_slice(chunk);
             return Ok(());
         };
-        let (mut rest, tail) = chunk.split_at_checked(last_nl.saturating_add(1)).unwrap_or((chunk, &[]));
+        let (mut rest, tail) =
+            chunk.split_at_checked(last_nl.saturating_add(1)).unwrap_or((chunk, &[]));
         if !self.pending.is_empty() {
             // The pending start of a line ends at this chunk's first newline.
             let (head, after) = split_line(rest);
@@ -166,7 +175,9 @@ impl LogReader {
                     Err(err) if err.code != LogErrorCode::Truncated => return Err(err),
                     _ => {}
                 }
-                if self.errors.len() > before && self.errors.last().is_some_and(|e| e.code == LogErrorCode::Truncated) {
+                if self.errors.len() > before
+                    && self.errors.last().is_some_and(|e| e.code == LogErrorCode::Truncated)
+                {
                     self.errors.pop();
                 }
                 let (line, column) = LineCursor::new(text).locate(text.len());
@@ -190,7 +201,10 @@ impl LogReader {
             let (line, next) = split_line(rest.as_bytes());
             let terminated = next.len() < rest.len().saturating_sub(line.len());
             // Both parts end or start at a newline: char boundaries.
-            let (line, next) = (rest.get(..line.len()).unwrap_or(rest), rest.get(rest.len().saturating_sub(next.len())..).unwrap_or(""));
+            let (line, next) = (
+                rest.get(..line.len()).unwrap_or(rest),
+                rest.get(rest.len().saturating_sub(next.len())..).unwrap_or(""),
+            );
             self.lines_done = self.lines_done.saturating_add(1);
             self.line(line, terminated, sink)?;
             rest = next;
@@ -219,8 +233,14 @@ impl LogReader {
     }
 
     /// One line of JSON Lines or stored entries.
-    fn line(&mut self, raw: &str, terminated: bool, sink: &mut dyn EventSink) -> Result<(), LogError> {
-        let raw = if self.lines_done == 1 { raw.strip_prefix('\u{feff}').unwrap_or(raw) } else { raw };
+    fn line(
+        &mut self,
+        raw: &str,
+        terminated: bool,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), LogError> {
+        let raw =
+            if self.lines_done == 1 { raw.strip_prefix('\u{feff}').unwrap_or(raw) } else { raw };
         let trimmed = raw.trim_start();
         let lead = raw.len().saturating_sub(trimmed.len());
         let text = trimmed.trim_end();
@@ -233,7 +253,8 @@ impl LogReader {
         let (event_text, base) = if self.framing == Some(Framing::StoredEntries) {
             match self.entry(text) {
                 Ok(Some(event_text)) => {
-                    let base = (event_text.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+                    let base =
+                        (event_text.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
                     (event_text, base)
                 }
                 Ok(None) => return Ok(()),
@@ -304,9 +325,23 @@ impl LogReader {
         self.next_seq = expected.max(entry.seq.saturating_add(1));
         if entry.seq != expected {
             let (code, message) = if entry.seq > expected {
-                (LogErrorCode::SeqGap, format!("seq {} where {} was expected: {} entries missing", entry.seq, expected, entry.seq.saturating_sub(expected)))
+                (
+                    LogErrorCode::SeqGap,
+                    format!(
+                        "seq {} where {} was expected: {} entries missing",
+                        entry.seq,
+                        expected,
+                        entry.seq.saturating_sub(expected)
+                    ),
+                )
             } else {
-                (LogErrorCode::SeqDisorder, format!("seq {} where {} was expected: out of order or repeated", entry.seq, expected))
+                (
+                    LogErrorCode::SeqDisorder,
+                    format!(
+                        "seq {} where {} was expected: out of order or repeated",
+                        entry.seq, expected
+                    ),
+                )
             };
             // The event itself is valid: report the seq problem and keep it.
             self.fail(LogError {
@@ -335,7 +370,12 @@ impl LogReader {
 
     /// Hands a valid event to the sink; in strict mode an unknown kind is
     /// an error instead (returned as the kind's name for the caller to place).
-    fn deliver(&mut self, text: &str, event: Option<SessionEvent<'_>>, sink: &mut dyn EventSink) -> Result<(), String> {
+    fn deliver(
+        &mut self,
+        text: &str,
+        event: Option<SessionEvent<'_>>,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), String> {
         let Some(event) = event else {
             self.events = self.events.saturating_add(1);
             return Ok(());
@@ -354,7 +394,8 @@ impl LogReader {
         let mut cursor = LineCursor::new(text);
         let mut stop: Option<LogError> = None;
         let mut de = serde_json::Deserializer::from_str(text);
-        let result = ArraySeed { reader: self, text, cursor: &mut cursor, sink, stop: &mut stop }.deserialize(&mut de);
+        let result = ArraySeed { reader: self, text, cursor: &mut cursor, sink, stop: &mut stop }
+            .deserialize(&mut de);
         if let Some(err) = stop {
             return Err(err);
         }
@@ -410,7 +451,8 @@ impl<'de> Visitor<'de> for ArraySeed<'_, '_, '_> {
             let element = raw.get();
             let base = (element.as_ptr() as usize).saturating_sub(self.text.as_ptr() as usize);
             // `element` borrows from the same buffer as `self.text`.
-            let element = self.text.get(base..base.saturating_add(element.len())).unwrap_or_default();
+            let element =
+                self.text.get(base..base.saturating_add(element.len())).unwrap_or_default();
             let outcome = match self.reader.parse(element) {
                 Ok(event) => self.reader.deliver(element, event, self.sink).map_err(|kind| {
                     let (line, column) = self.cursor.locate(base);
@@ -418,7 +460,15 @@ impl<'de> Visitor<'de> for ArraySeed<'_, '_, '_> {
                 }),
                 Err(e) => {
                     let (line, column) = self.cursor.locate(base.saturating_add(e.offset));
-                    let err = LogError { line, column, index: Some(index), code: code_of(&e), message: e.message, kind: e.kind, field: e.field };
+                    let err = LogError {
+                        line,
+                        column,
+                        index: Some(index),
+                        code: code_of(&e),
+                        message: e.message,
+                        kind: e.kind,
+                        field: e.field,
+                    };
                     self.reader.fail(err)
                 }
             };

@@ -333,7 +333,8 @@ impl SessionViewFolder {
 
     /// Records load errors beside the events (tolerant loading).
     pub fn add_load_errors(&mut self, errors: &[LogError]) {
-        self.view.errors.load_errors = self.view.errors.load_errors.saturating_add(errors.len() as u64);
+        self.view.errors.load_errors =
+            self.view.errors.load_errors.saturating_add(errors.len() as u64);
         if self.lists {
             self.view.load_errors.extend_from_slice(errors);
         }
@@ -380,7 +381,9 @@ impl SessionViewFolder {
                 });
             }
             E::LlmCompleted(e) => tokens = u64::from(e.message.token_count.unwrap_or(0)),
-            E::ToolRequested(e) => tool_names = e.calls.iter().map(|c| c.name.to_string()).collect(),
+            E::ToolRequested(e) => {
+                tool_names = e.calls.iter().map(|c| c.name.to_string()).collect()
+            }
             E::ToolCompleted(e) => {
                 for r in &e.results {
                     tokens = tokens.saturating_add(u64::from(r.token_count.unwrap_or(0)));
@@ -426,7 +429,9 @@ impl SessionViewFolder {
             }),
             E::PermissionRequested(_) => {}
             E::PermissionResolved(e) => {
-                if let Some(req) = v.permissions.requests.iter_mut().find(|r| r.resolution.is_none()) {
+                if let Some(req) =
+                    v.permissions.requests.iter_mut().find(|r| r.resolution.is_none())
+                {
                     req.resolution = Some(PermissionResolution {
                         position,
                         approved: e.approved,
@@ -518,7 +523,11 @@ impl SessionViewFolder {
             E::Unknown(u) => {
                 v.errors.unknown_events = v.errors.unknown_events.saturating_add(1);
                 if lists {
-                    v.unknown.push(UnknownView { position, kind: u.kind.to_string(), json: u.json.to_string() });
+                    v.unknown.push(UnknownView {
+                        position,
+                        kind: u.kind.to_string(),
+                        json: u.json.to_string(),
+                    });
                 }
             }
         }
@@ -534,7 +543,15 @@ impl SessionViewFolder {
         }
     }
 
-    fn track_turn(&mut self, turn: u32, position: u64, kind: &str, tokens: u64, errors: u64, tools: Vec<String>) {
+    fn track_turn(
+        &mut self,
+        turn: u32,
+        position: u64,
+        kind: &str,
+        tokens: u64,
+        errors: u64,
+        tools: Vec<String>,
+    ) {
         let turns = &mut self.view.turns;
         let index = *self.turn_index.entry(turn).or_insert_with(|| {
             turns.push(TurnSummary {

@@ -151,7 +151,12 @@ impl<'a> Obj<'a> {
     }
 
     #[inline(never)]
-    fn read<T: Default>(&self, key: &'static str, expected: &'static str, read: fn(&'a str) -> Option<T>) -> T {
+    fn read<T: Default>(
+        &self,
+        key: &'static str,
+        expected: &'static str,
+        read: fn(&'a str) -> Option<T>,
+    ) -> T {
         read(self.raw(key)).unwrap_or_else(|| {
             self.fail(key, expected);
             T::default()
@@ -163,7 +168,13 @@ impl<'a> Obj<'a> {
     }
 
     pub fn opt_str(&self, key: &'static str) -> Option<String> {
-        self.read(key, "a string or null", |r| if r == "null" { Some(None) } else { string(r).map(Some) })
+        self.read(key, "a string or null", |r| {
+            if r == "null" {
+                Some(None)
+            } else {
+                string(r).map(Some)
+            }
+        })
     }
 
     pub fn u64(&self, key: &'static str) -> u64 {
@@ -179,11 +190,23 @@ impl<'a> Obj<'a> {
     }
 
     pub fn opt_u32(&self, key: &'static str) -> Option<u32> {
-        self.read(key, "an unsigned 32-bit integer or null", |r| if r == "null" { Some(None) } else { u32::try_from(unsigned(r)?).ok().map(Some) })
+        self.read(key, "an unsigned 32-bit integer or null", |r| {
+            if r == "null" {
+                Some(None)
+            } else {
+                u32::try_from(unsigned(r)?).ok().map(Some)
+            }
+        })
     }
 
     pub fn opt_usize(&self, key: &'static str) -> Option<usize> {
-        self.read(key, "an unsigned integer or null", |r| if r == "null" { Some(None) } else { usize::try_from(unsigned(r)?).ok().map(Some) })
+        self.read(key, "an unsigned integer or null", |r| {
+            if r == "null" {
+                Some(None)
+            } else {
+                usize::try_from(unsigned(r)?).ok().map(Some)
+            }
+        })
     }
 
     pub fn bool(&self, key: &'static str) -> bool {
@@ -195,7 +218,9 @@ impl<'a> Obj<'a> {
     }
 
     pub fn strs(&self, key: &'static str) -> Vec<String> {
-        self.read(key, "an array of strings", |r| items(r, b'[')?.iter().map(|i| string(i.value)).collect())
+        self.read(key, "an array of strings", |r| {
+            items(r, b'[')?.iter().map(|i| string(i.value)).collect()
+        })
     }
 
     /// An object of counts (`{"name": n}`).
@@ -225,7 +250,12 @@ impl<'a> Obj<'a> {
         }
     }
 
-    pub fn list<T>(&self, key: &'static str, what: &'static str, each: impl Fn(Obj<'a>) -> T) -> Vec<T> {
+    pub fn list<T>(
+        &self,
+        key: &'static str,
+        what: &'static str,
+        each: impl Fn(Obj<'a>) -> T,
+    ) -> Vec<T> {
         let mut out = Vec::new();
         self.each(key, what, &mut |o| out.push(each(o)));
         out

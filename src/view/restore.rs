@@ -94,7 +94,9 @@ fn tool_outcome(r: Obj<'_>) -> ToolOutcome {
 fn transcript_entry(o: Obj<'_>) -> TranscriptEntry {
     let position = o.u64("position");
     match o.str("type").as_str() {
-        "goal" => TranscriptEntry::Goal { position, text: o.str("text"), criteria: o.strs("criteria") },
+        "goal" => {
+            TranscriptEntry::Goal { position, text: o.str("text"), criteria: o.strs("criteria") }
+        }
         "assistant" => TranscriptEntry::Assistant {
             position,
             turn: o.u32("turn"),
@@ -191,26 +193,26 @@ fn view_of(json: &str) -> Result<SessionView, Bad> {
     out.event_count = v.u64("event_count");
     out.revision = v.u64("revision");
     out.run = v.opt_obj("run", "run").map(|r| RunHeader {
-            position: r.u64("position"),
-            run_id: r.str("run_id"),
-            goal: r.str("goal"),
-            criteria: r.strs("criteria"),
-            agent_id: r.opt_str("agent_id"),
-            system_prompt: r.opt_str("system_prompt"),
-            attachment_count: r.usize("attachment_count"),
+        position: r.u64("position"),
+        run_id: r.str("run_id"),
+        goal: r.str("goal"),
+        criteria: r.strs("criteria"),
+        agent_id: r.opt_str("agent_id"),
+        system_prompt: r.opt_str("system_prompt"),
+        attachment_count: r.usize("attachment_count"),
     });
     out.status = status(v.obj("status", "status"));
     out.turns_used = v.u32("turns_used");
     out.total_tokens = v.u64("total_tokens");
     out.turns = v.list("turns", "turn", |t| TurnSummary {
-            turn: t.u32("turn"),
-            first_position: t.u64("first_position"),
-            last_position: t.u64("last_position"),
-            event_count: t.u64("event_count"),
-            kinds: t.counts("kinds"),
-            tool_calls: t.strs("tool_calls"),
-            tokens: t.u64("tokens"),
-            errors: t.u64("errors"),
+        turn: t.u32("turn"),
+        first_position: t.u64("first_position"),
+        last_position: t.u64("last_position"),
+        event_count: t.u64("event_count"),
+        kinds: t.counts("kinds"),
+        tool_calls: t.strs("tool_calls"),
+        tokens: t.u64("tokens"),
+        errors: t.u64("errors"),
     });
     out.transcript = v.list("transcript", "transcript entry", transcript_entry);
     out.processes = v.list("processes", "process", process);
@@ -251,15 +253,19 @@ fn view_of(json: &str) -> Result<SessionView, Bad> {
     out.errors.denied_tools = o.u64("denied_tools");
     out.errors.unknown_events = o.u64("unknown_events");
     out.errors.load_errors = o.u64("load_errors");
-    out.unknown = v.list("unknown", "unknown event", |u| UnknownView { position: u.u64("position"), kind: u.str("kind"), json: u.str("json") });
+    out.unknown = v.list("unknown", "unknown event", |u| UnknownView {
+        position: u.u64("position"),
+        kind: u.str("kind"),
+        json: u.str("json"),
+    });
     out.load_errors = v.list("load_errors", "load error", |e| LogError {
-            line: e.usize("line"),
-            column: e.usize("column"),
-            index: e.opt_usize("index"),
-            code: log_error_code(&e),
-            message: e.str("message"),
-            kind: e.opt_str("kind"),
-            field: e.opt_str("field"),
+        line: e.usize("line"),
+        column: e.usize("column"),
+        index: e.opt_usize("index"),
+        code: log_error_code(&e),
+        message: e.str("message"),
+        kind: e.opt_str("kind"),
+        field: e.opt_str("field"),
     });
     match problem.get() {
         Some(bad) => Err(bad),
@@ -278,15 +284,26 @@ impl SessionViewFolder {
                 Ok(SessionEvent::CheckpointTaken(e)) => {
                     checkpoints.insert(e.history_len, entry.position);
                 }
-                _ => return Err(format!("checkpoints: the entry at position {} is not a checkpoint", entry.position)),
+                _ => {
+                    return Err(format!(
+                        "checkpoints: the entry at position {} is not a checkpoint",
+                        entry.position
+                    ))
+                }
             }
         }
         // The last event was counted in the turn current when it came.
-        let current_turn = view.turns.iter().find(|t| t.last_position == view.event_count).map_or(0, |t| t.turn);
+        let current_turn =
+            view.turns.iter().find(|t| t.last_position == view.event_count).map_or(0, |t| t.turn);
         let reported_tokens = view.turns.iter().fold(0u64, |sum, t| sum.saturating_add(t.tokens));
         Ok(SessionViewFolder {
             turn_index: view.turns.iter().enumerate().map(|(i, t)| (t.turn, i)).collect(),
-            process_index: view.processes.iter().enumerate().map(|(i, p)| (p.agent_id.clone(), i)).collect(),
+            process_index: view
+                .processes
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.agent_id.clone(), i))
+                .collect(),
             transcript: TranscriptFolder::restore(&view.transcript, checkpoints),
             current_turn,
             reported_tokens,
@@ -310,8 +327,11 @@ pub fn os_snapshot_of(view: &SessionView) -> std::result::Result<OsSnapshot, Str
     for entry in &view.transcript {
         match entry {
             TranscriptEntry::Suspended { turn, reason, pending_calls, .. } => {
-                snapshot.last_suspend =
-                    Some(SuspendRecord { turn: *turn, reason: reason.clone(), pending_calls: pending_calls.clone() })
+                snapshot.last_suspend = Some(SuspendRecord {
+                    turn: *turn,
+                    reason: reason.clone(),
+                    pending_calls: pending_calls.clone(),
+                })
             }
             TranscriptEntry::Resumed { turn, .. } => snapshot.last_resumed_turn = Some(*turn),
             _ => {}
@@ -327,7 +347,8 @@ pub fn os_snapshot_of(view: &SessionView) -> std::result::Result<OsSnapshot, Str
             state: p.state.clone(),
         })
         .collect();
-    let count = |kind: &str| view.counts.get(kind).map_or(0, |&n| u32::try_from(n).unwrap_or(u32::MAX));
+    let count =
+        |kind: &str| view.counts.get(kind).map_or(0, |&n| u32::try_from(n).unwrap_or(u32::MAX));
     snapshot.page_out_count = count("page_out");
     snapshot.page_in_count = count("page_in");
     snapshot.tool_gated_count = count("tool_gated");

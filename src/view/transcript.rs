@@ -22,7 +22,11 @@ pub struct ToolOutcome {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum TranscriptEntry {
-    Goal { position: u64, text: String, criteria: Vec<String> },
+    Goal {
+        position: u64,
+        text: String,
+        criteria: Vec<String>,
+    },
     Assistant {
         position: u64,
         turn: u32,
@@ -44,9 +48,24 @@ pub enum TranscriptEntry {
         gated: Option<String>,
         rolled_back: bool,
     },
-    Suspended { position: u64, turn: u32, reason: String, pending_calls: Vec<String> },
-    Resumed { position: u64, turn: u32, approved: Vec<String>, denied: Vec<String> },
-    Rollback { position: u64, turn: u32, checkpoint_history_len: u32, reason: Option<JsonText> },
+    Suspended {
+        position: u64,
+        turn: u32,
+        reason: String,
+        pending_calls: Vec<String>,
+    },
+    Resumed {
+        position: u64,
+        turn: u32,
+        approved: Vec<String>,
+        denied: Vec<String>,
+    },
+    Rollback {
+        position: u64,
+        turn: u32,
+        checkpoint_history_len: u32,
+        reason: Option<JsonText>,
+    },
 }
 
 impl TranscriptEntry {
@@ -84,7 +103,12 @@ impl TranscriptFolder {
         TranscriptFolder { calls, checkpoints }
     }
 
-    pub fn apply(&mut self, out: &mut Vec<TranscriptEntry>, event: &SessionEvent<'_>, position: u64) {
+    pub fn apply(
+        &mut self,
+        out: &mut Vec<TranscriptEntry>,
+        event: &SessionEvent<'_>,
+        position: u64,
+    ) {
         use SessionEvent as E;
         match event {
             E::RunStarted(e) => out.push(TranscriptEntry::Goal {
@@ -176,7 +200,13 @@ impl TranscriptFolder {
         }
     }
 
-    fn call(&mut self, out: &mut Vec<TranscriptEntry>, call: &ToolCall<'_>, turn: u32, position: u64) {
+    fn call(
+        &mut self,
+        out: &mut Vec<TranscriptEntry>,
+        call: &ToolCall<'_>,
+        turn: u32,
+        position: u64,
+    ) {
         let i = self.slot(out, &call.id, turn, position);
         if let Some(TranscriptEntry::ToolCall { name, arguments, .. }) = out.get_mut(i) {
             if name.is_none() {
@@ -187,7 +217,13 @@ impl TranscriptFolder {
     }
 
     /// The entry of a call id, created at this position when first seen.
-    fn slot(&mut self, out: &mut Vec<TranscriptEntry>, call_id: &str, turn: u32, position: u64) -> usize {
+    fn slot(
+        &mut self,
+        out: &mut Vec<TranscriptEntry>,
+        call_id: &str,
+        turn: u32,
+        position: u64,
+    ) -> usize {
         if let Some(&i) = self.calls.get(call_id) {
             return i;
         }

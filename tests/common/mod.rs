@@ -7,18 +7,22 @@ use agent_replay::SessionEvent;
 /// Loads a log and returns the original texts of its events with the report.
 pub fn load(text: &str, strict: bool) -> Result<(Vec<String>, LoadReport), LogError> {
     let mut texts = Vec::new();
-    let report = log::read_str(text, LogOptions { strict, ..Default::default() }, &mut |t: &str, _e: SessionEvent<'_>| {
-        texts.push(t.to_string())
-    })?;
+    let report = log::read_str(
+        text,
+        LogOptions { strict, ..Default::default() },
+        &mut |t: &str, _e: SessionEvent<'_>| texts.push(t.to_string()),
+    )?;
     Ok((texts, report))
 }
 
 /// Same from bytes.
 pub fn load_bytes(bytes: &[u8], strict: bool) -> Result<(Vec<String>, LoadReport), LogError> {
     let mut texts = Vec::new();
-    let report = log::read_bytes(bytes, LogOptions { strict, ..Default::default() }, &mut |t: &str, _e: SessionEvent<'_>| {
-        texts.push(t.to_string())
-    })?;
+    let report = log::read_bytes(
+        bytes,
+        LogOptions { strict, ..Default::default() },
+        &mut |t: &str, _e: SessionEvent<'_>| texts.push(t.to_string()),
+    )?;
     Ok((texts, report))
 }
 

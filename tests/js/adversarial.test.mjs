@@ -4,7 +4,16 @@
 // for every later call), and afterwards the same instance answers correctly.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parseLog, rebuildOsSnapshot, SessionState, ReplayStore, ReplaySession, AgentReplayError, sampleLog, parseCursor } from "agent-replay";
+import {
+  parseLog,
+  rebuildOsSnapshot,
+  SessionState,
+  ReplayStore,
+  ReplaySession,
+  AgentReplayError,
+  sampleLog,
+  parseCursor,
+} from "agent-replay";
 
 let seed = 0x5eed;
 const rnd = (n) => {
@@ -19,29 +28,59 @@ const sampleLines = sampleLog().trim().split("\n");
 /** One hostile input: bytes or a string. */
 function hostile() {
   switch (rnd(12)) {
-    case 0: return Uint8Array.from({ length: rnd(300) }, () => rnd(256)); // garbage bytes
-    case 1: return Uint8Array.from([...enc.encode(sampleLines[rnd(sampleLines.length)]), 0xff, 0xfe, 0xc3, 0x28]); // invalid UTF-8
-    case 2: return "[".repeat(1 + rnd(200_000)); // deep nesting
-    case 3: return `{"kind":"page_in","turn":1,"entry_count":1,"x":${"[".repeat(rnd(5000))}${"]".repeat(rnd(5000))}}`;
-    case 4: return `{"kind":"run_terminal","reason":"r","turns_used":1,"total_tokens":${"9".repeat(1 + rnd(400))}}`; // huge numbers
-    case 5: return `{"kind":"milestone_blocked","turn":1,"phase_id":"p","reason":"${"x".repeat(rnd(2_000_000))}"}`; // huge strings
-    case 6: return `{"kind":"${"k".repeat(rnd(100_000))}"}`;
-    case 7: { // a real line with one byte changed, removed or added
+    case 0:
+      return Uint8Array.from({ length: rnd(300) }, () => rnd(256)); // garbage bytes
+    case 1:
+      return Uint8Array.from([
+        ...enc.encode(sampleLines[rnd(sampleLines.length)]),
+        0xff,
+        0xfe,
+        0xc3,
+        0x28,
+      ]); // invalid UTF-8
+    case 2:
+      return "[".repeat(1 + rnd(200_000)); // deep nesting
+    case 3:
+      return `{"kind":"page_in","turn":1,"entry_count":1,"x":${"[".repeat(rnd(5000))}${"]".repeat(rnd(5000))}}`;
+    case 4:
+      return `{"kind":"run_terminal","reason":"r","turns_used":1,"total_tokens":${"9".repeat(1 + rnd(400))}}`; // huge numbers
+    case 5:
+      return `{"kind":"milestone_blocked","turn":1,"phase_id":"p","reason":"${"x".repeat(rnd(2_000_000))}"}`; // huge strings
+    case 6:
+      return `{"kind":"${"k".repeat(rnd(100_000))}"}`;
+    case 7: {
+      // a real line with one byte changed, removed or added
       const b = [...enc.encode(sampleLines[rnd(sampleLines.length)])];
       const at = rnd(b.length);
-      rnd(2) ? b.splice(at, 1) : (b[at] = rnd(256));
+      if (rnd(2)) b.splice(at, 1);
+      else b[at] = rnd(256);
       return Uint8Array.from(b);
     }
-    case 8: return sampleLines.slice(0, rnd(sampleLines.length)).join(rnd(2) ? "\r\n" : "\n") + sampleLines[rnd(sampleLines.length)].slice(0, rnd(80));
-    case 9: return `{"seq":${rnd(3) - 1},"event":${sampleLines[rnd(sampleLines.length)]}}\n{"seq":"x"}`;
-    case 10: return ["", "\ufeff", "\0", "null", "1e999", "-0", "[]", "{}", "\"\\ud800\"", "[{}]"][rnd(10)];
-    default: return `[${sampleLines.slice(0, rnd(10)).join(",")}${rnd(2) ? "]" : ","}`;
+    case 8:
+      return (
+        sampleLines.slice(0, rnd(sampleLines.length)).join(rnd(2) ? "\r\n" : "\n") +
+        sampleLines[rnd(sampleLines.length)].slice(0, rnd(80))
+      );
+    case 9:
+      return `{"seq":${rnd(3) - 1},"event":${sampleLines[rnd(sampleLines.length)]}}\n{"seq":"x"}`;
+    case 10:
+      return ["", "\ufeff", "\0", "null", "1e999", "-0", "[]", "{}", '"\\ud800"', "[{}]"][rnd(10)];
+    default:
+      return `[${sampleLines.slice(0, rnd(10)).join(",")}${rnd(2) ? "]" : ","}`;
   }
 }
 
 function cursor() {
-  const parts = ["arc1", ["inc", "other", "", "a:b", "in/c"][rnd(5)], ["0", "007", "+5", "9007199254740992", String(rnd(10))][rnd(5)], String(rnd(12)), ["s", "", "s\n", "s\r", "s\0", "t", "s:x"][rnd(7)]];
-  return rnd(8) ? parts.join(":") : ["", "arc1", "arc1:inc:0:0", "x".repeat(rnd(10_000)), "\u2028"][rnd(5)];
+  const parts = [
+    "arc1",
+    ["inc", "other", "", "a:b", "in/c"][rnd(5)],
+    ["0", "007", "+5", "9007199254740992", String(rnd(10))][rnd(5)],
+    String(rnd(12)),
+    ["s", "", "s\n", "s\r", "s\0", "t", "s:x"][rnd(7)],
+  ];
+  return rnd(8)
+    ? parts.join(":")
+    : ["", "arc1", "arc1:inc:0:0", "x".repeat(rnd(10_000)), "\u2028"][rnd(5)];
 }
 
 /** Runs one call: it may return or throw an AgentReplayError, nothing else. */
@@ -62,7 +101,9 @@ test("thousands of hostile inputs, then correct answers from the same instance",
   const viewJson = JSON.stringify(new SessionState().apply(sampleLog()).view());
   const damaged = () => {
     const at = rnd(viewJson.length);
-    return rnd(2) ? viewJson.slice(0, at) : viewJson.slice(0, at) + String.fromCharCode(rnd(128)) + viewJson.slice(at + 1);
+    return rnd(2)
+      ? viewJson.slice(0, at)
+      : viewJson.slice(0, at) + String.fromCharCode(rnd(128)) + viewJson.slice(at + 1);
   };
   let cases = 0;
   for (let i = 0; i < 6000; i++) {
@@ -74,7 +115,11 @@ test("thousands of hostile inputs, then correct answers from the same instance",
       ["rebuildOsSnapshot all", () => rebuildOsSnapshot(input, { validate: "all" })],
       ["SessionState.apply", () => new SessionState("s").apply(input).view()],
       ["SessionState.write", () => new SessionState().write(input).write(input).end()],
-      ["ReplayStore.append", () => store.append("s", typeof input === "string" ? input : new TextDecoder().decode(input))],
+      [
+        "ReplayStore.append",
+        () =>
+          store.append("s", typeof input === "string" ? input : new TextDecoder().decode(input)),
+      ],
       ["ReplayStore.appendLog", () => store.appendLog(rnd(2) ? "s" : "s\n", input)],
       ["ReplaySession.append", () => session.append(input)],
       ["replayAfter", () => store.replayAfter(cursor())],
@@ -82,9 +127,20 @@ test("thousands of hostile inputs, then correct answers from the same instance",
       ["resume", () => session.resume(cursor())],
       ["session subscribe", () => session.subscribe(cursor()).close()],
       ["parseCursor", () => parseCursor(cursor())],
-      ["fromObservation", () => SessionState.fromObservation(rnd(2) ? damaged() : typeof input === "string" ? input : "{}").apply(sampleLines[0]).summary()],
+      [
+        "fromObservation",
+        () =>
+          SessionState.fromObservation(
+            rnd(2) ? damaged() : typeof input === "string" ? input : "{}",
+          )
+            .apply(sampleLines[0])
+            .summary(),
+      ],
       ["checkpoint", () => new SessionState().apply(input).checkpoint().apply(input).summary()],
-      ["write onEvent", () => new SessionState().write(input, { onEvent: () => {} }).end({ onEvent: () => {} })],
+      [
+        "write onEvent",
+        () => new SessionState().write(input, { onEvent: () => {} }).end({ onEvent: () => {} }),
+      ],
     ];
     const [what, fn] = calls[rnd(calls.length)];
     survive(fn, what);
@@ -95,6 +151,9 @@ test("thousands of hostile inputs, then correct answers from the same instance",
   assert.equal(parseLog(sampleLog()).events.length, 55);
   const fresh = new ReplayStore({ incarnation: "after" });
   const e = fresh.append("x", { kind: "page_in", turn: 1, entry_count: 1 });
-  assert.deepEqual(fresh.replayAfter("arc1:after:0:0:x").events.map((x) => x.cursor), [e.cursor]);
+  assert.deepEqual(
+    fresh.replayAfter("arc1:after:0:0:x").events.map((x) => x.cursor),
+    [e.cursor],
+  );
   console.log(`adversarial: ${cases} hostile calls, 0 traps`);
 });

@@ -2,7 +2,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  parseLog, rebuildOsSnapshot, SessionState, AgentReplayError, sampleLog,
+  parseLog,
+  rebuildOsSnapshot,
+  SessionState,
+  AgentReplayError,
+  sampleLog,
 } from "agent-replay";
 
 const enc = new TextEncoder();
@@ -30,7 +34,13 @@ test("parseLog reports errors with positions and keeps every valid event", () =>
   assert.deepEqual(events, [JSON.parse(A), JSON.parse(B)]);
   assert.equal(errors.length, 2);
   assert.deepEqual(
-    { line: errors[0].line, column: errors[0].column, code: errors[0].code, field: errors[0].field, kind: errors[0].kind },
+    {
+      line: errors[0].line,
+      column: errors[0].column,
+      code: errors[0].code,
+      field: errors[0].field,
+      kind: errors[0].kind,
+    },
     { line: 2, column: 28, code: "invalid_event", field: "turn", kind: "page_in" },
   );
   assert.equal(errors[1].code, "truncated");
@@ -40,25 +50,53 @@ test("parseLog reports errors with positions and keeps every valid event", () =>
 });
 
 test("strict loading throws AgentReplayError invalid_log at the first error", () => {
-  assert.throws(() => parseLog(`${A}\n{"kind":"warp"}\n`, { strict: true }), (e) => {
-    assert.ok(e instanceof AgentReplayError && e instanceof Error);
-    assert.equal(e.code, "invalid_log");
-    assert.equal(e.errors[0].code, "unknown_kind");
-    assert.equal(e.errors[0].line, 2);
-    return true;
-  });
-  assert.equal(parseLog(`${A}\n{"kind":"warp"}\n`).events.length, 2, "tolerant keeps unknown kinds");
+  assert.throws(
+    () => parseLog(`${A}\n{"kind":"warp"}\n`, { strict: true }),
+    (e) => {
+      assert.ok(e instanceof AgentReplayError && e instanceof Error);
+      assert.equal(e.code, "invalid_log");
+      assert.equal(e.errors[0].code, "unknown_kind");
+      assert.equal(e.errors[0].line, 2);
+      return true;
+    },
+  );
+  assert.equal(
+    parseLog(`${A}\n{"kind":"warp"}\n`).events.length,
+    2,
+    "tolerant keeps unknown kinds",
+  );
 });
 
 test("rebuildOsSnapshot: the same snapshot from a string, bytes, events and SessionState", () => {
   const fromText = rebuildOsSnapshot(sample);
   assert.deepEqual(Object.keys(fromText), [
-    "last_suspend", "last_resumed_turn", "process_by_agent", "budget_exceeded", "budget_usage_reported",
-    "cancellations", "signals", "page_out_count", "page_in_count", "tool_gated_count", "memory_written_count",
-    "memory_queried_count", "memory_validation_failed_count", "memory_retrieval_result_count",
+    "last_suspend",
+    "last_resumed_turn",
+    "process_by_agent",
+    "budget_exceeded",
+    "budget_usage_reported",
+    "cancellations",
+    "signals",
+    "page_out_count",
+    "page_in_count",
+    "tool_gated_count",
+    "memory_written_count",
+    "memory_queried_count",
+    "memory_validation_failed_count",
+    "memory_retrieval_result_count",
   ]);
-  assert.deepEqual(fromText.last_suspend, { turn: 6, reason: "ask_user", pending_calls: ["call-5"] });
-  assert.deepEqual(fromText.process_by_agent.map((p) => [p.agent_id, p.state]), [["bisect-1", "joined"], ["log-miner-1", "cancelled"]]);
+  assert.deepEqual(fromText.last_suspend, {
+    turn: 6,
+    reason: "ask_user",
+    pending_calls: ["call-5"],
+  });
+  assert.deepEqual(
+    fromText.process_by_agent.map((p) => [p.agent_id, p.state]),
+    [
+      ["bisect-1", "joined"],
+      ["log-miner-1", "cancelled"],
+    ],
+  );
   assert.equal(fromText.tool_gated_count, 1);
   assert.deepEqual(rebuildOsSnapshot(enc.encode(sample)), fromText);
   assert.deepEqual(rebuildOsSnapshot(parseLog(sample).events), fromText);
@@ -66,20 +104,28 @@ test("rebuildOsSnapshot: the same snapshot from a string, bytes, events and Sess
 });
 
 test("rebuildOsSnapshot refuses a log with errors, listing them", () => {
-  assert.throws(() => rebuildOsSnapshot(`${A}\n{"kind":"page_in","turn":2}\n${B}\n`), (e) => {
-    assert.equal(e.code, "invalid_log");
-    assert.equal(e.errors.length, 1);
-    assert.equal(e.errors[0].field, "entry_count");
-    assert.match(e.message, /line 2/);
-    return true;
-  });
+  assert.throws(
+    () => rebuildOsSnapshot(`${A}\n{"kind":"page_in","turn":2}\n${B}\n`),
+    (e) => {
+      assert.equal(e.code, "invalid_log");
+      assert.equal(e.errors.length, 1);
+      assert.equal(e.errors[0].field, "entry_count");
+      assert.match(e.message, /line 2/);
+      return true;
+    },
+  );
 });
 
 test("rebuildOsSnapshot checks what it folds field by field, everything with validate: all", () => {
   const log = `${A}\n{"kind":"llm_completed","turn":"x"}\n`;
   assert.equal(rebuildOsSnapshot(log).page_in_count, 1);
-  assert.throws(() => rebuildOsSnapshot(log, { validate: "all" }), (e) => e.code === "invalid_log" && e.errors[0].field === "turn");
-  assert.throws(() => rebuildOsSnapshot(`${A}\n{"kind":"llm_completed",\n`), { code: "invalid_log" });
+  assert.throws(
+    () => rebuildOsSnapshot(log, { validate: "all" }),
+    (e) => e.code === "invalid_log" && e.errors[0].field === "turn",
+  );
+  assert.throws(() => rebuildOsSnapshot(`${A}\n{"kind":"llm_completed",\n`), {
+    code: "invalid_log",
+  });
 });
 
 test("SessionState folds events one by one exactly as the whole log", () => {
@@ -94,15 +140,19 @@ test("SessionState folds events one by one exactly as the whole log", () => {
   assert.equal(view.session_id, "s");
   assert.equal(view.run.run_id, "run-7f3a");
   assert.equal(view.status.state, "terminal");
-  assert.equal(new SessionState().apply(parseLog(sample).events).eventCount, 55, "an array of events");
+  assert.equal(
+    new SessionState().apply(parseLog(sample).events).eventCount,
+    55,
+    "an array of events",
+  );
 });
 
 test("chunked writes give the same state as one apply", () => {
   const log = sample.repeat(40);
-  const bytes = enc.encode(log + '\n{"kind":"page_in","tu');
+  const bytes = enc.encode(`${log}\n{"kind":"page_in","tu`);
   const whole = new SessionState().apply(bytes);
   const chunked = new SessionState();
-  for (let at = 0, step = 1; at < bytes.length; at += step, step = (step * 7 + 3) % 9000 + 1) {
+  for (let at = 0, step = 1; at < bytes.length; at += step, step = ((step * 7 + 3) % 9000) + 1) {
     chunked.write(bytes.subarray(at, Math.min(bytes.length, at + step)));
   }
   const report = chunked.end();
@@ -112,26 +162,45 @@ test("chunked writes give the same state as one apply", () => {
 });
 
 test("integers beyond 2^53-1 arrive as exact strings, never rounded", () => {
-  const big = '{"kind":"run_terminal","reason":"done","turns_used":1,"total_tokens":9007199254740993}';
+  const big =
+    '{"kind":"run_terminal","reason":"done","turns_used":1,"total_tokens":9007199254740993}';
   assert.equal(parseLog(big).events[0].total_tokens, "9007199254740993");
   assert.equal(new SessionState().apply(big).view().total_tokens, "9007199254740993");
   assert.equal(parseLog(A).events[0].turn, 1);
   // Only that integer changes: the event stays as written, unknown fields and key order kept.
-  const usage = '{"kind":"budget_usage_reported","turn":2,"operation_id":"o","reservation_id":"r","tokens":18446744073709551615,"subagents":0,"rounds":1,"note":{"n":12345678901234567890}}';
-  const written = { kind: "budget_usage_reported", turn: 2, operation_id: "o", reservation_id: "r", tokens: "18446744073709551615", subagents: 0, rounds: 1, note: { n: "12345678901234567890" } };
+  const usage =
+    '{"kind":"budget_usage_reported","turn":2,"operation_id":"o","reservation_id":"r","tokens":18446744073709551615,"subagents":0,"rounds":1,"note":{"n":12345678901234567890}}';
+  const written = {
+    kind: "budget_usage_reported",
+    turn: 2,
+    operation_id: "o",
+    reservation_id: "r",
+    tokens: "18446744073709551615",
+    subagents: 0,
+    rounds: 1,
+    note: { n: "12345678901234567890" },
+  };
   assert.deepEqual(parseLog(usage).events[0], written);
   assert.deepEqual(Object.keys(parseLog(usage).events[0]), Object.keys(written));
   assert.deepEqual(new SessionState().apply(usage).view().budgets.usage[0].event, written);
-  assert.equal(new SessionState().apply(usage).osSnapshot().budget_usage_reported[0].tokens, "18446744073709551615");
+  assert.equal(
+    new SessionState().apply(usage).osSnapshot().budget_usage_reported[0].tokens,
+    "18446744073709551615",
+  );
   // What the package hands out folds again as it is (the big integer as a string).
   assert.deepEqual(rebuildOsSnapshot(parseLog(usage).events), rebuildOsSnapshot(usage));
-  assert.deepEqual(new SessionState().apply(parseLog(big).events).view().total_tokens, "9007199254740993");
+  assert.deepEqual(
+    new SessionState().apply(parseLog(big).events).view().total_tokens,
+    "9007199254740993",
+  );
 });
 
 test("wrong inputs throw AgentReplayError with a code", () => {
   assert.throws(() => parseLog(42), { name: "AgentReplayError", code: "invalid_input" });
   assert.throws(() => rebuildOsSnapshot(null), { code: "invalid_input" });
-  assert.throws(() => new SessionState().apply({ kind: "page_in", turn: -1 }), { code: "invalid_event" });
+  assert.throws(() => new SessionState().apply({ kind: "page_in", turn: -1 }), {
+    code: "invalid_event",
+  });
   assert.throws(() => new SessionState(7), { code: "invalid_input" });
   const s = new SessionState();
   s.free();
@@ -150,7 +219,7 @@ test("the instance stays usable after garbage, errors and hostile input", () => 
     "\u0000\r\n\r\n\uFEFF",
     '{"seq":0,"event":[]}\n{"seq":-1}',
     '[{"kind":"page_in","turn":1,"entry_count":1},',
-    "null\ntrue\n1e999\n\"str\"\n[]",
+    'null\ntrue\n1e999\n"str"\n[]',
   ];
   for (const input of hostile) {
     for (const run of [

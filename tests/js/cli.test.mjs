@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { rebuildOsSnapshot, sampleLog } from "agent-replay";
 
 const cli = new URL("../../bin/agent-replay.js", import.meta.url).pathname;
-const run = (args, input) => spawnSync(process.execPath, [cli, ...args], { input, encoding: "utf8" });
+const run = (args, input) =>
+  spawnSync(process.execPath, [cli, ...args], { input, encoding: "utf8" });
 
 test("summary of the embedded sample", () => {
   const r = run(["summary", "--sample"]);
@@ -31,7 +32,10 @@ test("snapshot of a file equals rebuildOsSnapshot; stdin with -", () => {
 });
 
 test("errors print with positions and exit non-zero", () => {
-  const r = run(["snapshot", "-"], '{"kind":"page_in","turn":1,"entry_count":1}\n{"kind":"page_in","turn":"x"}\n{"kind":"pa');
+  const r = run(
+    ["snapshot", "-"],
+    '{"kind":"page_in","turn":1,"entry_count":1}\n{"kind":"page_in","turn":"x"}\n{"kind":"pa',
+  );
   assert.equal(r.status, 1);
   assert.match(r.stderr, /^stdin:2:28: invalid_event: field `turn`: invalid type/m);
   assert.match(r.stderr, /^stdin:3:\d+: truncated:/m);

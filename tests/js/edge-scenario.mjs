@@ -27,19 +27,27 @@ async function proxy(target) {
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   return {
     url: `http://127.0.0.1:${server.address().port}${pathname.replace(/\/$/, "")}`,
-    cut: () => sockets.forEach((s) => s.destroy()),
-    close: () => (sockets.forEach((s) => s.destroy()), server.close()),
+    cut: () => {
+      for (const s of sockets) s.destroy();
+    },
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
   };
 }
 
 /** An EventSource that sends the bearer token. */
 function connect(url, seen) {
   const es = new EventSource(url, {
-    fetch: (input, init) => fetch(input, { ...init, headers: { ...init.headers, authorization: TOKEN } }),
+    fetch: (input, init) =>
+      fetch(input, { ...init, headers: { ...init.headers, authorization: TOKEN } }),
   });
   es.onmessage = (m) => seen.push({ type: "event", id: m.lastEventId, data: m.data });
   es.addEventListener("gap", (m) => seen.push({ type: "gap", data: JSON.parse(m.data) }));
-  es.addEventListener("observation", (m) => seen.push({ type: "observation", id: m.lastEventId, data: JSON.parse(m.data) }));
+  es.addEventListener("observation", (m) =>
+    seen.push({ type: "observation", id: m.lastEventId, data: JSON.parse(m.data) }),
+  );
   return { es };
 }
 
@@ -54,18 +62,26 @@ async function until(check, what, ms = 8000) {
 /** Expects the handler made with maxEventsPerRequest 3 and maxBodyBytes 65536. */
 export async function edgeScenario(base, { session = "run:1", capacity }) {
   const headers = { authorization: TOKEN };
-  const post = (body, id = session) => fetch(`${base}/sessions/${encodeURIComponent(id)}/events`, { method: "POST", headers, body });
-  const observe = async () => (await fetch(`${base}/sessions/${encodeURIComponent(session)}`, { headers })).json();
+  const post = (body, id = session) =>
+    fetch(`${base}/sessions/${encodeURIComponent(id)}/events`, { method: "POST", headers, body });
+  const observe = async () =>
+    (await fetch(`${base}/sessions/${encodeURIComponent(session)}`, { headers })).json();
 
   // Connect from the current cursor, through a proxy that can cut the line.
   const seen = [];
   const start = await observe();
   const line = await proxy(base);
-  const client = connect(`${line.url}/sessions/${encodeURIComponent(session)}/stream?cursor=${encodeURIComponent(start.cursor)}`, seen);
+  const client = connect(
+    `${line.url}/sessions/${encodeURIComponent(session)}/stream?cursor=${encodeURIComponent(start.cursor)}`,
+    seen,
+  );
   await until(() => client.es.readyState === 1, "the stream to open");
   for (let t = 1; t <= 3; t++) assert.equal((await post(ev(t))).status, 200);
   await until(() => seen.length === 3, "3 live events");
-  assert.deepEqual(seen.map((s) => JSON.parse(s.data).turn), [1, 2, 3]);
+  assert.deepEqual(
+    seen.map((s) => JSON.parse(s.data).turn),
+    [1, 2, 3],
+  );
 
   // Cut off; two events happen; the client reconnects with Last-Event-ID by itself.
   line.cut();
@@ -73,7 +89,11 @@ export async function edgeScenario(base, { session = "run:1", capacity }) {
   assert.equal((await post(`${ev(4)}\n${ev(5)}`)).status, 200);
   await until(() => seen.length === 5, "the 2 missed events after the reconnect");
   await new Promise((r) => setTimeout(r, 300));
-  assert.deepEqual(seen.map((s) => JSON.parse(s.data).turn), [1, 2, 3, 4, 5], "exactly the missed events, once, in order");
+  assert.deepEqual(
+    seen.map((s) => JSON.parse(s.data).turn),
+    [1, 2, 3, 4, 5],
+    "exactly the missed events, once, in order",
+  );
   assert.equal(seen.at(-1).id, (await observe()).cursor);
   client.es.close();
   line.close();
@@ -82,7 +102,10 @@ export async function edgeScenario(base, { session = "run:1", capacity }) {
   const away = seen.at(-1).id;
   for (let t = 6; t < 6 + capacity + 2; t++) assert.equal((await post(ev(t))).status, 200);
   const after = [];
-  const back = connect(`${base}/sessions/${encodeURIComponent(session)}/stream?cursor=${encodeURIComponent(away)}`, after);
+  const back = connect(
+    `${base}/sessions/${encodeURIComponent(session)}/stream?cursor=${encodeURIComponent(away)}`,
+    after,
+  );
   await until(() => after.length >= 2, "the gap and the observation");
   back.es.close();
   assert.equal(after[0].type, "gap");
@@ -94,7 +117,10 @@ export async function edgeScenario(base, { session = "run:1", capacity }) {
 
   // Bad requests: documented status codes, nothing appended.
   const before = (await observe()).cursor;
-  const stream = (q, extra = {}) => fetch(`${base}/sessions/${encodeURIComponent(session)}/stream?${q}`, { headers: { ...headers, ...extra } });
+  const stream = (q, extra = {}) =>
+    fetch(`${base}/sessions/${encodeURIComponent(session)}/stream?${q}`, {
+      headers: { ...headers, ...extra },
+    });
   let r = await stream("cursor=arc1:x:007:0:s");
   assert.equal(r.status, 400);
   assert.equal((await r.json()).error.code, "malformed_cursor");
@@ -102,7 +128,9 @@ export async function edgeScenario(base, { session = "run:1", capacity }) {
   assert.equal((await r.json()).error.code, "wrong_session");
   r = await stream("", { "last-event-id": "arc1:x:0:0:someone-else" });
   assert.equal(r.status, 400);
-  r = await fetch(`${base}/sessions/${encodeURIComponent(session)}`, { headers: { authorization: "Bearer wrong" } });
+  r = await fetch(`${base}/sessions/${encodeURIComponent(session)}`, {
+    headers: { authorization: "Bearer wrong" },
+  });
   assert.equal(r.status, 403);
   r = await fetch(`${base}/sessions/not-mine`, { headers });
   assert.equal(r.status, 403, "a token for one session does not open another");
@@ -131,13 +159,19 @@ export async function twoClients(base, session = "run:1") {
   const cb = connect(`${path}/stream?cursor=${encodeURIComponent(cursor)}`, b);
   await until(() => ca.es.readyState === 1 && cb.es.readyState === 1, "both streams to open");
   for (let t = 100; t < 103; t++) {
-    assert.equal((await fetch(`${path}/events`, { method: "POST", headers, body: ev(t) })).status, 200);
+    assert.equal(
+      (await fetch(`${path}/events`, { method: "POST", headers, body: ev(t) })).status,
+      200,
+    );
   }
   await until(() => a.length === 3 && b.length === 3, "3 events on both clients");
   ca.es.close();
   cb.es.close();
   assert.deepEqual(a, b);
-  assert.deepEqual(a.map((m) => JSON.parse(m.data).turn), [100, 101, 102]);
+  assert.deepEqual(
+    a.map((m) => JSON.parse(m.data).turn),
+    [100, 101, 102],
+  );
 }
 
 /** Hostile clients: stream limits per client and per session (429), idle
@@ -160,7 +194,11 @@ export async function hostileScenario(base, session = "run:1") {
     assert.equal(r.status, 400, bad);
     assert.equal((await r.json()).error.code, "invalid_session_id");
   }
-  for (const bad of ["arc1:x:0:0:run:1%0A", "arc1:x:0:0:run:1%0D%0Aevent: gap", "arc1:x:0:0:run%001"]) {
+  for (const bad of [
+    "arc1:x:0:0:run:1%0A",
+    "arc1:x:0:0:run:1%0D%0Aevent: gap",
+    "arc1:x:0:0:run%001",
+  ]) {
     const r = await fetch(`${path}/stream?cursor=${bad}`, { headers: as("test-token") });
     assert.equal(r.status, 400, bad);
     const text = await r.text();
@@ -199,7 +237,8 @@ export async function hostileScenario(base, session = "run:1") {
   const slow = await open("test-token");
   const slowReader = slow.r.body.getReader();
   await slowReader.read(); // the stream's first line
-  const big = (t) => JSON.stringify({ kind: "milestone_blocked", turn: t, phase_id: "p", reason: "x".repeat(4000) });
+  const big = (t) =>
+    JSON.stringify({ kind: "milestone_blocked", turn: t, phase_id: "p", reason: "x".repeat(4000) });
   for (let n = 0; n < 2000; n += 15) {
     const body = Array.from({ length: 15 }, (_, k) => big(n + k)).join("\n");
     const r = await fetch(`${path}/events`, { method: "POST", headers: as("test-token"), body });
@@ -215,6 +254,6 @@ export async function hostileScenario(base, session = "run:1") {
   }
   slow.close();
   assert.ok(text.includes("event: gap"), "the slow reader is told it missed events");
-  const delivered = text.split("\ndata: {\"kind\"").length - 1;
+  const delivered = text.split('\ndata: {"kind"').length - 1;
   assert.ok(delivered < 1000, `only what the socket held was sent, not everything (${delivered})`);
 }

@@ -1,7 +1,14 @@
 // The live replay store, subscriptions and session handle through the package.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ReplayStore, ReplaySession, SessionState, AgentReplayError, parseLog, sampleLog } from "agent-replay";
+import {
+  ReplayStore,
+  ReplaySession,
+  SessionState,
+  AgentReplayError,
+  parseLog,
+  sampleLog,
+} from "agent-replay";
 
 const ev = (turn) => ({ kind: "page_in", turn, entry_count: 1 });
 const clock = () => {
@@ -14,7 +21,12 @@ test("append, cursors and replay after a cursor", () => {
   const store = new ReplayStore({ incarnation: "inc" });
   const first = store.append("tenant:a:1", ev(3));
   assert.deepEqual(
-    { session_id: first.session_id, revision: first.revision, position: first.position, cursor: first.cursor },
+    {
+      session_id: first.session_id,
+      revision: first.revision,
+      position: first.position,
+      cursor: first.cursor,
+    },
     { session_id: "tenant:a:1", revision: 3, position: 1, cursor: "arc1:inc:3:1:tenant:a:1" },
   );
   assert.deepEqual(first.event, ev(3));
@@ -23,26 +35,48 @@ test("append, cursors and replay after a cursor", () => {
   assert.equal(store.currentCursor("tenant:a:1"), "arc1:inc:4:2:tenant:a:1");
   const replay = store.replayAfter(first.cursor);
   assert.equal(replay.type, "replayed");
-  assert.deepEqual(replay.events.map((e) => [e.position, e.json]), [[2, text]]);
-  assert.deepEqual(JSON.parse(JSON.stringify(replay.events[0])).event, { kind: "page_out", turn: 4 }, "event serialises");
+  assert.deepEqual(
+    replay.events.map((e) => [e.position, e.json]),
+    [[2, text]],
+  );
+  assert.deepEqual(
+    JSON.parse(JSON.stringify(replay.events[0])).event,
+    { kind: "page_out", turn: 4 },
+    "event serialises",
+  );
   assert.equal(store.append("tenant:a:1", ev(1), 99).revision, 99);
   assert.equal(store.incarnation, "inc");
   // Cursors formatted in JS are the ones the core writes.
   assert.equal(store.append("tenant:a:1", ev(5)).cursor, store.currentCursor("tenant:a:1"));
-  assert.equal(store.replayAfter(first.cursor).events.at(-1).cursor, store.currentCursor("tenant:a:1"));
+  assert.equal(
+    store.replayAfter(first.cursor).events.at(-1).cursor,
+    store.currentCursor("tenant:a:1"),
+  );
 });
 
 test("gaps: trimmed by capacity and age, unavailable for foreign cursors", () => {
   const c = clock();
-  const store = new ReplayStore({ maxEventsPerSession: 2, maxAgeMs: 1000, now: c.now, incarnation: "inc" });
+  const store = new ReplayStore({
+    maxEventsPerSession: 2,
+    maxAgeMs: 1000,
+    now: c.now,
+    incarnation: "inc",
+  });
   for (let t = 1; t <= 3; t++) store.append("s", ev(t));
   assert.deepEqual(store.replayAfter("arc1:inc:0:0:s"), { type: "gap", reason: "trimmed" });
-  assert.deepEqual(store.replayAfter("arc1:inc:0:1:s").events.map((e) => e.position), [2, 3]);
+  assert.deepEqual(
+    store.replayAfter("arc1:inc:0:1:s").events.map((e) => e.position),
+    [2, 3],
+  );
   assert.deepEqual(store.replayAfter("arc1:other:0:1:s"), { type: "gap", reason: "unavailable" });
   assert.deepEqual(store.replayAfter("arc1:inc:0:9:s"), { type: "gap", reason: "unavailable" });
   assert.deepEqual(store.replayAfter("arc1:inc:0:0:never"), { type: "replayed", events: [] });
   c.t = 1000;
-  assert.equal(store.replayAfter("arc1:inc:0:1:s").type, "replayed", "exactly maxAgeMs old is kept");
+  assert.equal(
+    store.replayAfter("arc1:inc:0:1:s").type,
+    "replayed",
+    "exactly maxAgeMs old is kept",
+  );
   c.t = 1001;
   assert.deepEqual(store.replayAfter("arc1:inc:0:1:s"), { type: "gap", reason: "trimmed" });
   assert.deepEqual(store.replayAfter("arc1:inc:3:3:s"), { type: "replayed", events: [] });
@@ -50,7 +84,15 @@ test("gaps: trimmed by capacity and age, unavailable for foreign cursors", () =>
 
 test("bad cursors, session ids, events and options throw coded errors", () => {
   const store = new ReplayStore();
-  for (const bad of ["", "arc1:x:007:0:s", "arc1:x:+5:0:s", "arc1:x:0:0:", "nope", "arc1:x:9007199254740992:0:s", "arc1:x:0:0:s\n"]) {
+  for (const bad of [
+    "",
+    "arc1:x:007:0:s",
+    "arc1:x:+5:0:s",
+    "arc1:x:0:0:",
+    "nope",
+    "arc1:x:9007199254740992:0:s",
+    "arc1:x:0:0:s\n",
+  ]) {
     assert.throws(() => store.replayAfter(bad), { code: "malformed_cursor" }, bad);
   }
   assert.throws(() => store.append("", ev(1)), { code: "invalid_session_id" });
@@ -70,7 +112,10 @@ test("the default incarnation is random and URL-safe", () => {
 
 test("appendLog appends every valid event and lists the errors", () => {
   const store = new ReplayStore({ incarnation: "i" });
-  const r = store.appendLog("s", `${JSON.stringify(ev(1))}\n{"kind":"page_in"}\n${JSON.stringify(ev(2))}\n`);
+  const r = store.appendLog(
+    "s",
+    `${JSON.stringify(ev(1))}\n{"kind":"page_in"}\n${JSON.stringify(ev(2))}\n`,
+  );
   assert.equal(r.appended, 2);
   assert.equal(r.errors[0].line, 2);
   assert.equal(r.cursor, "arc1:i:2:2:s");
@@ -108,8 +153,15 @@ test("subscription lag: the exact dropped count and a resume cursor", () => {
   store.append("s", ev(1));
   assert.equal(subscription.next().position, 1);
   for (let t = 2; t <= 6; t++) store.append("s", ev(t));
-  assert.deepEqual(subscription.next(), { type: "lagged", dropped: 2, resume_cursor: "arc1:i:1:1:s" });
-  assert.deepEqual([subscription.next(), subscription.next(), subscription.next()].map((e) => e.position), [4, 5, 6]);
+  assert.deepEqual(subscription.next(), {
+    type: "lagged",
+    dropped: 2,
+    resume_cursor: "arc1:i:1:1:s",
+  });
+  assert.deepEqual(
+    [subscription.next(), subscription.next(), subscription.next()].map((e) => e.position),
+    [4, 5, 6],
+  );
   assert.equal(subscription.next(), undefined);
 });
 
@@ -159,7 +211,10 @@ test("ReplaySession: append, observe, resume replayed and resume gap", () => {
 
 test("ReplaySession rejects malformed and foreign cursors, and bad appends append nothing", () => {
   const session = new ReplaySession("s", { incarnation: "i" });
-  assert.throws(() => session.resume("arc1:i:0:0:t"), (e) => e instanceof AgentReplayError && e.code === "wrong_session");
+  assert.throws(
+    () => session.resume("arc1:i:0:0:t"),
+    (e) => e instanceof AgentReplayError && e.code === "wrong_session",
+  );
   assert.throws(() => session.resume("bad"), { code: "malformed_cursor" });
   assert.throws(() => session.subscribe("arc1:i:0:0:t"), { code: "wrong_session" });
   assert.throws(() => session.append([ev(1), { kind: "page_in" }]), { code: "invalid_log" });
@@ -187,15 +242,27 @@ test("ReplaySession.subscribe: gap with observation, then live, with for await",
   assert.equal(items[0].type, "gap");
   assert.equal(items[0].observation.state.event_count, 3);
   assert.equal(items[0].gap.latest_cursor, "arc1:i:3:3:s");
-  assert.deepEqual(items.slice(1).map((e) => e.position), [4, 5]);
+  assert.deepEqual(
+    items.slice(1).map((e) => e.position),
+    [4, 5],
+  );
 });
 
 test("parseCursor reads the cursors the store makes, and refuses others", async () => {
   const { parseCursor } = await import("agent-replay");
   const store = new ReplayStore({ incarnation: "inc-1" });
   const e = store.append("a:b", '{"kind":"page_in","turn":4,"entry_count":1}');
-  assert.deepEqual(parseCursor(e.cursor), { incarnation: "inc-1", revision: 4, position: 1, session_id: "a:b" });
+  assert.deepEqual(parseCursor(e.cursor), {
+    incarnation: "inc-1",
+    revision: 4,
+    position: 1,
+    session_id: "a:b",
+  });
   for (const bad of ["", "arc1:x", "arc1:inc:01:1:s", "arc1:inc:1:1:", 5]) {
-    assert.throws(() => parseCursor(bad), (err) => err instanceof AgentReplayError && err.code === "malformed_cursor", String(bad));
+    assert.throws(
+      () => parseCursor(bad),
+      (err) => err instanceof AgentReplayError && err.code === "malformed_cursor",
+      String(bad),
+    );
   }
 });

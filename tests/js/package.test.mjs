@@ -7,7 +7,14 @@ import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SessionState, rebuildOsSnapshot, sampleLog } from "agent-replay";
 import { EXPECTED } from "../package/work.mjs";
-import { bin, bundleWorker, installProject, port, serve as start, startWorkerd } from "../package/harness.mjs";
+import {
+  bin,
+  bundleWorker,
+  installProject,
+  port,
+  serve as start,
+  startWorkerd,
+} from "../package/harness.mjs";
 import { edgeScenario, hostileScenario, twoClients } from "./edge-scenario.mjs";
 
 let project;
@@ -16,11 +23,20 @@ after(() => rmSync(project, { recursive: true, force: true }));
 
 const serve = (cmd, args, env) => start(cmd, args, { cwd: project, env });
 /** examples/edge/server.mjs configured for the scenario. */
-const EDGE_ENV = { TOKENS: JSON.stringify({ "test-token": ["run:1"] }), MAX_EVENTS_PER_SESSION: "4", MAX_BODY_BYTES: "65536", MAX_EVENTS_PER_REQUEST: "3", RETRY_MS: "50" };
+const EDGE_ENV = {
+  TOKENS: JSON.stringify({ "test-token": ["run:1"] }),
+  MAX_EVENTS_PER_SESSION: "4",
+  MAX_BODY_BYTES: "65536",
+  MAX_EVENTS_PER_REQUEST: "3",
+  RETRY_MS: "50",
+};
 
 test("Node (node:http): examples/edge/server.mjs with a real SSE client", async () => {
   const p = port();
-  const server = await serve(process.execPath, ["checks/edge/server.mjs"], { PORT: String(p), ...EDGE_ENV });
+  const server = await serve(process.execPath, ["checks/edge/server.mjs"], {
+    PORT: String(p),
+    ...EDGE_ENV,
+  });
   try {
     await edgeScenario(`http://127.0.0.1:${p}`, { capacity: 4 });
   } finally {
@@ -29,18 +45,29 @@ test("Node (node:http): examples/edge/server.mjs with a real SSE client", async 
 });
 
 test("Node: the installed package works with no init", () => {
-  const out = execFileSync(process.execPath, ["checks/run-work.mjs"], { cwd: project, encoding: "utf8" });
+  const out = execFileSync(process.execPath, ["checks/run-work.mjs"], {
+    cwd: project,
+    encoding: "utf8",
+  });
   assert.deepEqual(JSON.parse(out), EXPECTED);
 });
 
 test("Deno: the installed package works", () => {
-  const out = execFileSync(bin("deno"), ["run", "--allow-read", "--allow-env", "checks/run-work.mjs"], { cwd: project, encoding: "utf8", env: { ...process.env, DENO_NO_UPDATE_CHECK: "1" } });
+  const out = execFileSync(
+    bin("deno"),
+    ["run", "--allow-read", "--allow-env", "checks/run-work.mjs"],
+    { cwd: project, encoding: "utf8", env: { ...process.env, DENO_NO_UPDATE_CHECK: "1" } },
+  );
   assert.deepEqual(JSON.parse(out), EXPECTED);
 });
 
 test("Deno.serve: examples/edge/server.mjs with a real SSE client", async () => {
   const p = port();
-  const server = await serve(bin("deno"), ["run", "--allow-net=127.0.0.1", "--allow-read", "--allow-env", "checks/edge/server.mjs"], { PORT: String(p), DENO_NO_UPDATE_CHECK: "1", ...EDGE_ENV });
+  const server = await serve(
+    bin("deno"),
+    ["run", "--allow-net=127.0.0.1", "--allow-read", "--allow-env", "checks/edge/server.mjs"],
+    { PORT: String(p), DENO_NO_UPDATE_CHECK: "1", ...EDGE_ENV },
+  );
   try {
     await edgeScenario(`http://127.0.0.1:${p}`, { capacity: 4 });
   } finally {
@@ -51,11 +78,21 @@ test("Deno.serve: examples/edge/server.mjs with a real SSE client", async () => 
 test("workerd: the .wasm imported as a module, the edge handler, Durable Objects", async (t) => {
   const { child, url } = await startWorkerd(await bundleWorker(project));
   try {
-    await t.test("real work", async () => assert.deepEqual(await (await fetch(`${url}/work`)).json(), EXPECTED));
-    await t.test("the edge handler with a real SSE client", () => edgeScenario(`${url}/direct`, { capacity: 4 }));
-    await t.test("examples/edge/worker.mjs, a Durable Object per session: the scenario", () => edgeScenario(`${url}/do`, { capacity: 4 }));
-    await t.test("two clients through different requests see the same events and cursors", () => twoClients(`${url}/do`));
-    await t.test("hostile clients: stream limits, idle streams, slow readers", () => hostileScenario(`${url}/hostile`));
+    await t.test("real work", async () =>
+      assert.deepEqual(await (await fetch(`${url}/work`)).json(), EXPECTED),
+    );
+    await t.test("the edge handler with a real SSE client", () =>
+      edgeScenario(`${url}/direct`, { capacity: 4 }),
+    );
+    await t.test("examples/edge/worker.mjs, a Durable Object per session: the scenario", () =>
+      edgeScenario(`${url}/do`, { capacity: 4 }),
+    );
+    await t.test("two clients through different requests see the same events and cursors", () =>
+      twoClients(`${url}/do`),
+    );
+    await t.test("hostile clients: stream limits, idle streams, slow readers", () =>
+      hostileScenario(`${url}/hostile`),
+    );
   } finally {
     child.kill();
   }
@@ -65,13 +102,21 @@ test("workerd: the .wasm imported as a module, the edge handler, Durable Objects
 async function staticServer(dir) {
   const http = await import("node:http");
   const { readFile } = await import("node:fs/promises");
-  const types = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".json": "application/json" };
+  const types = {
+    ".html": "text/html",
+    ".js": "text/javascript",
+    ".mjs": "text/javascript",
+    ".wasm": "application/wasm",
+    ".json": "application/json",
+  };
   const server = http.createServer(async (req, res) => {
     const requested = decodeURIComponent(new URL(req.url, "http://x").pathname);
     const path = requested.endsWith("/") ? `${requested}index.html` : requested;
     try {
       const body = await readFile(join(dir, path));
-      res.writeHead(200, { "content-type": types[path.slice(path.lastIndexOf("."))] ?? "application/octet-stream" });
+      res.writeHead(200, {
+        "content-type": types[path.slice(path.lastIndexOf("."))] ?? "application/octet-stream",
+      });
       res.end(body);
     } catch {
       res.writeHead(404).end();
@@ -86,14 +131,24 @@ async function inChromium(url, expected = EXPECTED) {
   const { chromium } = await import("playwright-core");
   const browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
   try {
     const page = await browser.newPage();
     const errors = [];
     page.on("pageerror", (e) => errors.push(e.message));
     await page.goto(url);
-    await page.waitForFunction(() => globalThis.result !== undefined, null, { timeout: 20_000 }).catch(() => {});
+    await page
+      .waitForFunction(() => globalThis.result !== undefined, null, { timeout: 20_000 })
+      .catch(() => {});
     const result = await page.evaluate(() => globalThis.result);
     assert.deepEqual(result, expected, `page errors: ${errors.join("; ")}`);
   } finally {
@@ -117,10 +172,24 @@ test("Chromium: a plain ESM page with an import map and init()", async () => {
 test("Chromium: an esbuild bundle", async () => {
   const esbuild = await import("esbuild");
   const out = join(project, "esbuild-out");
-  await esbuild.build({ entryPoints: [join(project, "checks/page.mjs")], absWorkingDir: project, bundle: true, format: "esm", platform: "browser", outfile: join(out, "bundle.js"), logLevel: "silent" });
+  await esbuild.build({
+    entryPoints: [join(project, "checks/page.mjs")],
+    absWorkingDir: project,
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    outfile: join(out, "bundle.js"),
+    logLevel: "silent",
+  });
   // esbuild leaves new URL(…, import.meta.url) alone: the .wasm is copied beside the bundle.
-  cpSync(join(project, "node_modules/agent-replay/pkg/agent_replay_bg.wasm"), join(out, "agent_replay_bg.wasm"));
-  writeFileSync(join(out, "index.html"), `<!doctype html><script type="module" src="./bundle.js"></script>`);
+  cpSync(
+    join(project, "node_modules/agent-replay/pkg/agent_replay_bg.wasm"),
+    join(out, "agent_replay_bg.wasm"),
+  );
+  writeFileSync(
+    join(out, "index.html"),
+    `<!doctype html><script type="module" src="./bundle.js"></script>`,
+  );
   const server = await staticServer(out);
   try {
     await inChromium(`${server.url}/`);
@@ -132,9 +201,23 @@ test("Chromium: an esbuild bundle", async () => {
 test("Chromium: <agent-session-viewer> from agent-replay/viewer in an esbuild bundle", async () => {
   const esbuild = await import("esbuild");
   const out = join(project, "viewer-out");
-  await esbuild.build({ entryPoints: [join(project, "checks/viewer-page.mjs")], absWorkingDir: project, bundle: true, format: "esm", platform: "browser", outfile: join(out, "bundle.js"), logLevel: "silent" });
-  cpSync(join(project, "node_modules/agent-replay/pkg/agent_replay_bg.wasm"), join(out, "agent_replay_bg.wasm"));
-  writeFileSync(join(out, "index.html"), `<!doctype html><body><script type="module" src="./bundle.js"></script></body>`);
+  await esbuild.build({
+    entryPoints: [join(project, "checks/viewer-page.mjs")],
+    absWorkingDir: project,
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    outfile: join(out, "bundle.js"),
+    logLevel: "silent",
+  });
+  cpSync(
+    join(project, "node_modules/agent-replay/pkg/agent_replay_bg.wasm"),
+    join(out, "agent_replay_bg.wasm"),
+  );
+  writeFileSync(
+    join(out, "index.html"),
+    `<!doctype html><body><script type="module" src="./bundle.js"></script></body>`,
+  );
   const server = await staticServer(out);
   const view = new SessionState().apply(sampleLog()).view();
   try {
@@ -154,8 +237,14 @@ test("Chromium: <agent-session-viewer> from agent-replay/viewer in an esbuild bu
 test("Chromium: a Vite build", async () => {
   const app = join(project, "vite-app");
   cpSync(join(project, "checks"), join(app, "checks"), { recursive: true });
-  writeFileSync(join(app, "index.html"), `<!doctype html><script type="module" src="./checks/page.mjs"></script>`);
-  execFileSync(bin("vite"), ["build", "--logLevel", "error"], { cwd: app, env: { ...process.env, NODE_PATH: join(project, "node_modules") } });
+  writeFileSync(
+    join(app, "index.html"),
+    `<!doctype html><script type="module" src="./checks/page.mjs"></script>`,
+  );
+  execFileSync(bin("vite"), ["build", "--logLevel", "error"], {
+    cwd: app,
+    env: { ...process.env, NODE_PATH: join(project, "node_modules") },
+  });
   const server = await staticServer(join(app, "dist"));
   try {
     await inChromium(`${server.url}/`);

@@ -26,16 +26,31 @@ test("a state restored from an observation folds on to the server's state", () =
   const whole = new SessionState("s").apply(sample);
   assert.deepEqual(restored.osSnapshot(), whole.osSnapshot());
   // JSON text of an observation or of a view works too.
-  assert.deepEqual(SessionState.fromObservation(JSON.stringify(resumed.observation)).view(), resumed.observation.state);
+  assert.deepEqual(
+    SessionState.fromObservation(JSON.stringify(resumed.observation)).view(),
+    resumed.observation.state,
+  );
   assert.deepEqual(SessionState.fromObservation(resumed.observation.state).eventCount, 30);
   void start;
 });
 
 test("what is not a view gives invalid_observation, and the instance lives on", () => {
-  for (const bad of ["{", "{}", { cursor: "x", state: { event_count: -1 } }, '{"status":{"state":"x"}}']) {
-    assert.throws(() => SessionState.fromObservation(bad), (e) => e instanceof AgentReplayError && e.code === "invalid_observation", String(bad));
+  for (const bad of [
+    "{",
+    "{}",
+    { cursor: "x", state: { event_count: -1 } },
+    '{"status":{"state":"x"}}',
+  ]) {
+    assert.throws(
+      () => SessionState.fromObservation(bad),
+      (e) => e instanceof AgentReplayError && e.code === "invalid_observation",
+      String(bad),
+    );
   }
-  assert.throws(() => SessionState.fromObservation(7), (e) => e.code === "invalid_input");
+  assert.throws(
+    () => SessionState.fromObservation(7),
+    (e) => e.code === "invalid_input",
+  );
   assert.equal(new SessionState().apply(sample).eventCount, 55);
 });
 
@@ -57,10 +72,11 @@ test("a checkpoint folds on to the same summary and OS snapshot, without lists",
 });
 
 test("write and end with onEvent hand over each folded event with its position and text", () => {
-  const bytes = new TextEncoder().encode(sample + '{"kind":"page_in","turn":8,"entry_count":1}');
+  const bytes = new TextEncoder().encode(`${sample}{"kind":"page_in","turn":8,"entry_count":1}`);
   const state = new SessionState();
   const seen = [];
-  for (let i = 0; i < bytes.length; i += 97) state.write(bytes.subarray(i, i + 97), { onEvent: (e) => seen.push(e) });
+  for (let i = 0; i < bytes.length; i += 97)
+    state.write(bytes.subarray(i, i + 97), { onEvent: (e) => seen.push(e) });
   const report = state.end({ onEvent: (e) => seen.push(e) });
   assert.equal(report.events, 56);
   assert.equal(seen.length, 56);
@@ -71,11 +87,22 @@ test("write and end with onEvent hand over each folded event with its position a
     assert.equal(e.turn, parsed[i].turn ?? null);
     assert.deepEqual(JSON.parse(e.json), parsed[i]);
   });
-  assert.deepEqual(seen[55], { position: 56, kind: "page_in", turn: 8, json: '{"kind":"page_in","turn":8,"entry_count":1}' });
+  assert.deepEqual(seen[55], {
+    position: 56,
+    kind: "page_in",
+    turn: 8,
+    json: '{"kind":"page_in","turn":8,"entry_count":1}',
+  });
   // Non-ASCII texts are cut at the right places.
   const s2 = new SessionState();
   const got = [];
-  s2.write('{"kind":"run_started","run_id":"é😀","goal":"ü"}\n{"kind":"page_in","turn":1,"entry_count":1}\n', { onEvent: (e) => got.push(e.json) });
-  assert.deepEqual(got.map((j) => JSON.parse(j).kind), ["run_started", "page_in"]);
+  s2.write(
+    '{"kind":"run_started","run_id":"é😀","goal":"ü"}\n{"kind":"page_in","turn":1,"entry_count":1}\n',
+    { onEvent: (e) => got.push(e.json) },
+  );
+  assert.deepEqual(
+    got.map((j) => JSON.parse(j).kind),
+    ["run_started", "page_in"],
+  );
   assert.equal(JSON.parse(got[0]).run_id, "é😀");
 });

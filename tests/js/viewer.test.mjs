@@ -20,7 +20,11 @@ const TOKEN = "test-token";
 
 /** Starts `agent-replay serve` on a free port; resolves to {url, stop}. */
 function startServer(args) {
-  const child = spawn(process.execPath, [join(root, "bin/agent-replay.js"), "serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(
+    process.execPath,
+    [join(root, "bin/agent-replay.js"), "serve", "--port", "0", ...args],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   let out = "";
   let err = "";
   child.stderr.on("data", (d) => (err += d));
@@ -31,7 +35,15 @@ function startServer(args) {
       const m = /viewer: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ url: m[1], out: () => out, stop: () => new Promise((ok) => (child.once("exit", ok), child.kill("SIGTERM"))) });
+        resolve({
+          url: m[1],
+          out: () => out,
+          stop: () =>
+            new Promise((ok) => {
+              child.once("exit", ok);
+              child.kill("SIGTERM");
+            }),
+        });
       }
     });
     child.on("exit", (code) => reject(new Error(`serve exited ${code}: ${err}`)));
@@ -44,12 +56,34 @@ let main; // demo off, writes allowed, a short live buffer
 before(async () => {
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
   logs = mkdtempSync(join(tmpdir(), "viewer-logs-"));
-  const bad = [...lines.slice(0, 10), "{not json", ...lines.slice(10, 20), '{"kind":"tool_completed","turn":2,"results":[{"call_id":"x","is_error":"yes"}]}', ...lines.slice(20), '{"kind":"page_in","tu'];
+  const bad = [
+    ...lines.slice(0, 10),
+    "{not json",
+    ...lines.slice(10, 20),
+    '{"kind":"tool_completed","turn":2,"results":[{"call_id":"x","is_error":"yes"}]}',
+    ...lines.slice(20),
+    '{"kind":"page_in","tu',
+  ];
   writeFileSync(join(logs, "broken.jsonl"), bad.join("\n"));
-  main = await startServer(["--no-demo", "--write-token", TOKEN, "--max-events", "8", join(logs, "broken.jsonl")]);
+  main = await startServer([
+    "--no-demo",
+    "--write-token",
+    TOKEN,
+    "--max-events",
+    "8",
+    join(logs, "broken.jsonl"),
+  ]);
 });
 after(async () => {
   await browser?.close();
@@ -65,20 +99,32 @@ async function openPage(url, viewport = { width: 1400, height: 1000 }, colorSche
   return { page, problems };
 }
 
-const positionText = (page) => page.locator("[data-testid=position]").textContent();
+const _positionText = (page) => page.locator("[data-testid=position]").textContent();
 async function waitPosition(page, text) {
-  await page.waitForFunction((t) => document.querySelector("[data-testid=position]")?.textContent.includes(t), text, { timeout: 20_000 });
+  await page.waitForFunction(
+    (t) => document.querySelector("[data-testid=position]")?.textContent.includes(t),
+    text,
+    { timeout: 20_000 },
+  );
 }
 
 /** The header's numbers, as shown. */
 async function headerStats(page) {
   return page.$$eval("agent-session-viewer .asv-header .asv-stat", (stats) =>
-    Object.fromEntries(stats.map((s) => [s.querySelector(".asv-stat-label").textContent, s.querySelector(".asv-stat-value").textContent])));
+    Object.fromEntries(
+      stats.map((s) => [
+        s.querySelector(".asv-stat-label").textContent,
+        s.querySelector(".asv-stat-value").textContent,
+      ]),
+    ),
+  );
 }
 
 /** The OS snapshot panel's counters, as shown. */
 async function snapshotCounters(page) {
-  return page.$$eval("[data-testid=snapshot] [data-key]", (els) => Object.fromEntries(els.map((e) => [e.dataset.key, e.textContent])));
+  return page.$$eval("[data-testid=snapshot] [data-key]", (els) =>
+    Object.fromEntries(els.map((e) => [e.dataset.key, e.textContent])),
+  );
 }
 
 const fmt = (n) => n.toLocaleString("en-US");
@@ -98,9 +144,19 @@ function expectedHeader(summary) {
 }
 
 function expectedCounters(snap) {
-  const keys = ["page_out_count", "page_in_count", "tool_gated_count", "memory_written_count", "memory_queried_count", "memory_validation_failed_count", "memory_retrieval_result_count"];
+  const keys = [
+    "page_out_count",
+    "page_in_count",
+    "tool_gated_count",
+    "memory_written_count",
+    "memory_queried_count",
+    "memory_validation_failed_count",
+    "memory_retrieval_result_count",
+  ];
   return {
-    last_suspend: snap.last_suspend ? `turn ${snap.last_suspend.turn}, ${snap.last_suspend.reason}${snap.last_suspend.pending_calls.length ? ` (pending ${snap.last_suspend.pending_calls.join(", ")})` : ""}` : "none",
+    last_suspend: snap.last_suspend
+      ? `turn ${snap.last_suspend.turn}, ${snap.last_suspend.reason}${snap.last_suspend.pending_calls.length ? ` (pending ${snap.last_suspend.pending_calls.join(", ")})` : ""}`
+      : "none",
     last_resumed_turn: snap.last_resumed_turn === null ? "never" : `turn ${snap.last_resumed_turn}`,
     ...Object.fromEntries(keys.map((k) => [k, fmt(snap[k])])),
   };
@@ -115,20 +171,48 @@ test("the sample: header, transcript and OS snapshot show what the package compu
   assert.equal(await page.locator("[data-testid=run-id]").textContent(), view.run.run_id);
   assert.equal(await page.locator("[data-testid=goal]").textContent(), view.run.goal);
   assert.equal(await page.locator("[data-testid=status]").textContent(), "finished: completed");
-  const positions = await page.$$eval("[data-testid=transcript] > li", (lis) => lis.map((li) => Number(li.dataset.position)));
-  assert.deepEqual(positions, view.transcript.map((t) => t.position));
-  assert.equal(await page.locator(".asv-t.asv-fatal").count(), view.transcript.filter((t) => t.result?.is_fatal).length);
+  const positions = await page.$$eval("[data-testid=transcript] > li", (lis) =>
+    lis.map((li) => Number(li.dataset.position)),
+  );
+  assert.deepEqual(
+    positions,
+    view.transcript.map((t) => t.position),
+  );
+  assert.equal(
+    await page.locator(".asv-t.asv-fatal").count(),
+    view.transcript.filter((t) => t.result?.is_fatal).length,
+  );
   assert.equal(await page.locator(".asv-t-rollback").count(), view.rollbacks.length);
   assert.deepEqual(await snapshotCounters(page), expectedCounters(rebuildOsSnapshot(sample)));
-  const procRows = await page.$$eval("[data-testid=snapshot] table:first-of-type tbody tr", (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
-  assert.deepEqual(procRows, rebuildOsSnapshot(sample).process_by_agent.map((p) => [p.agent_id, p.parent_session_id, p.state, String(p.turn)]));
-  assert.equal(await page.locator("[data-testid=processes] .asv-proc").count(), view.processes.length);
-  assert.equal(await page.locator("[data-testid=charts] canvas").count() >= 4, true, "four charts drawn");
+  const procRows = await page.$$eval("[data-testid=snapshot] table:first-of-type tbody tr", (trs) =>
+    trs.map((tr) => [...tr.cells].map((c) => c.textContent)),
+  );
+  assert.deepEqual(
+    procRows,
+    rebuildOsSnapshot(sample).process_by_agent.map((p) => [
+      p.agent_id,
+      p.parent_session_id,
+      p.state,
+      String(p.turn),
+    ]),
+  );
+  assert.equal(
+    await page.locator("[data-testid=processes] .asv-proc").count(),
+    view.processes.length,
+  );
+  assert.equal(
+    (await page.locator("[data-testid=charts] canvas").count()) >= 4,
+    true,
+    "four charts drawn",
+  );
   await page.screenshot({ path: join(shots, "viewer-sample.png"), fullPage: true });
   // Selecting an event shows its details and raw JSON.
   await page.locator(".row[data-position='30']").click();
   await page.waitForSelector("[data-testid=detail]:not([hidden])");
-  assert.deepEqual(JSON.parse(await page.locator("#detail-json").textContent()), JSON.parse(lines[29]));
+  assert.deepEqual(
+    JSON.parse(await page.locator("#detail-json").textContent()),
+    JSON.parse(lines[29]),
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -137,26 +221,48 @@ test("a kind filter, a category and a search narrow the timeline correctly", asy
   const { page, problems } = await openPage(`${main.url}/?log=/sample.jsonl`);
   await waitPosition(page, "event 55 of 55");
   const events = parseLog(sample).events;
-  const rowsShown = (n) => page.waitForFunction((k) => document.querySelectorAll("[data-testid=timeline] .row[data-position]").length === k, n);
-  const shownPositions = () => page.$$eval("[data-testid=timeline] .row[data-position]", (rows) => rows.map((r) => Number(r.dataset.position)));
-  const expectPositions = (keep) => events.map((e, i) => [e, i + 1]).filter(([e, i]) => keep(e, lines[i - 1])).map(([, p]) => p);
+  const rowsShown = (n) =>
+    page.waitForFunction(
+      (k) => document.querySelectorAll("[data-testid=timeline] .row[data-position]").length === k,
+      n,
+    );
+  const shownPositions = () =>
+    page.$$eval("[data-testid=timeline] .row[data-position]", (rows) =>
+      rows.map((r) => Number(r.dataset.position)),
+    );
+  const expectPositions = (keep) =>
+    events
+      .map((e, i) => [e, i + 1])
+      .filter(([e, i]) => keep(e, lines[i - 1]))
+      .map(([, p]) => p);
 
   await page.selectOption("[data-testid=kind-filter]", "tool_completed");
   const completed = expectPositions((e) => e.kind === "tool_completed");
-  await page.waitForFunction((n) => document.querySelector("[data-testid=match-count]").textContent.startsWith(`${n} of 55`), completed.length);
+  await page.waitForFunction(
+    (n) => document.querySelector("[data-testid=match-count]").textContent.startsWith(`${n} of 55`),
+    completed.length,
+  );
   await rowsShown(completed.length);
   assert.deepEqual(await shownPositions(), completed);
 
   await page.selectOption("[data-testid=kind-filter]", "");
   await page.fill("[data-testid=search]", "IDEMPOTENCY");
   const matching = expectPositions((_, text) => text.toLowerCase().includes("idempotency"));
-  await page.waitForFunction((n) => document.querySelector("[data-testid=match-count]").textContent.startsWith(`${n} of 55`), matching.length);
+  await page.waitForFunction(
+    (n) => document.querySelector("[data-testid=match-count]").textContent.startsWith(`${n} of 55`),
+    matching.length,
+  );
   await rowsShown(matching.length);
   assert.deepEqual(await shownPositions(), matching);
 
   await page.locator(".chip[data-category=memory]").click();
-  const both = expectPositions((e, text) => e.kind.startsWith("memory_") && text.toLowerCase().includes("idempotency"));
-  await page.waitForFunction((n) => document.querySelector("[data-testid=match-count]").textContent.startsWith(`${n} of 55`), both.length);
+  const both = expectPositions(
+    (e, text) => e.kind.startsWith("memory_") && text.toLowerCase().includes("idempotency"),
+  );
+  await page.waitForFunction(
+    (n) => document.querySelector("[data-testid=match-count]").textContent.startsWith(`${n} of 55`),
+    both.length,
+  );
   await rowsShown(both.length);
   assert.deepEqual(await shownPositions(), both);
   assert.ok(both.length > 0 && both.length < matching.length);
@@ -169,19 +275,36 @@ test("the scrubber shows the state as of a chosen position", async () => {
   const { page, problems } = await openPage(`${main.url}/?log=/sample.jsonl`);
   await waitPosition(page, "event 55 of 55");
   for (const at of [30, 42, 1, 0]) {
-    await page.$eval("[data-testid=scrubber]", (el, v) => {
-      el.value = String(v);
-      el.dispatchEvent(new Event("input"));
-    }, at);
+    await page.$eval(
+      "[data-testid=scrubber]",
+      (el, v) => {
+        el.value = String(v);
+        el.dispatchEvent(new Event("input"));
+      },
+      at,
+    );
     await waitPosition(page, `event ${at} of 55`);
     const prefix = lines.slice(0, at).join("\n");
     const state = new SessionState().apply(prefix);
     assert.deepEqual(await headerStats(page), expectedHeader(state.summary()), `header at ${at}`);
-    assert.deepEqual(await snapshotCounters(page), expectedCounters(rebuildOsSnapshot(prefix)), `snapshot at ${at}`);
-    const positions = await page.$$eval("[data-testid=transcript] > li", (lis) => lis.map((li) => Number(li.dataset.position)));
-    assert.deepEqual(positions, state.view().transcript.map((t) => t.position), `transcript at ${at}`);
+    assert.deepEqual(
+      await snapshotCounters(page),
+      expectedCounters(rebuildOsSnapshot(prefix)),
+      `snapshot at ${at}`,
+    );
+    const positions = await page.$$eval("[data-testid=transcript] > li", (lis) =>
+      lis.map((li) => Number(li.dataset.position)),
+    );
+    assert.deepEqual(
+      positions,
+      state.view().transcript.map((t) => t.position),
+      `transcript at ${at}`,
+    );
     if (at === 42) {
-      assert.equal(await page.locator("[data-testid=status]").textContent(), "suspended: ask_user (pending call-5)");
+      assert.equal(
+        await page.locator("[data-testid=status]").textContent(),
+        "suspended: ask_user (pending call-5)",
+      );
       await page.screenshot({ path: join(shots, "viewer-time-travel.png"), fullPage: true });
       await page.screenshot({ path: join(shots, "viewer-overview.png") }); // the README's picture
     }
@@ -197,14 +320,24 @@ test("the scrubber shows the state as of a chosen position", async () => {
 
 test("a malformed log shows its errors with line numbers and every valid event", async () => {
   const { page, problems } = await openPage(`${main.url}/?log=/files/broken.jsonl`);
-  const text = (await (await fetch(`${main.url}/files/broken.jsonl`)).text());
+  const text = await (await fetch(`${main.url}/files/broken.jsonl`)).text();
   const parsed = parseLog(text);
   assert.equal(parsed.errors.length, 3);
   await waitPosition(page, `event ${parsed.events.length} of ${parsed.events.length}`);
-  const items = await page.$$eval("[data-testid=load-errors] li", (lis) => lis.map((li) => li.textContent));
+  const items = await page.$$eval("[data-testid=load-errors] li", (lis) =>
+    lis.map((li) => li.textContent),
+  );
   assert.equal(items.length, parsed.errors.length);
-  parsed.errors.forEach((e, i) => assert.ok(items[i].startsWith(`line ${e.line}, column ${e.column}`) && items[i].includes(e.code), items[i]));
-  assert.equal(await page.locator("[data-testid=match-count]").textContent(), `${parsed.events.length} events`);
+  for (const [i, e] of parsed.errors.entries()) {
+    assert.ok(
+      items[i].startsWith(`line ${e.line}, column ${e.column}`) && items[i].includes(e.code),
+      items[i],
+    );
+  }
+  assert.equal(
+    await page.locator("[data-testid=match-count]").textContent(),
+    `${parsed.events.length} events`,
+  );
   const state = new SessionState().apply(text);
   assert.deepEqual(await headerStats(page), expectedHeader(state.summary()));
   await page.screenshot({ path: join(shots, "viewer-malformed.png") });
@@ -214,23 +347,36 @@ test("a malformed log shows its errors with line numbers and every valid event",
 
 test("a log opens from the file picker and by drag and drop", async () => {
   const { page, problems } = await openPage(`${main.url}/`);
-  await page.setInputFiles("#file", { name: "picked.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(sample) });
+  await page.setInputFiles("#file", {
+    name: "picked.jsonl",
+    mimeType: "application/x-ndjson",
+    buffer: Buffer.from(sample),
+  });
   await waitPosition(page, "event 55 of 55");
   assert.equal(await page.locator("[data-testid=match-count]").textContent(), "55 events");
   const half = lines.slice(0, 20).join("\n");
   await page.evaluate((text) => {
     const data = new DataTransfer();
     data.items.add(new File([text], "dropped.jsonl"));
-    document.body.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+    document.body.dispatchEvent(
+      new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }),
+    );
   }, half);
   await waitPosition(page, "event 20 of 20");
-  assert.deepEqual(await headerStats(page), expectedHeader(new SessionState().apply(half).summary()));
+  assert.deepEqual(
+    await headerStats(page),
+    expectedHeader(new SessionState().apply(half).summary()),
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });
 
 async function post(session, body) {
-  const r = await fetch(`${main.url}/api/sessions/${session}/events`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}` }, body });
+  const r = await fetch(`${main.url}/api/sessions/${session}/events`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}` },
+    body,
+  });
   assert.equal(r.status, 200, await r.text());
 }
 const observe = async (session) => (await fetch(`${main.url}/api/sessions/${session}`)).json();
@@ -246,14 +392,19 @@ async function viewerMatchesServer(page, session) {
 test("live mode follows appended events", async () => {
   await post("live-1", lines.slice(0, 5).join("\n"));
   const { page, problems } = await openPage(`${main.url}/?live=/api/sessions/live-1/stream`);
-  await page.waitForFunction(() => document.querySelector("[data-testid=live-status]").textContent === "open");
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=live-status]").textContent === "open",
+  );
   await viewerMatchesServer(page, "live-1");
   for (const i of [5, 6, 7, 8]) await post("live-1", lines[i]);
   await viewerMatchesServer(page, "live-1");
   const cursor = await page.locator("[data-testid=cursor]").inputValue();
   assert.equal(cursor, (await observe("live-1")).cursor);
   // The first observation stood for events 1–5 (the stream began with it).
-  assert.match(await page.locator("[data-testid=gaps]").textContent(), /events 1–5 came as the first observation/);
+  assert.match(
+    await page.locator("[data-testid=gaps]").textContent(),
+    /events 1–5 came as the first observation/,
+  );
   await page.screenshot({ path: join(shots, "viewer-live.png") });
   assert.deepEqual(problems, []);
   await page.close();
@@ -262,18 +413,29 @@ test("live mode follows appended events", async () => {
 test("resuming from a pasted cursor replays exactly what was missed", async () => {
   await post("live-3", lines.slice(0, 4).join("\n"));
   const { page, problems } = await openPage(`${main.url}/?live=/api/sessions/live-3/stream`);
-  await page.waitForFunction(() => document.querySelector("[data-testid=live-status]").textContent === "open");
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=live-status]").textContent === "open",
+  );
   await viewerMatchesServer(page, "live-3");
   const cursor = await page.locator("[data-testid=cursor]").inputValue();
   await page.click("[data-testid=connect]");
-  await page.waitForFunction(() => document.querySelector("[data-testid=live-status]").textContent === "disconnected");
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=live-status]").textContent === "disconnected",
+  );
   await post("live-3", lines.slice(4, 9).join("\n")); // five events: within the 8-event buffer
   await page.fill("#resume-cursor", cursor);
   await page.click("#resume-form button");
   await viewerMatchesServer(page, "live-3");
-  assert.equal(await page.locator("[data-testid=gaps] li").count(), 1, "only the first observation: the five were replayed");
+  assert.equal(
+    await page.locator("[data-testid=gaps] li").count(),
+    1,
+    "only the first observation: the five were replayed",
+  );
   await page.waitForFunction(() => document.querySelectorAll(".row[data-position]").length === 5);
-  assert.deepEqual(await page.$$eval(".row[data-position]", (rows) => rows.map((r) => Number(r.dataset.position))), [5, 6, 7, 8, 9]);
+  assert.deepEqual(
+    await page.$$eval(".row[data-position]", (rows) => rows.map((r) => Number(r.dataset.position))),
+    [5, 6, 7, 8, 9],
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -281,16 +443,27 @@ test("resuming from a pasted cursor replays exactly what was missed", async () =
 test("after a trim past its cursor the viewer shows the gap, reloads the observation and continues", async () => {
   await post("live-2", lines.slice(0, 3).join("\n"));
   const { page, problems } = await openPage(`${main.url}/?live=/api/sessions/live-2/stream`);
-  await page.waitForFunction(() => document.querySelector("[data-testid=live-status]").textContent === "open");
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=live-status]").textContent === "open",
+  );
   await post("live-2", lines.slice(3, 6).join("\n"));
   await viewerMatchesServer(page, "live-2");
-  assert.equal(await page.locator("[data-testid=gaps] li").count(), 1, "only the first observation so far");
+  assert.equal(
+    await page.locator("[data-testid=gaps] li").count(),
+    1,
+    "only the first observation so far",
+  );
   await page.click("[data-testid=connect]"); // disconnect
-  await page.waitForFunction(() => document.querySelector("[data-testid=live-status]").textContent === "disconnected");
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=live-status]").textContent === "disconnected",
+  );
   await post("live-2", lines.slice(6, 30).join("\n")); // 24 events: the buffer keeps 8
   await page.click("[data-testid=connect]"); // reconnect from its cursor
   await page.waitForFunction(() => document.querySelectorAll("[data-testid=gaps] li").length === 2);
-  assert.match(await page.locator("[data-testid=gaps]").textContent(), /gap \(trimmed\): events 7–30 missed; recovered from the observation at event 30/);
+  assert.match(
+    await page.locator("[data-testid=gaps]").textContent(),
+    /gap \(trimmed\): events 7–30 missed; recovered from the observation at event 30/,
+  );
   await viewerMatchesServer(page, "live-2");
   // It continues: live again, in bursts the 8-event buffer holds.
   for (let i = 30; i < lines.length; i += 5) {
@@ -299,40 +472,66 @@ test("after a trim past its cursor the viewer shows the gap, reloads the observa
   }
   const { mine } = await viewerMatchesServer(page, "live-2");
   assert.deepEqual(mine.snapshot, rebuildOsSnapshot(sample));
-  assert.equal(await page.locator(".gap-row").count(), 2, await page.locator("[data-testid=gaps]").textContent());
+  assert.equal(
+    await page.locator(".gap-row").count(),
+    2,
+    await page.locator("[data-testid=gaps]").textContent(),
+  );
   // Time travel still works on both sides of the gap.
   await page.$eval("[data-testid=scrubber]", (el) => {
     el.value = "4";
     el.dispatchEvent(new Event("input"));
   });
   await waitPosition(page, "event 4 of 55");
-  assert.deepEqual(await headerStats(page), expectedHeader(new SessionState().apply(lines.slice(0, 4).join("\n")).summary()));
+  assert.deepEqual(
+    await headerStats(page),
+    expectedHeader(new SessionState().apply(lines.slice(0, 4).join("\n")).summary()),
+  );
   await page.$eval("[data-testid=scrubber]", (el) => {
     el.value = "40";
     el.dispatchEvent(new Event("input"));
   });
   await waitPosition(page, "event 40 of 55");
-  assert.deepEqual(await headerStats(page), expectedHeader(new SessionState().apply(lines.slice(0, 40).join("\n")).summary()));
+  assert.deepEqual(
+    await headerStats(page),
+    expectedHeader(new SessionState().apply(lines.slice(0, 40).join("\n")).summary()),
+  );
   await page.screenshot({ path: join(shots, "viewer-gap.png") });
   assert.deepEqual(problems, []);
   await page.close();
 });
 
 test("npm start's demo plays the sample live, and the page works on a narrow dark screen", async () => {
-  const demo = await startServer(["--interval-ms", "20", "--pause-ms", "300", "--max-events", "64"]);
+  const demo = await startServer([
+    "--interval-ms",
+    "20",
+    "--pause-ms",
+    "300",
+    "--max-events",
+    "64",
+  ]);
   try {
     const { page, problems } = await openPage(`${demo.url}/`, { width: 420, height: 900 }, "dark");
     await waitPosition(page, "event 55 of 55");
     assert.equal(await page.locator("[data-testid=status]").textContent(), "finished: completed");
-    assert.equal(await page.locator("[data-testid=gaps] li").count(), 0, "the demo is followed from its start cursor");
-    assert.deepEqual(await headerStats(page), expectedHeader(new SessionState().apply(sample).summary()));
+    assert.equal(
+      await page.locator("[data-testid=gaps] li").count(),
+      0,
+      "the demo is followed from its start cursor",
+    );
+    assert.deepEqual(
+      await headerStats(page),
+      expectedHeader(new SessionState().apply(sample).summary()),
+    );
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(width <= 420, `no horizontal scrolling on a narrow screen (${width}px)`);
     await page.screenshot({ path: join(shots, "viewer-narrow-dark.png"), fullPage: true });
     // The next run of the demo is offered, and followed from its start.
     await page.waitForSelector("#next-run:not([hidden])", { timeout: 15_000 });
     await page.click("#next-run");
-    await page.waitForFunction(() => /\/sessions\/sample-([2-9]|\d\d+)\/stream$/.test(document.querySelector("#url").value));
+    await page.waitForFunction(() =>
+      /\/sessions\/sample-([2-9]|\d\d+)\/stream$/.test(document.querySelector("#url").value),
+    );
     await waitPosition(page, "event 55 of 55");
     assert.equal(await page.locator("[data-testid=gaps] li").count(), 0);
     assert.deepEqual(problems, []);

@@ -13,9 +13,20 @@ export const port = () => 20000 + Math.floor(Math.random() * 20000);
 /** A throwaway project with the packed tarball installed and the checks copied. */
 export function installProject() {
   const project = mkdtempSync(join(tmpdir(), "agent-replay-pkg-"));
-  const tarball = execFileSync("npm", ["pack", "--silent", "--pack-destination", project], { cwd: root, encoding: "utf8" }).trim().split("\n").at(-1);
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "throwaway", private: true, type: "module" }));
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--silent", join(project, tarball)], { cwd: project });
+  const tarball = execFileSync("npm", ["pack", "--silent", "--pack-destination", project], {
+    cwd: root,
+    encoding: "utf8",
+  })
+    .trim()
+    .split("\n")
+    .at(-1);
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "throwaway", private: true, type: "module" }),
+  );
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--silent", join(project, tarball)], {
+    cwd: project,
+  });
   cpSync(join(root, "tests/package"), join(project, "checks"), { recursive: true });
   cpSync(join(root, "examples/edge"), join(project, "checks/edge"), { recursive: true });
   return project;
@@ -23,7 +34,11 @@ export function installProject() {
 
 /** Starts a server process; resolves when it prints "listening". */
 export function serve(cmd, args, { cwd, env }) {
-  const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(cmd, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let err = "";
   child.stderr.on("data", (d) => (err += d));
   return new Promise((resolve, reject) => {
@@ -55,9 +70,21 @@ export async function bundleWorker(project) {
     external: ["node:*"],
     outfile: join(dir, "worker.js"),
     logLevel: "silent",
-    plugins: [{ name: "wasm-module", setup: (b) => b.onResolve({ filter: /\.wasm$/ }, () => ({ path: "agent_replay_bg.wasm", external: true })) }],
+    plugins: [
+      {
+        name: "wasm-module",
+        setup: (b) =>
+          b.onResolve({ filter: /\.wasm$/ }, () => ({
+            path: "agent_replay_bg.wasm",
+            external: true,
+          })),
+      },
+    ],
   });
-  cpSync(join(project, "node_modules/agent-replay/pkg/agent_replay_bg.wasm"), join(dir, "agent_replay_bg.wasm"));
+  cpSync(
+    join(project, "node_modules/agent-replay/pkg/agent_replay_bg.wasm"),
+    join(dir, "agent_replay_bg.wasm"),
+  );
   cpSync(join(project, "checks/workerd.capnp"), join(dir, "workerd.capnp"));
   return dir;
 }
@@ -65,7 +92,11 @@ export async function bundleWorker(project) {
 /** Starts workerd on the bundled Worker; resolves once /work answers. */
 export async function startWorkerd(dir) {
   const p = port();
-  const child = spawn(bin("workerd"), ["serve", join(dir, "workerd.capnp"), `--socket-addr=http=127.0.0.1:${p}`], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(
+    bin("workerd"),
+    ["serve", join(dir, "workerd.capnp"), `--socket-addr=http=127.0.0.1:${p}`],
+    { cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
+  );
   let err = "";
   child.stderr.on("data", (d) => (err += d));
   const url = `http://127.0.0.1:${p}`;

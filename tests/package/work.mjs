@@ -16,4 +16,8 @@ export function work() {
   };
 }
 
-export const EXPECTED = { processes: "bisect-1:joined,log-miner-1:cancelled", replayed: "2:page_out", status: "terminal" };
+export const EXPECTED = {
+  processes: "bisect-1:joined,log-miner-1:cancelled",
+  replayed: "2:page_out",
+  status: "terminal",
+};

@@ -23,7 +23,9 @@ static ALLOCATOR: alloc::GeometricGrowth = alloc::GeometricGrowth;
 
 use agent_replay::json::{js_safe_text, to_js_json};
 use agent_replay::log::{self, LogError, LogOptions};
-use agent_replay::snapshot::{OsSnapshot, rebuild_os_snapshot_from_bytes, rebuild_os_snapshot_from_str};
+use agent_replay::snapshot::{
+    rebuild_os_snapshot_from_bytes, rebuild_os_snapshot_from_str, OsSnapshot,
+};
 use agent_replay::state::SessionState as CoreState;
 use agent_replay::SessionEvent;
 use wasm_bindgen::prelude::*;
@@ -72,16 +74,22 @@ fn parse_log_with(
 /// `{framing, events, errors}` as JSON.
 #[wasm_bindgen(js_name = parseLogStr)]
 pub fn parse_log_str(text: &str, strict: bool) -> Result<String, JsValue> {
-    parse_log_with(|sink| log::read_str(text, opts(strict), &mut |t: &str, e: SessionEvent<'_>| sink(t, e)))
+    parse_log_with(|sink| {
+        log::read_str(text, opts(strict), &mut |t: &str, e: SessionEvent<'_>| sink(t, e))
+    })
 }
 
 #[wasm_bindgen(js_name = parseLogBytes)]
 pub fn parse_log_bytes(bytes: &[u8], strict: bool) -> Result<String, JsValue> {
-    parse_log_with(|sink| log::read_bytes(bytes, opts(strict), &mut |t: &str, e: SessionEvent<'_>| sink(t, e)))
+    parse_log_with(|sink| {
+        log::read_bytes(bytes, opts(strict), &mut |t: &str, e: SessionEvent<'_>| sink(t, e))
+    })
 }
 
 /// The OS snapshot as JSON; any load error throws `invalid_log` with all errors.
-fn snapshot_json(folded: Result<(OsSnapshot, log::LoadReport), LogError>) -> Result<String, JsValue> {
+fn snapshot_json(
+    folded: Result<(OsSnapshot, log::LoadReport), LogError>,
+) -> Result<String, JsValue> {
     let (snapshot, report) = folded.map_err(log_error)?;
     if let Some(first) = report.errors.first() {
         let message = format!("{} error(s) in the log; first at {first}", report.errors.len());
@@ -91,12 +99,20 @@ fn snapshot_json(folded: Result<(OsSnapshot, log::LoadReport), LogError>) -> Res
 }
 
 #[wasm_bindgen(js_name = rebuildOsSnapshotStr)]
-pub fn rebuild_os_snapshot_str(text: &str, strict: bool, full_check: bool) -> Result<String, JsValue> {
+pub fn rebuild_os_snapshot_str(
+    text: &str,
+    strict: bool,
+    full_check: bool,
+) -> Result<String, JsValue> {
     snapshot_json(rebuild_os_snapshot_from_str(text, strict, full_check))
 }
 
 #[wasm_bindgen(js_name = rebuildOsSnapshotBytes)]
-pub fn rebuild_os_snapshot_bytes(bytes: &[u8], strict: bool, full_check: bool) -> Result<String, JsValue> {
+pub fn rebuild_os_snapshot_bytes(
+    bytes: &[u8],
+    strict: bool,
+    full_check: bool,
+) -> Result<String, JsValue> {
     snapshot_json(rebuild_os_snapshot_from_bytes(bytes, strict, full_check))
 }
 
@@ -190,7 +206,9 @@ impl SessionState {
     #[wasm_bindgen(js_name = writeEvents)]
     pub fn write_events(&mut self, chunk: &[u8], strict: bool) -> Result<String, JsValue> {
         let mut folded = Folded::default();
-        self.inner.write_each(chunk, opts(strict), &mut |t, e| folded.push(t, e)).map_err(log_error)?;
+        self.inner
+            .write_each(chunk, opts(strict), &mut |t, e| folded.push(t, e))
+            .map_err(log_error)?;
         Ok(folded.wire("{}"))
     }
 

@@ -11,8 +11,8 @@ use std::rc::Rc;
 
 use agent_replay::json::to_js_json;
 use agent_replay::live::{
-    AppendError, CursorError, ObservedEvent, Replay, ReplaySession, ReplayStore, Resume, SessionItem,
-    SessionSubscription, StoreConfig, SubscribeResult, Subscription, SubscriptionItem,
+    AppendError, CursorError, ObservedEvent, Replay, ReplaySession, ReplayStore, Resume,
+    SessionItem, SessionSubscription, StoreConfig, SubscribeResult, Subscription, SubscriptionItem,
 };
 use agent_replay::log::{self, LogOptions};
 use agent_replay::SessionEvent;
@@ -22,13 +22,21 @@ use crate::{error, log_error};
 
 /// Milliseconds from the JS clock; anything not a finite non-negative number is 0.
 fn millis(now: f64) -> u64 {
-    if now.is_finite() && now > 0.0 { now as u64 } else { 0 }
+    if now.is_finite() && now > 0.0 {
+        now as u64
+    } else {
+        0
+    }
 }
 
 fn revision(r: Option<f64>) -> Result<Option<u64>, JsValue> {
     match r {
         None => Ok(None),
-        Some(r) if r.is_finite() && r >= 0.0 && r.fract() == 0.0 && r <= 9_007_199_254_740_991.0 => Ok(Some(r as u64)),
+        Some(r)
+            if r.is_finite() && r >= 0.0 && r.fract() == 0.0 && r <= 9_007_199_254_740_991.0 =>
+        {
+            Ok(Some(r as u64))
+        }
         Some(_) => Err(error("invalid_input", "revision must be an integer in [0, 2^53-1]", &[])),
     }
 }
@@ -56,7 +64,9 @@ fn wire(header: &str, events: &[ObservedEvent]) -> String {
     use std::fmt::Write;
     let texts: usize = events.iter().map(|e| e.json.len()).sum();
     let meta = events.len().saturating_mul(24);
-    let mut out = String::with_capacity(header.len().saturating_add(meta).saturating_add(texts).saturating_add(4));
+    let mut out = String::with_capacity(
+        header.len().saturating_add(meta).saturating_add(texts).saturating_add(4),
+    );
     out.push_str(header);
     out.push_str("\n[");
     for (i, e) in events.iter().enumerate() {
@@ -95,7 +105,8 @@ impl ReplayStoreHandle {
             max_sessions: max_sessions as usize,
             max_total_bytes: max_total_bytes as usize,
         };
-        let store = ReplayStore::new(config, incarnation).map_err(|m| error("invalid_input", m, &[]))?;
+        let store =
+            ReplayStore::new(config, incarnation).map_err(|m| error("invalid_input", m, &[]))?;
         Ok(ReplayStoreHandle { inner: Rc::new(RefCell::new(store)), last_revision: 0.0 })
     }
 
@@ -106,9 +117,18 @@ impl ReplayStoreHandle {
 
     /// Appends one event; returns its position (its revision is then
     /// `lastRevision`): two numbers, the cheapest answer to cross.
-    pub fn append(&mut self, session_id: &str, json: &str, revision_: Option<f64>, now: f64) -> Result<f64, JsValue> {
-        let event =
-            self.inner.borrow_mut().append(session_id, json, revision(revision_)?, millis(now)).map_err(append_error)?;
+    pub fn append(
+        &mut self,
+        session_id: &str,
+        json: &str,
+        revision_: Option<f64>,
+        now: f64,
+    ) -> Result<f64, JsValue> {
+        let event = self
+            .inner
+            .borrow_mut()
+            .append(session_id, json, revision(revision_)?, millis(now))
+            .map_err(append_error)?;
         self.last_revision = event.revision as f64;
         Ok(event.position as f64)
     }
@@ -126,11 +146,15 @@ impl ReplayStoreHandle {
         }
         let mut store = self.inner.borrow_mut();
         let mut appended = 0u64;
-        let report = log::read_bytes(bytes, LogOptions::default(), &mut |json: &str, e: SessionEvent<'_>| {
-            if store.append_checked(session_id, json, e.turn(), None, millis(now)).is_ok() {
-                appended = appended.saturating_add(1);
-            }
-        })
+        let report = log::read_bytes(
+            bytes,
+            LogOptions::default(),
+            &mut |json: &str, e: SessionEvent<'_>| {
+                if store.append_checked(session_id, json, e.turn(), None, millis(now)).is_ok() {
+                    appended = appended.saturating_add(1);
+                }
+            },
+        )
         .map_err(log_error)?;
         Ok(format!(
             "{{\"appended\":{appended},\"errors\":{},\"cursor\":{}}}",
@@ -140,7 +164,11 @@ impl ReplayStoreHandle {
     }
 
     #[wasm_bindgen(js_name = currentCursor)]
-    pub fn current_cursor(&self, session_id: &str, revision_: Option<f64>) -> Result<String, JsValue> {
+    pub fn current_cursor(
+        &self,
+        session_id: &str,
+        revision_: Option<f64>,
+    ) -> Result<String, JsValue> {
         Ok(self.inner.borrow().current_cursor(session_id, revision(revision_)?))
     }
 
@@ -149,14 +177,18 @@ impl ReplayStoreHandle {
         let mut store = self.inner.borrow_mut();
         Ok(match store.replay_after(cursor, millis(now)).map_err(cursor_error)? {
             Replay::Replayed(events) => wire(r#"{"type":"replayed"}"#, &events),
-            Replay::Gap(reason) => wire(&format!(r#"{{"type":"gap","reason":{}}}"#, to_js_json(&reason)), &[]),
+            Replay::Gap(reason) => {
+                wire(&format!(r#"{{"type":"gap","reason":{}}}"#, to_js_json(&reason)), &[])
+            }
         })
     }
 
     pub fn subscribe(&self, cursor: &str, now: f64) -> Result<SubscriptionHandle, JsValue> {
         Ok(match self.inner.borrow_mut().subscribe(cursor, millis(now)).map_err(cursor_error)? {
             SubscribeResult::Subscribed(sub) => SubscriptionHandle { sub: Some(sub), gap: None },
-            SubscribeResult::Gap(reason) => SubscriptionHandle { sub: None, gap: Some(to_js_json(&reason)) },
+            SubscribeResult::Gap(reason) => {
+                SubscriptionHandle { sub: None, gap: Some(to_js_json(&reason)) }
+            }
         })
     }
 
@@ -190,7 +222,10 @@ impl SubscriptionHandle {
         Some(match self.sub.as_ref()?.try_next()? {
             SubscriptionItem::Event(e) => wire(r#"{"type":"event"}"#, &[e]),
             SubscriptionItem::Lagged { dropped, resume_cursor } => wire(
-                &format!(r#"{{"type":"lagged","dropped":{dropped},"resume_cursor":{}}}"#, to_js_json(&resume_cursor)),
+                &format!(
+                    r#"{{"type":"lagged","dropped":{dropped},"resume_cursor":{}}}"#,
+                    to_js_json(&resume_cursor)
+                ),
                 &[],
             ),
         })
@@ -217,7 +252,11 @@ fn session_item(item: SessionItem) -> String {
     match item {
         SessionItem::Event(e) => wire(r#"{"type":"event"}"#, &[e]),
         SessionItem::Gap { gap, observation } => wire(
-            &format!(r#"{{"type":"gap","gap":{},"observation":{}}}"#, to_js_json(&gap), to_js_json(&observation)),
+            &format!(
+                r#"{{"type":"gap","gap":{},"observation":{}}}"#,
+                to_js_json(&gap),
+                to_js_json(&observation)
+            ),
             &[],
         ),
     }
@@ -226,22 +265,37 @@ fn session_item(item: SessionItem) -> String {
 #[wasm_bindgen(js_class = ReplaySessionCore)]
 impl ReplaySessionHandle {
     #[wasm_bindgen(constructor)]
-    pub fn new(session_id: &str, store: &ReplayStoreHandle) -> Result<ReplaySessionHandle, JsValue> {
-        let inner = ReplaySession::new(session_id, Rc::clone(&store.inner)).map_err(append_error)?;
+    pub fn new(
+        session_id: &str,
+        store: &ReplayStoreHandle,
+    ) -> Result<ReplaySessionHandle, JsValue> {
+        let inner =
+            ReplaySession::new(session_id, Rc::clone(&store.inner)).map_err(append_error)?;
         Ok(ReplaySessionHandle { inner })
     }
 
     /// Appends a log or events, all or nothing (at most `max_events` of them).
-    pub fn append(&self, bytes: &[u8], now: f64, max_events: Option<f64>) -> Result<String, JsValue> {
+    pub fn append(
+        &self,
+        bytes: &[u8],
+        now: f64,
+        max_events: Option<f64>,
+    ) -> Result<String, JsValue> {
         let max = max_events.map(|m| m.max(0.0) as usize);
         let events = self.inner.append(bytes, millis(now), max).map_err(|e| match e {
             agent_replay::live::session::SessionAppendError::InvalidLog(errors) => {
                 let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
-                error("invalid_log", &format!("nothing appended: {} error(s); first at {first}", errors.len()), &errors)
+                error(
+                    "invalid_log",
+                    &format!("nothing appended: {} error(s); first at {first}", errors.len()),
+                    &errors,
+                )
             }
-            agent_replay::live::session::SessionAppendError::TooManyEvents(n) => {
-                error("limit_exceeded", &format!("nothing appended: {n} events, more than allowed at once"), &[])
-            }
+            agent_replay::live::session::SessionAppendError::TooManyEvents(n) => error(
+                "limit_exceeded",
+                &format!("nothing appended: {n} events, more than allowed at once"),
+                &[],
+            ),
             agent_replay::live::session::SessionAppendError::Store(e) => append_error(e),
         })?;
         Ok(wire("{}", &events))
