@@ -31,4 +31,5 @@ pub mod generate;
 pub mod json;
 pub mod live;
 pub mod state;
+pub mod units;
 pub mod view;
