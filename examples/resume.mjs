@@ -1,4 +1,4 @@
-// Resuming after a disconnect, as in the README (run by npm test).
+// Resuming after a disconnect, as in docs/live-replay.md (run by npm test).
 import { ReplaySession, SessionState } from "agent-replay";
 
 // Server: one handle per session, fed by the agent runtime. A tiny buffer
