@@ -15,7 +15,6 @@ import dataclasses
 import json
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from harness import DETERMINISM, SCENARIOS, Ctx
 VERSION = "0.2.77"
 # Logs that also get the SDK dump framing (`<name>.events.json`).
 DUMPED = ("tools", "workflow")
+SCRATCH = Path("/tmp/agent-replay-real-corpus")
 
 # ---------------------------------------------------------------------------------------------
 # Output
@@ -59,10 +59,15 @@ async def generate(out_dir: Path, only: set[str] | None) -> None:
         if only and item.name not in only:
             continue
         DETERMINISM.reset(seed)
-        with tempfile.TemporaryDirectory(prefix=f"ds-{item.name}-") as tmp:
-            ctx = Ctx(item.name, Path(tmp), FileSessionLog(tmp))
+        # A fixed scratch path, not a random temp dir: page-out archive paths are written into
+        # the log (payload_residency_changed.payload_ref), so a random one would vary per run.
+        tmp = SCRATCH / item.name
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        try:
+            ctx = Ctx(item.name, tmp, FileSessionLog(tmp))
             await item.run(ctx)
-            for path in sorted(Path(tmp).glob("*.jsonl")):
+            for path in sorted(tmp.glob("*.jsonl")):
                 sid = path.stem
                 name = item.name if sid == item.name else f"{item.name}.{sid}"
                 entries = read_entries(path)
@@ -79,6 +84,8 @@ async def generate(out_dir: Path, only: set[str] | None) -> None:
                     "events": len(entries),
                     "kinds": kinds_in(entries),
                 })
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
         print(f"{item.name}: done", file=sys.stderr)
     present = sorted({kind for log in manifest_logs for kind in log["kinds"]})
     manifest = {

@@ -5,13 +5,16 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import sys
 import time
 import uuid
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from deepstrike.providers.stream import TextDelta, ToolCallEvent, UsageEvent
+from deepstrike.runtime.archive import FileArchiveStore
 from deepstrike.runtime.execution_plane import LocalExecutionPlane
+from deepstrike.runtime.payload_store import PayloadStore
 from deepstrike.runtime.replay_provider import ReplayProvider, ReplayProviderOpts
 from deepstrike.runtime.runner import RuntimeOptions, RuntimeRunner
 from deepstrike.runtime.session_log import FileSessionLog
@@ -101,6 +104,22 @@ class ScriptedProvider:
                 )
 
 
+class JsonMemoryScope(dict):
+    """A MemoryScope the session log can serialise. 0.2.77's `write_memory` and `query_memory`
+    put the `MemoryScope` dataclass itself into `memory_written.scope` / `memory_queried.scope`,
+    and FileSessionLog's json.dumps rejects it, so the host call fails. This dict carries the
+    same two fields, reads like the dataclass (attributes) and compares equal by value."""
+
+    def __getattr__(self, key: str) -> Any:
+        try:
+            return self[key]
+        except KeyError as missing:
+            raise AttributeError(key) from missing
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash((self["tenant_id"], self["namespace"]))
+
+
 def say(text: str) -> dict[str, Any]:
     """A scripted assistant reply with no tool call."""
     return {"role": "assistant", "content": text}
@@ -119,7 +138,12 @@ def call(text: str, *calls: tuple[str, str, Any]) -> dict[str, Any]:
 
 
 async def drain(stream) -> list[Any]:
-    return [event async for event in stream]
+    """Consume a run; errors the runtime reports are echoed so a broken scenario is visible."""
+    events = [event async for event in stream]
+    for event in events:
+        if getattr(event, "type", None) == "error":
+            print(f"  runtime error event: {event.message}", file=sys.stderr)
+    return events
 
 
 # ---------------------------------------------------------------------------------------------
@@ -143,7 +167,13 @@ class Ctx:
             replies, wrap=kwargs.pop("wrap", False), fail_on=kwargs.pop("fail_on", None),
         )
         plane = plane or LocalExecutionPlane()
+        # Every registered tool is advertised from the first turn (the default surface is only
+        # the kernel's meta-tools, and a call outside it is dropped before execution).
         kwargs.setdefault("baseline_tool_ids", [schema.name for schema in plane.schemas()])
+        # Page-out archives and payloads stay in the scenario's scratch directory (the SDK's
+        # default PayloadStore writes `.payloads/` under the working directory).
+        kwargs.setdefault("payload_store", PayloadStore(str(self.log_dir / "payloads")))
+        kwargs.setdefault("compression_store", FileArchiveStore(self.log_dir / "archive"))
         return RuntimeOptions(provider=provider, session_log=self.log, execution_plane=plane, **kwargs)
 
     def runner(self, replies: list[dict[str, Any]], plane=None, **kwargs: Any) -> RuntimeRunner:
