@@ -3,6 +3,8 @@
 # run offline with scripted model replies. Needs python3 (3.10+) and PyPI; nothing else online.
 #
 # Usage: scripts/real-corpus/generate.sh [OUT_DIR] [SCENARIO...]
+# With scenario names only those are regenerated and MANIFEST.json then lists only them: rebuild
+# the committed corpus with no names. DEEPSTRIKE_VENV reuses an existing venv.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
