@@ -62,8 +62,9 @@ pub fn read_str(
     sink: &mut dyn EventSink,
 ) -> Result<LoadReport, LogError> {
     let mut reader = LogReader::new(opts);
+    let is_array = starts_array(text.as_bytes());
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if starts_array(text.as_bytes()) {
+    if is_array {
         reader.framing = Some(Framing::JsonArray);
         reader.array(text, sink)?;
     } else {
@@ -97,6 +98,8 @@ pub struct LogReader {
     strict: bool,
     only: Option<fn(&str) -> bool>,
     framing: Option<Framing>,
+    /// How far the start of a pushed log has told its framing.
+    lead: Lead,
     lines_done: usize,
     next_seq: u64,
     pending: Vec<u8>,
@@ -122,35 +125,47 @@ impl LogReader {
         }
     }
 
-    /// Feeds the next chunk of the log.
+    /// Feeds the next chunk of the log. Each byte is looked at and copied a
+    /// bounded number of times, however the log is cut into chunks.
     pub fn push(&mut self, chunk: &[u8], sink: &mut dyn EventSink) -> Result<(), LogError> {
-        if self.framing.is_none() && self.lines_done == 0 {
-            let seen = [self.pending.as_slice(), chunk].concat();
-            let body = seen.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(&seen);
-            if starts_array(body) {
-                self.framing = Some(Framing::JsonArray);
-            }
+        match self.lead {
+            Lead::Known(true) => self.pending.extend_from_slice(chunk),
+            Lead::Known(false) => return self.push_lines(chunk, sink),
+            // Only a BOM and whitespace so far: kept, for an array's
+            // positions or as blank lines.
+            _ => match self.lead.read(chunk) {
+                None => self.pending.extend_from_slice(chunk),
+                Some(true) => {
+                    self.framing = Some(Framing::JsonArray);
+                    self.pending.extend_from_slice(chunk);
+                }
+                Some(false) => {
+                    let blank = std::mem::take(&mut self.pending);
+                    let tail = self.lines_bytes(&blank, sink)?;
+                    self.pending.extend_from_slice(tail);
+                    return self.push_lines(chunk, sink);
+                }
+            },
         }
-        if self.framing == Some(Framing::JsonArray) {
-            self.pending.extend_from_slice(chunk);
-            return Ok(());
-        }
-        let Some(last_nl) = chunk.iter().rposition(|&b| b == b'\n') else {
-            self.pending.extend_from_slice(chunk);
-            return Ok(());
-        };
-        let (mut rest, tail) =
-            chunk.split_at_checked(last_nl.saturating_add(1)).unwrap_or((chunk, &[]));
+        Ok(())
+    }
+
+    /// Lines in chunks: the pending start of a line is completed by the
+    /// chunk's first newline, the chunk's whole lines are read in place and
+    /// its unterminated end is added to the pending bytes.
+    fn push_lines(&mut self, chunk: &[u8], sink: &mut dyn EventSink) -> Result<(), LogError> {
+        let mut rest = chunk;
         if !self.pending.is_empty() {
-            // The pending start of a line ends at this chunk's first newline.
-            let (head, after) = split_line(rest);
+            let Some((head, after)) = split_line(chunk) else {
+                self.pending.extend_from_slice(chunk);
+                return Ok(());
+            };
             let mut line = std::mem::take(&mut self.pending);
             line.extend_from_slice(head);
-            line.push(b'\n');
-            self.lines_bytes(&line, sink)?;
+            self.line_bytes(&line, true, sink)?;
             rest = after;
         }
-        self.lines_bytes(rest, sink)?;
+        let tail = self.lines_bytes(rest, sink)?;
         self.pending.extend_from_slice(tail);
         Ok(())
     }
@@ -159,7 +174,12 @@ impl LogReader {
     pub fn finish(&mut self, sink: &mut dyn EventSink) -> Result<(), LogError> {
         let pending = std::mem::take(&mut self.pending);
         if self.framing != Some(Framing::JsonArray) {
-            return self.lines_bytes(&pending, sink);
+            // Blank lines, if the framing was never known.
+            let tail = self.lines_bytes(&pending, sink)?;
+            if tail.is_empty() {
+                return Ok(());
+            }
+            return self.line_bytes(tail, false, sink);
         }
         let body = pending.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(&pending);
         match std::str::from_utf8(body) {
@@ -194,42 +214,60 @@ impl LogReader {
         Ok(())
     }
 
-    /// Lines of a string; all but the last end in `\n`.
+    /// Lines of a string: every line ends in `\n` but perhaps the last.
     fn lines_str(&mut self, text: &str, sink: &mut dyn EventSink) -> Result<(), LogError> {
         let mut rest = text;
-        while !rest.is_empty() {
-            let (line, next) = split_line(rest.as_bytes());
-            let terminated = next.len() < rest.len().saturating_sub(line.len());
-            // Both parts end or start at a newline: char boundaries.
-            let (line, next) = (
-                rest.get(..line.len()).unwrap_or(rest),
-                rest.get(rest.len().saturating_sub(next.len())..).unwrap_or(""),
-            );
-            self.lines_done = self.lines_done.saturating_add(1);
-            self.line(line, terminated, sink)?;
+        while let Some((line, next)) = rest.split_once('\n') {
+            self.count_line();
+            self.line(line, true, sink)?;
             rest = next;
         }
-        Ok(())
+        if rest.is_empty() {
+            return Ok(());
+        }
+        self.count_line();
+        self.line(rest, false, sink)
     }
 
-    /// Lines of bytes, each checked for UTF-8 on its own.
-    fn lines_bytes(&mut self, bytes: &[u8], sink: &mut dyn EventSink) -> Result<(), LogError> {
+    /// The whole lines of `bytes`; returns what follows the last newline.
+    fn lines_bytes<'b>(
+        &mut self,
+        bytes: &'b [u8],
+        sink: &mut dyn EventSink,
+    ) -> Result<&'b [u8], LogError> {
         let mut rest = bytes;
-        while !rest.is_empty() {
-            let (line, next) = split_line(rest);
-            let terminated = next.len() < rest.len().saturating_sub(line.len());
-            self.lines_done = self.lines_done.saturating_add(1);
-            match std::str::from_utf8(line) {
-                Ok(text) => self.line(text, terminated, sink)?,
-                Err(e) => {
-                    let valid = line.get(..e.valid_up_to()).unwrap_or_default();
-                    let column = char_column(std::str::from_utf8(valid).unwrap_or_default());
-                    self.fail(invalid_utf8(self.lines_done, column))?;
-                }
-            }
+        while let Some((line, next)) = split_line(rest) {
+            self.line_bytes(line, true, sink)?;
             rest = next;
         }
-        Ok(())
+        Ok(rest)
+    }
+
+    /// One line of bytes, checked for UTF-8 on its own.
+    fn line_bytes(
+        &mut self,
+        line: &[u8],
+        terminated: bool,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), LogError> {
+        self.count_line();
+        match std::str::from_utf8(line) {
+            Ok(text) => self.line(text, terminated, sink),
+            Err(e) => {
+                let valid = line.get(..e.valid_up_to()).unwrap_or_default();
+                let column = char_column(std::str::from_utf8(valid).unwrap_or_default());
+                self.fail(invalid_utf8(self.lines_done, column))
+            }
+        }
+    }
+
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "lines are counted one at a time, each at least a byte held in memory: \
+                  fewer than usize::MAX"
+    )]
+    fn count_line(&mut self) {
+        self.lines_done += 1;
     }
 
     /// One line of JSON Lines or stored entries.
@@ -482,13 +520,16 @@ impl<'de> Visitor<'de> for ArraySeed<'_, '_, '_> {
     }
 }
 
-/// The first line of `b` (without its newline) and what follows the newline;
-/// with no newline, all of `b` and nothing.
-fn split_line(b: &[u8]) -> (&[u8], &[u8]) {
-    match find_byte(b, b'\n') {
-        Some(i) => (b.get(..i).unwrap_or(b), b.get(i.saturating_add(1)..).unwrap_or_default()),
-        None => (b, &[]),
-    }
+/// The first line of `b` (without its newline) and what follows the
+/// newline; `None` when `b` holds no newline.
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    reason = "`i` is the index of a byte of `b`: `i + 1 <= b.len()`"
+)]
+fn split_line(b: &[u8]) -> Option<(&[u8], &[u8])> {
+    let i = find_byte(b, b'\n')?;
+    Some((&b[..i], &b[i + 1..]))
 }
 
 fn invalid_utf8(line: usize, column: usize) -> LogError {
@@ -523,8 +564,52 @@ fn code_of(e: &EventError) -> LogErrorCode {
     }
 }
 
+/// Whether a whole log is a JSON array: its first byte after a BOM that is
+/// not whitespace is `[`.
 fn starts_array(b: &[u8]) -> bool {
-    b.iter().find(|c| !c.is_ascii_whitespace()) == Some(&b'[')
+    Lead::Start.read(b) == Some(true)
+}
+
+/// What the start of a log has shown, byte by byte: whether it is a JSON
+/// array is known at its first byte that is neither whitespace nor part of a
+/// leading BOM. Chunks are read as they come, each byte once.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Lead {
+    /// Nothing yet.
+    #[default]
+    Start,
+    /// The start of a BOM; these bytes of it are still to come.
+    Bom(&'static [u8]),
+    /// A BOM or whitespace, then only whitespace.
+    Blank,
+    /// The first significant byte was seen: whether it opens an array.
+    Known(bool),
+}
+
+impl Lead {
+    /// Reads the next bytes of the log: whether it is a JSON array, once
+    /// that is known.
+    fn read(&mut self, bytes: &[u8]) -> Option<bool> {
+        for &b in bytes {
+            *self = match (*self, b) {
+                (Lead::Known(_), _) => break,
+                (Lead::Start, 0xEF) => Lead::Bom(b"\xBB\xBF"),
+                (Lead::Bom([next, rest @ ..]), b) if b == *next => {
+                    if rest.is_empty() {
+                        Lead::Blank
+                    } else {
+                        Lead::Bom(rest)
+                    }
+                }
+                (Lead::Start | Lead::Blank, b) if b.is_ascii_whitespace() => Lead::Blank,
+                (_, b) => Lead::Known(b == b'['),
+            };
+        }
+        match *self {
+            Lead::Known(array) => Some(array),
+            _ => None,
+        }
+    }
 }
 
 /// Stored entries when the first parsable line has `event` and no `kind`.
