@@ -73,35 +73,40 @@ fn read_kind(text: &str) -> Result<Str<'_>, EventError> {
 
 /// `{"kind":"name"` at the start (whitespace allowed), with no escapes in
 /// the name: the kernel's own layout, recognised without a parser.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "`i` and `start` are offsets in `text`, held in memory, plus a few bytes"
+)]
 fn scan_leading_kind(text: &str) -> Option<&str> {
     let b = text.as_bytes();
     let mut i = skip_ws(b, 0);
     if b.get(i) != Some(&b'{') {
         return None;
     }
-    i = skip_ws(b, i.saturating_add(1));
-    if b.get(i..i.saturating_add(6))? != b"\"kind\"" {
+    i = skip_ws(b, i + 1);
+    if b.get(i..i + 6)? != b"\"kind\"" {
         return None;
     }
-    i = skip_ws(b, i.saturating_add(6));
+    i = skip_ws(b, i + 6);
     if b.get(i) != Some(&b':') {
         return None;
     }
-    i = skip_ws(b, i.saturating_add(1));
+    i = skip_ws(b, i + 1);
     if b.get(i) != Some(&b'"') {
         return None;
     }
-    let start = i.saturating_add(1);
+    let start = i + 1;
     let len = b.get(start..)?.iter().position(|&c| c == b'"' || c == b'\\')?;
-    if b.get(start.saturating_add(len)) != Some(&b'"') {
+    if b.get(start + len) != Some(&b'"') {
         return None;
     }
-    text.get(start..start.saturating_add(len))
+    text.get(start..start + len)
 }
 
+#[allow(clippy::arithmetic_side_effects, reason = "`b[i]` exists: `i + 1 <= b.len()`")]
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        i = i.saturating_add(1);
+        i += 1;
     }
     i
 }
@@ -121,8 +126,8 @@ fn probe_kind(text: &str) -> Result<Str<'_>, EventError> {
 impl EventError {
     pub(crate) fn from_serde(text: &str, err: &serde_json::Error) -> Self {
         let full = err.to_string();
-        let message = match full.rfind(" at line ") {
-            Some(i) => full.get(..i).unwrap_or_default().to_string(),
+        let message = match full.rsplit_once(" at line ") {
+            Some((message, _)) => message.to_string(),
             None => full,
         };
         let offset = offset_of(text, err.line(), err.column());
@@ -132,15 +137,20 @@ impl EventError {
 }
 
 /// Byte offset of serde_json's 1-based line and column (column counts bytes).
+/// An error serde_json could not place has line and column 0: offset 0.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "`start` is an offset in `text` and `column` one in its line, held in memory"
+)]
 fn offset_of(text: &str, line: usize, column: usize) -> usize {
     let mut start = 0;
     for _ in 1..line {
         match text.get(start..).and_then(|t| t.find('\n')) {
-            Some(i) => start = start.saturating_add(i).saturating_add(1),
+            Some(i) => start += i + 1,
             None => break,
         }
     }
-    start.saturating_add(column.saturating_sub(1)).min(text.len())
+    (start + column.saturating_sub(1)).min(text.len())
 }
 
 /// The field serde names in "missing field `x`" / "unknown field `x`".

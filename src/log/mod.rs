@@ -184,10 +184,8 @@ impl LogReader {
         let body = pending.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(&pending);
         match std::str::from_utf8(body) {
             Ok(text) => self.array(text, sink),
-            Err(e) => {
-                let valid = body.get(..e.valid_up_to()).unwrap_or_default();
-                // The valid prefix cannot contain an error past its end.
-                let text = std::str::from_utf8(valid).unwrap_or_default();
+            Err(_) => {
+                let text = valid_prefix(body);
                 let before = self.errors.len();
                 // The prefix ends where the bad bytes start: its "truncated"
                 // error is the invalid UTF-8, reported as such.
@@ -253,24 +251,26 @@ impl LogReader {
         self.count_line();
         match std::str::from_utf8(line) {
             Ok(text) => self.line(text, terminated, sink),
-            Err(e) => {
-                let valid = line.get(..e.valid_up_to()).unwrap_or_default();
-                let column = char_column(std::str::from_utf8(valid).unwrap_or_default());
+            Err(_) => {
+                let column = char_column(valid_prefix(line));
                 self.fail(invalid_utf8(self.lines_done, column))
             }
         }
     }
 
-    #[allow(
-        clippy::arithmetic_side_effects,
-        reason = "lines are counted one at a time, each at least a byte held in memory: \
-                  fewer than usize::MAX"
-    )]
+    /// Saturating: a streamed log is never held whole, and on a 32-bit
+    /// target more than usize::MAX lines can arrive; line numbers then stay
+    /// at the largest rather than wrap.
     fn count_line(&mut self) {
-        self.lines_done += 1;
+        self.lines_done = self.lines_done.saturating_add(1);
     }
 
     /// One line of JSON Lines or stored entries.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "the offsets added are of parts of `raw`, one after the other: their sum is \
+                  at most its length"
+    )]
     fn line(
         &mut self,
         raw: &str,
@@ -280,7 +280,7 @@ impl LogReader {
         let raw =
             if self.lines_done == 1 { raw.strip_prefix('\u{feff}').unwrap_or(raw) } else { raw };
         let trimmed = raw.trim_start();
-        let lead = raw.len().saturating_sub(trimmed.len());
+        let lead = offset_in(raw, trimmed);
         let text = trimmed.trim_end();
         if text.is_empty() {
             return Ok(());
@@ -290,14 +290,10 @@ impl LogReader {
         }
         let (event_text, base) = if self.framing == Some(Framing::StoredEntries) {
             match self.entry(text) {
-                Ok(Some(event_text)) => {
-                    let base =
-                        (event_text.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
-                    (event_text, base)
-                }
+                Ok(Some(event_text)) => (event_text, offset_in(text, event_text)),
                 Ok(None) => return Ok(()),
                 Err(mut err) => {
-                    err.column = column_at(raw, lead.saturating_add(err.column));
+                    err.column = column_at(raw, lead + err.column);
                     return self.fail(self.finish_error(err, terminated));
                 }
             }
@@ -306,13 +302,13 @@ impl LogReader {
         };
         match self.parse(event_text) {
             Ok(event) => self.deliver(event_text, event, sink).map_err(|kind| {
-                let column = column_at(raw, lead.saturating_add(base));
+                let column = column_at(raw, lead + base);
                 unknown_kind(self.lines_done, column, None, kind)
             }),
             Err(e) => {
                 let err = LogError {
                     line: self.lines_done,
-                    column: column_at(raw, lead.saturating_add(base).saturating_add(e.offset)),
+                    column: column_at(raw, lead + base + e.offset),
                     index: None,
                     code: code_of(&e),
                     message: e.message,
@@ -360,16 +356,18 @@ impl LogReader {
             }
         })?;
         let expected = self.next_seq;
+        // `seq` is input: past a seq of u64::MAX the next expected stays
+        // there (no log holds that many entries; only a hostile one gets there).
         self.next_seq = expected.max(entry.seq.saturating_add(1));
         if entry.seq != expected {
             let (code, message) = if entry.seq > expected {
+                #[allow(clippy::arithmetic_side_effects, reason = "`entry.seq > expected`")]
+                let missing = entry.seq - expected;
                 (
                     LogErrorCode::SeqGap,
                     format!(
-                        "seq {} where {} was expected: {} entries missing",
-                        entry.seq,
-                        expected,
-                        entry.seq.saturating_sub(expected)
+                        "seq {} where {} was expected: {missing} entries missing",
+                        entry.seq, expected
                     ),
                 )
             } else {
@@ -414,6 +412,8 @@ impl LogReader {
         event: Option<SessionEvent<'_>>,
         sink: &mut dyn EventSink,
     ) -> Result<(), String> {
+        // Saturating, like line numbers: a stream can bring more events
+        // than a 32-bit usize counts.
         let Some(event) = event else {
             self.events = self.events.saturating_add(1);
             return Ok(());
@@ -483,21 +483,23 @@ impl<'de> Visitor<'de> for ArraySeed<'_, '_, '_> {
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("an array of events")
     }
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "an element's index and offsets count within the array's text, held in memory"
+    )]
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut index = 0usize;
         while let Some(raw) = seq.next_element::<&'de RawValue>()? {
             let element = raw.get();
-            let base = (element.as_ptr() as usize).saturating_sub(self.text.as_ptr() as usize);
-            // `element` borrows from the same buffer as `self.text`.
-            let element =
-                self.text.get(base..base.saturating_add(element.len())).unwrap_or_default();
+            // The deserializer reads `self.text`: elements borrow from it.
+            let base = offset_in(self.text, element);
             let outcome = match self.reader.parse(element) {
                 Ok(event) => self.reader.deliver(element, event, self.sink).map_err(|kind| {
                     let (line, column) = self.cursor.locate(base);
                     unknown_kind(line, column, Some(index), kind)
                 }),
                 Err(e) => {
-                    let (line, column) = self.cursor.locate(base.saturating_add(e.offset));
+                    let (line, column) = self.cursor.locate(base + e.offset);
                     let err = LogError {
                         line,
                         column,
@@ -514,7 +516,7 @@ impl<'de> Visitor<'de> for ArraySeed<'_, '_, '_> {
                 *self.stop = Some(err);
                 return Err(de::Error::custom("stopped at the first error (strict)"));
             }
-            index = index.saturating_add(1);
+            index += 1;
         }
         Ok(())
     }
@@ -530,6 +532,20 @@ impl<'de> Visitor<'de> for ArraySeed<'_, '_, '_> {
 fn split_line(b: &[u8]) -> Option<(&[u8], &[u8])> {
     let i = find_byte(b, b'\n')?;
     Some((&b[..i], &b[i + 1..]))
+}
+
+/// Where `inner`, a part of `outer`, starts in it.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "`inner` borrows from `outer`: its address is not below `outer`'s"
+)]
+fn offset_in(outer: &str, inner: &str) -> usize {
+    inner.as_ptr() as usize - outer.as_ptr() as usize
+}
+
+/// The longest start of `bytes` that is UTF-8 (empty bytes: empty).
+fn valid_prefix(bytes: &[u8]) -> &str {
+    bytes.utf8_chunks().next().map_or("", |chunk| chunk.valid())
 }
 
 fn invalid_utf8(line: usize, column: usize) -> LogError {
