@@ -38,16 +38,19 @@ pub fn to_js_json<T: Serialize + ?Sized>(value: &T) -> String {
     if value.serialize(&mut ser).is_err() {
         return "null".into();
     }
-    String::from_utf8(out).unwrap_or_default()
+    // (`unreachable!`, not `expect`: no error formatting in the .wasm.)
+    #[allow(clippy::unreachable, reason = "serde_json writes UTF-8")]
+    String::from_utf8(out).unwrap_or_else(|_| unreachable!("serde_json writes UTF-8"))
 }
 
 /// True when a JSON text holds a run of 16+ digits, the only way it can
 /// carry an integer beyond 2^53-1. Cheap enough to run on every event.
+#[allow(clippy::arithmetic_side_effects, reason = "`run` stops at 16")]
 pub fn may_hold_unsafe_integer(text: &str) -> bool {
     let mut run = 0u32;
     for b in text.bytes() {
         if b.is_ascii_digit() {
-            run = run.saturating_add(1);
+            run += 1;
             if run >= 16 {
                 return true;
             }
@@ -62,49 +65,56 @@ pub fn may_hold_unsafe_integer(text: &str) -> bool {
 /// string, and nothing else changed (key order, spacing, other numbers):
 /// an event keeps the shape it was written in. Borrowed when there is
 /// nothing to rewrite, which `may_hold_unsafe_integer` tells cheaply.
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    reason = "`i` steps through `text`, held in memory, at most two bytes past its end; \
+              `start`, `i` after a number and `copied` are offsets of ASCII bytes or the \
+              end, at most the length: character boundaries"
+)]
 pub fn js_safe_text(text: &str) -> Cow<'_, str> {
     if !may_hold_unsafe_integer(text) {
         return Cow::Borrowed(text);
     }
     let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len().saturating_add(16));
+    let mut out = String::with_capacity(text.len() + 16);
     let (mut i, mut copied) = (0usize, 0usize);
     while let Some(&c) = b.get(i) {
         if c == b'"' {
             // Skip a string, escapes included.
-            i = i.saturating_add(1);
+            i += 1;
             while let Some(&s) = b.get(i) {
-                i = i.saturating_add(if s == b'\\' { 2 } else { 1 });
+                i += if s == b'\\' { 2 } else { 1 };
                 if s == b'"' {
                     break;
                 }
             }
         } else if c == b'-' || c.is_ascii_digit() {
             let start = i;
-            i = i.saturating_add(1);
+            i += 1;
             while b.get(i).is_some_and(|d| {
                 d.is_ascii_digit() || matches!(d, b'.' | b'e' | b'E' | b'+' | b'-')
             }) {
-                i = i.saturating_add(1);
+                i += 1;
             }
-            let token = text.get(start..i).unwrap_or_default();
+            let token = &text[start..i];
             let integer = !token.contains(['.', 'e', 'E']);
             let unsafe_size = token
                 .trim_start_matches('-')
                 .parse::<u128>()
                 .map_or(integer, |n| n > u128::from(MAX_SAFE_INTEGER));
             if integer && unsafe_size {
-                out.push_str(text.get(copied..start).unwrap_or_default());
+                out.push_str(&text[copied..start]);
                 out.push('"');
                 out.push_str(token);
                 out.push('"');
                 copied = i;
             }
         } else {
-            i = i.saturating_add(1);
+            i += 1;
         }
     }
-    out.push_str(text.get(copied..).unwrap_or_default());
+    out.push_str(&text[copied..]);
     Cow::Owned(out)
 }
 
@@ -138,10 +148,12 @@ impl JsonText {
         Self::parse("null")
     }
 
+    /// Callers pass JSON they serialized or checked; were one not to, the
+    /// value would be `null` rather than a trap.
     fn parse(text: &str) -> Self {
         JsonText(
             serde_json::value::RawValue::from_string(text.to_string())
-                .unwrap_or_else(|_| serde_json::value::to_raw_value(&()).unwrap_or_default()),
+                .unwrap_or_else(|_| Box::<serde_json::value::RawValue>::default()),
         )
     }
 

@@ -3,9 +3,47 @@
 
 mod common;
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
 use agent_replay::log::{Framing, LogErrorCode, LogOptions, LogReader};
 use agent_replay::SessionEvent;
 use common::{load, load_bytes};
+
+/// The system allocator, counting the bytes each thread asks for: what the
+/// loader copies into buffers of its own.
+struct CountingAllocator;
+
+thread_local! {
+    static ALLOCATED: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count_allocated(bytes: usize) {
+    // `try_with`: a thread being torn down may still free and allocate.
+    let _ = ALLOCATED.try_with(|n| n.set(n.get() + bytes));
+}
+
+fn allocated() -> usize {
+    ALLOCATED.with(Cell::get)
+}
+
+// SAFETY: every call is passed on to `System` unchanged.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count_allocated(layout.size());
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count_allocated(new_size);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static COUNTING: CountingAllocator = CountingAllocator;
 
 const A: &str = r#"{"kind":"page_in","turn":1,"entry_count":1}"#;
 const B: &str = r#"{"kind":"page_out","turn":2}"#;
@@ -197,6 +235,8 @@ fn chunked_loading_equals_one_shot_loading() {
     logs.push(format!("\u{feff}[{A},\n{B},{{\"kind\":\"page_in\",\"turn\":\"q\"}},{C}]"));
     logs.push(format!("{A}\r\n{{\"bad\r\n\n{B}\n{{\"kind\":\"page_in\",\"tu"));
     logs.push(format!("{{\"seq\":0,\"event\":{A}}}\n{{\"seq\":2,\"event\":{B}}}\n"));
+    logs.push(format!("\r\n\n  [{A},{B}]"));
+    logs.push(format!("\u{feff}\n \n{A}\n{{\"kind\":1}}\n"));
     for log in &logs {
         let expected = load(log, false).unwrap();
         for _ in 0..30 {
@@ -215,5 +255,36 @@ fn chunked_loading_equals_one_shot_loading() {
             reader.finish(&mut sink).unwrap();
             assert_eq!((events, reader.report()), expected);
         }
+    }
+}
+
+/// A line longer than many chunks costs copies in proportion to its length,
+/// not to its length times the number of chunks: the pending start of a line
+/// is kept and added to, never copied again whole for each chunk.
+#[test]
+fn a_long_line_in_small_chunks_is_copied_in_linear_time() {
+    let filler = "x".repeat(1 << 20);
+    let line = format!(
+        "{{\"kind\":\"checkpoint_taken\",\"turn\":1,\"history_len\":4,\"note\":\"{filler}\"}}"
+    );
+    for chunk_size in [64 << 10, 1 << 10] {
+        let mut reader = LogReader::new(LogOptions::default());
+        let mut events = 0;
+        let mut sink = |_: &str, _: SessionEvent<'_>| events += 1;
+        let before = allocated();
+        for chunk in line.as_bytes().chunks(chunk_size) {
+            reader.push(chunk, &mut sink).unwrap();
+        }
+        let copied = allocated() - before;
+        reader.push(b"\n", &mut sink).unwrap();
+        reader.finish(&mut sink).unwrap();
+        assert_eq!((events, reader.report().errors.len()), (1, 0));
+        // A growing buffer doubles: its allocations add up to less than
+        // four times its final length.
+        assert!(
+            copied <= 4 * line.len(),
+            "{copied} bytes allocated for a {}-byte line in {chunk_size}-byte chunks",
+            line.len()
+        );
     }
 }

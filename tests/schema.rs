@@ -283,3 +283,102 @@ fn tagged_nested_types_require_their_fields_and_closed_ones_reject_others() {
     let rollback = r#"{"kind":"rollbacked","turn":1,"checkpoint_history_len":2,"reason":{"kind":"fatal_tool_error","tool_name":"t"}}"#;
     assert_eq!(err(rollback).field.as_deref(), Some("reason.error"));
 }
+
+/// A missing field is reported once its object has closed: its path must not
+/// depend on what the object's last value was (an array, an object, empty or
+/// not, a string, a number), nor on whitespace before the closing brace.
+#[test]
+fn missing_field_paths_do_not_depend_on_the_last_value() {
+    let agent = r#"{"kind":"agent_process_changed","turn":3,"parent_session_id":"p","role":"r","isolation":"shared","context_inheritance":"none","state":"spawned""#;
+    let cases = [
+        (format!(r#"{agent},"permitted_capability_ids":[]}}"#), "agent_id"),
+        (format!(r#"{agent},"permitted_capability_ids":["a","b"]}}"#), "agent_id"),
+        (format!(r#"{agent},"permitted_capability_ids":["a"] }}"#), "agent_id"),
+        (r#"{"kind":"resumed","denied":["b"]}"#.into(), "turn"),
+        (r#"{"kind":"resumed","denied":[]}"#.into(), "turn"),
+        (r#"{"kind":"resumed","denied":[],"approved":["a","b"]}"#.into(), "turn"),
+        (r#"{"kind":"page_in","entry_count":1,"note":{}}"#.into(), "turn"),
+        (r#"{"kind":"page_in","entry_count":1,"note":{"a":{"b":[1,{}]}}}"#.into(), "turn"),
+        (r#"{"kind":"page_in","entry_count":1,"note":[[],{"c":[]}]}"#.into(), "turn"),
+        (r#"{"kind":"page_in","entry_count":1,"note":"s"}"#.into(), "turn"),
+        (r#"{"kind":"page_in","entry_count":1,"note":"a \"quoted\" ]}"}"#.into(), "turn"),
+        (r#"{"kind":"page_in","entry_count":1,"note":12}"#.into(), "turn"),
+        (r#"{"kind":"page_in","entry_count":1,"note":null}"#.into(), "turn"),
+        (r#"{"kind":"page_in","entry_count":1}"#.into(), "turn"),
+        (r#"{"kind":"page_in","turn":1}"#.into(), "entry_count"),
+        (
+            r#"{"kind":"tool_completed","turn":1,"results":[{"call_id":"c","output":"x"}]}"#.into(),
+            "results[0].is_error",
+        ),
+        (
+            r#"{"kind":"tool_completed","turn":1,"results":[{"call_id":"c","output":"x","durable_content":{"blocks":[]}}]}"#.into(),
+            "results[0].is_error",
+        ),
+        (
+            r#"{"kind":"tool_completed","turn":1,"results":[{"call_id":"c","output":[],"is_error":false},{"call_id":"d","output":[]}]}"#.into(),
+            "results[1].is_error",
+        ),
+        (
+            r#"{"kind":"tool_requested","turn":1,"calls":[{"name":"n","arguments":{"a":[1]}}]}"#.into(),
+            "calls[0].id",
+        ),
+        (
+            r#"{"kind":"tool_requested","turn":1,"calls":[{"id":"a","arguments":[]}],"x":[]}"#.into(),
+            "calls[0].name",
+        ),
+        (
+            r#"{"kind":"memory_written","turn":1,"record_id":"m","scope":{"tenant_id":"t"},"memory_kind":"user","name":"n","size_bytes":1}"#.into(),
+            "scope.namespace",
+        ),
+        // Types read through a wire struct (tagged enums, llm_completed).
+        (
+            r#"{"kind":"rollbacked","turn":1,"reason":{"kind":"fatal_tool_error","tool_name":"t"},"checkpoint_history_len":2}"#.into(),
+            "reason.error",
+        ),
+        (
+            r#"{"kind":"llm_completed","turn":1,"message":{"role":"user","content":[{"type":"audio","data":"d"},{"type":"text","text":"x"}]}}"#.into(),
+            "message.content[0].media_type",
+        ),
+        (
+            r#"{"kind":"llm_completed","turn":1,"message":{"role":"user","content":[{"type":"text","text":"x"},{"type":"audio","data":"d","x":[]} ]}}"#.into(),
+            "message.content[1].media_type",
+        ),
+        (r#"{"kind":"llm_completed","turn":1,"content":"x","x":{}}"#.into(), "tool_calls"),
+    ];
+    for (text, field) in &cases {
+        let e = err(text);
+        assert!(e.message.starts_with("missing field"), "{text}: {e:?}");
+        assert_eq!(e.field.as_deref(), Some(*field), "{text}: {e:?}");
+    }
+}
+
+/// Errors other than a missing field keep the path of the value at fault,
+/// whatever follows it.
+#[test]
+fn value_error_paths_inside_arrays_and_objects() {
+    let cases = [
+        (r#"{"kind":"resumed","turn":1,"denied":["b",5]}"#, "denied[1]"),
+        (r#"{"kind":"resumed","turn":1,"denied":[],"approved":[[]]}"#, "approved[0]"),
+        (
+            r#"{"kind":"tool_completed","turn":1,"results":[{"call_id":"c","output":"x","is_error":"no"}]}"#,
+            "results[0].is_error",
+        ),
+        (
+            r#"{"kind":"tool_completed","turn":1,"results":[{"call_id":"c","output":[],"is_error":1,"x":[]}]}"#,
+            "results[0].is_error",
+        ),
+        (r#"{"kind":"page_in","note":[{}],"turn":"1","entry_count":1}"#, "turn"),
+        (
+            r#"{"kind":"operation_cancelled","reason":"bored","turn":1,"operation_id":"o"}"#,
+            "reason",
+        ),
+        (
+            r#"{"kind":"operation_cancelled","turn":1,"operation_id":"o","reason":"bored"}"#,
+            "reason",
+        ),
+    ];
+    for (text, field) in cases {
+        let e = err(text);
+        assert_eq!(e.field.as_deref(), Some(field), "{text}: {e:?}");
+    }
+}

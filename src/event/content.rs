@@ -113,13 +113,9 @@ pub enum ImageDetail {
 
 names!(ImageDetail { Auto = "auto", Low = "low", High = "high" });
 
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "snake_case",
-    try_from = "super::tagged::ContentPartWire<'a>",
-    bound(deserialize = "'de: 'a")
-)]
+/// Deserialized through `tagged::ContentPartWire`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentPart<'a> {
     Text {
         text: Str<'a>,
@@ -191,13 +187,9 @@ pub struct DurableContent<'a> {
     pub blocks: Vec<DurableBlock<'a>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "snake_case",
-    try_from = "super::tagged::DurableBlockWire<'a>",
-    bound(deserialize = "'de: 'a")
-)]
+/// Deserialized through `tagged::DurableBlockWire`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum DurableBlock<'a> {
     Text { text: Str<'a> },
     Image(MediaBlock<'a>),
@@ -215,13 +207,9 @@ pub struct MediaBlock<'a> {
     pub provider_options: Option<Value>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(
-    tag = "kind",
-    rename_all = "snake_case",
-    try_from = "super::tagged::MediaSourceWire<'a>",
-    bound(deserialize = "'de: 'a")
-)]
+/// Deserialized through `tagged::MediaSourceWire`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum MediaSource<'a> {
     Url { url: Str<'a> },
     Base64 { data: Str<'a> },

@@ -41,14 +41,15 @@ body!(RunStarted<'a> {
 
 /// An assistant completion. Also accepts the Node SDK's flat shape
 /// `{turn, content, tool_calls, token_count?}`, normalised to `message`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(bound(deserialize = "'de: 'a"), try_from = "LlmCompletedWire<'a>")]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LlmCompleted<'a> {
     pub turn: u32,
     pub message: Message<'a>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_replay: Option<ProviderReplay<'a>>,
 }
+
+super::tagged::via_wire!(LlmCompleted, LlmCompletedWire<'a>);
 
 #[derive(Deserialize)]
 #[serde(bound(deserialize = "'de: 'a"))]

@@ -73,35 +73,40 @@ fn read_kind(text: &str) -> Result<Str<'_>, EventError> {
 
 /// `{"kind":"name"` at the start (whitespace allowed), with no escapes in
 /// the name: the kernel's own layout, recognised without a parser.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "`i` and `start` are offsets in `text`, held in memory, plus a few bytes"
+)]
 fn scan_leading_kind(text: &str) -> Option<&str> {
     let b = text.as_bytes();
     let mut i = skip_ws(b, 0);
     if b.get(i) != Some(&b'{') {
         return None;
     }
-    i = skip_ws(b, i.saturating_add(1));
-    if b.get(i..i.saturating_add(6))? != b"\"kind\"" {
+    i = skip_ws(b, i + 1);
+    if b.get(i..i + 6)? != b"\"kind\"" {
         return None;
     }
-    i = skip_ws(b, i.saturating_add(6));
+    i = skip_ws(b, i + 6);
     if b.get(i) != Some(&b':') {
         return None;
     }
-    i = skip_ws(b, i.saturating_add(1));
+    i = skip_ws(b, i + 1);
     if b.get(i) != Some(&b'"') {
         return None;
     }
-    let start = i.saturating_add(1);
+    let start = i + 1;
     let len = b.get(start..)?.iter().position(|&c| c == b'"' || c == b'\\')?;
-    if b.get(start.saturating_add(len)) != Some(&b'"') {
+    if b.get(start + len) != Some(&b'"') {
         return None;
     }
-    text.get(start..start.saturating_add(len))
+    text.get(start..start + len)
 }
 
+#[allow(clippy::arithmetic_side_effects, reason = "`b[i]` exists: `i + 1 <= b.len()`")]
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        i = i.saturating_add(1);
+        i += 1;
     }
     i
 }
@@ -121,8 +126,8 @@ fn probe_kind(text: &str) -> Result<Str<'_>, EventError> {
 impl EventError {
     pub(crate) fn from_serde(text: &str, err: &serde_json::Error) -> Self {
         let full = err.to_string();
-        let message = match full.rfind(" at line ") {
-            Some(i) => full.get(..i).unwrap_or_default().to_string(),
+        let message = match full.rsplit_once(" at line ") {
+            Some((message, _)) => message.to_string(),
             None => full,
         };
         let offset = offset_of(text, err.line(), err.column());
@@ -132,15 +137,20 @@ impl EventError {
 }
 
 /// Byte offset of serde_json's 1-based line and column (column counts bytes).
+/// An error serde_json could not place has line and column 0: offset 0.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "`start` is an offset in `text` and `column` one in its line, held in memory"
+)]
 fn offset_of(text: &str, line: usize, column: usize) -> usize {
     let mut start = 0;
     for _ in 1..line {
         match text.get(start..).and_then(|t| t.find('\n')) {
-            Some(i) => start = start.saturating_add(i).saturating_add(1),
+            Some(i) => start += i + 1,
             None => break,
         }
     }
-    start.saturating_add(column.saturating_sub(1)).min(text.len())
+    (start + column.saturating_sub(1)).min(text.len())
 }
 
 /// The field serde names in "missing field `x`" / "unknown field `x`".
@@ -152,51 +162,39 @@ fn quoted_field(message: &str) -> Option<(&str, bool)> {
     Some((rest.get(..rest.find('`')?)?, false))
 }
 
+/// An open container while the text is walked: an object with the key of
+/// the member being read, or an array with the index of its element.
+enum Frame {
+    Object(Option<String>),
+    Array(usize),
+}
+
 /// The path (`results[0].is_error`) of the field at fault: the JSON text is
 /// walked up to the error offset, tracking keys and array indices.
+///
+/// serde_json places an error at the last byte it read. An error of a value
+/// lands on the value, or on the byte before it when the value is a
+/// container: the walk goes through that byte. An error raised as a
+/// container closes lands on its closing bracket: the walk stops before it,
+/// leaving that container open. There a named field (serde's missing field,
+/// any error of a `tagged::read_via_wire` type) is the object's own field;
+/// otherwise the container's last member is at fault (a value that failed
+/// after it was read, like an unknown name).
 fn field_path(text: &str, offset: usize, message: &str) -> Option<String> {
-    enum Frame {
-        Object(Option<String>),
-        Array(usize),
-    }
-    let b = text.as_bytes();
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut i = 0;
-    let quoted = quoted_field(message);
-    // A missing field is reported once its object has closed: stop before it.
-    let end = if matches!(quoted, Some((_, true))) { offset.saturating_sub(1) } else { offset };
-    while i < end {
-        let Some(&c) = b.get(i) else { break };
-        match c {
-            b'{' => stack.push(Frame::Object(None)),
-            b'[' => stack.push(Frame::Array(0)),
-            b'}' | b']' => {
-                stack.pop();
-            }
-            b',' => match stack.last_mut() {
-                Some(Frame::Array(n)) => *n = (*n).saturating_add(1),
-                Some(Frame::Object(key)) => *key = None,
-                None => {}
-            },
-            b'"' => {
-                let start = i;
-                i = i.saturating_add(1);
-                while let Some(&c) = b.get(i).filter(|&&c| c != b'"') {
-                    i = i.saturating_add(if c == b'\\' { 2 } else { 1 });
-                }
-                if let Some(Frame::Object(key @ None)) = stack.last_mut() {
-                    *key = serde_json::from_str(text.get(start..=i)?).ok();
-                }
-            }
-            _ => {}
-        }
-        i = i.saturating_add(1);
+    let named = quoted_field(message);
+    let at_close = matches!(text.as_bytes().get(offset), Some(b'}' | b']'));
+    let end = if at_close { offset } else { through(offset) };
+    let mut stack = open_containers(text, end)?;
+    let field_of_top =
+        at_close && named.is_some() && matches!(stack.last(), Some(Frame::Object(_)));
+    if field_of_top {
+        // The object's own field, not the member last read in it.
+        stack.pop();
     }
     let mut path = String::new();
-    let last = stack.len().saturating_sub(1);
     for (depth, frame) in stack.iter().enumerate() {
         match frame {
-            Frame::Object(Some(key)) if !(depth == last && matches!(quoted, Some((_, true)))) => {
+            Frame::Object(Some(key)) => {
                 if !path.is_empty() {
                     path.push('.');
                 }
@@ -206,11 +204,60 @@ fn field_path(text: &str, offset: usize, message: &str) -> Option<String> {
             _ => {}
         }
     }
-    if let Some((name, true)) = quoted {
+    if let Some((name, _)) = named.filter(|&(_, missing)| missing || field_of_top) {
         if !path.is_empty() {
             path.push('.');
         }
         path.push_str(name);
     }
     (!path.is_empty()).then_some(path)
+}
+
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "an offset into a text held in memory is below isize::MAX"
+)]
+fn through(offset: usize) -> usize {
+    offset + 1
+}
+
+/// The containers open after the first `end` bytes of `text`, outermost
+/// first; `None` if a key there is not a valid JSON string.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "`i` steps through a text held in memory, at most two bytes past its end; \
+              an array index counts its commas"
+)]
+fn open_containers(text: &str, end: usize) -> Option<Vec<Frame>> {
+    let b = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    while i < end {
+        let Some(&c) = b.get(i) else { break };
+        match c {
+            b'{' => stack.push(Frame::Object(None)),
+            b'[' => stack.push(Frame::Array(0)),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Array(n)) => *n += 1,
+                Some(Frame::Object(key)) => *key = None,
+                None => {}
+            },
+            b'"' => {
+                let start = i;
+                i += 1;
+                while let Some(&c) = b.get(i).filter(|&&c| c != b'"') {
+                    i += if c == b'\\' { 2 } else { 1 };
+                }
+                if let Some(Frame::Object(key @ None)) = stack.last_mut() {
+                    *key = serde_json::from_str(text.get(start..=i)?).ok();
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Some(stack)
 }

@@ -18,13 +18,9 @@ pub enum CancellationReason {
 
 names!(CancellationReason { User = "user", Deadline = "deadline", LeaseLost = "lease_lost", HostShutdown = "host_shutdown" });
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    tag = "kind",
-    rename_all = "snake_case",
-    try_from = "super::tagged::RollbackReasonWire<'a>",
-    bound(deserialize = "'de: 'a")
-)]
+/// Deserialized through `tagged::RollbackReasonWire`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RollbackReason<'a> {
     FatalToolError { tool_name: Str<'a>, error: Str<'a> },
     GovernanceDenied { tool_name: Str<'a>, reason: Str<'a> },

@@ -66,11 +66,12 @@ impl Stack {
         }
     }
 
+    /// Called only with a container open (`last` was `Some`): depth >= 1.
     fn pop(&mut self) {
         if self.depth > 64 {
             self.spill.pop();
         }
-        self.depth = self.depth.saturating_sub(1);
+        self.depth -= 1;
     }
 }
 

@@ -6,7 +6,10 @@
 //! keeps that machinery (15% of the .wasm) out of the binary.
 //! Serialization stays derived on the enums themselves.
 
+use std::marker::PhantomData;
+
 use super::text::names;
+use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -15,6 +18,51 @@ use super::content::{
 };
 use super::records::RollbackReason;
 use super::Str;
+
+/// Reads a `T` as its wire type `W` and converts it inside the object's own
+/// visit, so that serde_json places a conversion error at the object's
+/// closing brace, as it does a derived struct's missing field: the error's
+/// field path is then the object's (`parse::field_path`). serde's
+/// `try_from` converts after the object is read, and its errors land where
+/// the enclosing value ends.
+pub(super) fn read_via_wire<'de, D, W, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    W: Deserialize<'de>,
+    T: TryFrom<W, Error = String>,
+{
+    struct WireVisitor<W, T>(PhantomData<(W, T)>);
+
+    impl<'de, W: Deserialize<'de>, T: TryFrom<W, Error = String>> Visitor<'de> for WireVisitor<W, T> {
+        type Value = T;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            let wire = W::deserialize(MapAccessDeserializer::new(map))?;
+            T::try_from(wire).map_err(de::Error::custom)
+        }
+    }
+
+    d.deserialize_map(WireVisitor(PhantomData))
+}
+
+/// `Deserialize` for a type read through its wire struct (`read_via_wire`).
+macro_rules! via_wire {
+    ($ty:ident, $wire:ty) => {
+        impl<'de: 'a, 'a> serde::Deserialize<'de> for $ty<'a> {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                super::tagged::read_via_wire::<D, $wire, Self>(d)
+            }
+        }
+    };
+}
+pub(super) use via_wire;
+
+via_wire!(ContentPart, ContentPartWire<'a>);
+via_wire!(DurableBlock, DurableBlockWire<'a>);
+via_wire!(MediaSource, MediaSourceWire<'a>);
+via_wire!(RollbackReason, RollbackReasonWire<'a>);
 
 /// serde's own wording, so error paths name the field.
 fn missing(field: &str) -> String {

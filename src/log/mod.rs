@@ -62,8 +62,9 @@ pub fn read_str(
     sink: &mut dyn EventSink,
 ) -> Result<LoadReport, LogError> {
     let mut reader = LogReader::new(opts);
+    let is_array = starts_array(text.as_bytes());
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if starts_array(text.as_bytes()) {
+    if is_array {
         reader.framing = Some(Framing::JsonArray);
         reader.array(text, sink)?;
     } else {
@@ -97,6 +98,8 @@ pub struct LogReader {
     strict: bool,
     only: Option<fn(&str) -> bool>,
     framing: Option<Framing>,
+    /// How far the start of a pushed log has told its framing.
+    lead: Lead,
     lines_done: usize,
     next_seq: u64,
     pending: Vec<u8>,
@@ -122,35 +125,47 @@ impl LogReader {
         }
     }
 
-    /// Feeds the next chunk of the log.
+    /// Feeds the next chunk of the log. Each byte is looked at and copied a
+    /// bounded number of times, however the log is cut into chunks.
     pub fn push(&mut self, chunk: &[u8], sink: &mut dyn EventSink) -> Result<(), LogError> {
-        if self.framing.is_none() && self.lines_done == 0 {
-            let seen = [self.pending.as_slice(), chunk].concat();
-            let body = seen.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(&seen);
-            if starts_array(body) {
-                self.framing = Some(Framing::JsonArray);
-            }
+        match self.lead {
+            Lead::Known(true) => self.pending.extend_from_slice(chunk),
+            Lead::Known(false) => return self.push_lines(chunk, sink),
+            // Only a BOM and whitespace so far: kept, for an array's
+            // positions or as blank lines.
+            _ => match self.lead.read(chunk) {
+                None => self.pending.extend_from_slice(chunk),
+                Some(true) => {
+                    self.framing = Some(Framing::JsonArray);
+                    self.pending.extend_from_slice(chunk);
+                }
+                Some(false) => {
+                    let blank = std::mem::take(&mut self.pending);
+                    let tail = self.lines_bytes(&blank, sink)?;
+                    self.pending.extend_from_slice(tail);
+                    return self.push_lines(chunk, sink);
+                }
+            },
         }
-        if self.framing == Some(Framing::JsonArray) {
-            self.pending.extend_from_slice(chunk);
-            return Ok(());
-        }
-        let Some(last_nl) = chunk.iter().rposition(|&b| b == b'\n') else {
-            self.pending.extend_from_slice(chunk);
-            return Ok(());
-        };
-        let (mut rest, tail) =
-            chunk.split_at_checked(last_nl.saturating_add(1)).unwrap_or((chunk, &[]));
+        Ok(())
+    }
+
+    /// Lines in chunks: the pending start of a line is completed by the
+    /// chunk's first newline, the chunk's whole lines are read in place and
+    /// its unterminated end is added to the pending bytes.
+    fn push_lines(&mut self, chunk: &[u8], sink: &mut dyn EventSink) -> Result<(), LogError> {
+        let mut rest = chunk;
         if !self.pending.is_empty() {
-            // The pending start of a line ends at this chunk's first newline.
-            let (head, after) = split_line(rest);
+            let Some((head, after)) = split_line(chunk) else {
+                self.pending.extend_from_slice(chunk);
+                return Ok(());
+            };
             let mut line = std::mem::take(&mut self.pending);
             line.extend_from_slice(head);
-            line.push(b'\n');
-            self.lines_bytes(&line, sink)?;
+            self.line_bytes(&line, true, sink)?;
             rest = after;
         }
-        self.lines_bytes(rest, sink)?;
+        let tail = self.lines_bytes(rest, sink)?;
         self.pending.extend_from_slice(tail);
         Ok(())
     }
@@ -159,15 +174,18 @@ impl LogReader {
     pub fn finish(&mut self, sink: &mut dyn EventSink) -> Result<(), LogError> {
         let pending = std::mem::take(&mut self.pending);
         if self.framing != Some(Framing::JsonArray) {
-            return self.lines_bytes(&pending, sink);
+            // Blank lines, if the framing was never known.
+            let tail = self.lines_bytes(&pending, sink)?;
+            if tail.is_empty() {
+                return Ok(());
+            }
+            return self.line_bytes(tail, false, sink);
         }
         let body = pending.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(&pending);
         match std::str::from_utf8(body) {
             Ok(text) => self.array(text, sink),
-            Err(e) => {
-                let valid = body.get(..e.valid_up_to()).unwrap_or_default();
-                // The valid prefix cannot contain an error past its end.
-                let text = std::str::from_utf8(valid).unwrap_or_default();
+            Err(_) => {
+                let text = valid_prefix(body);
                 let before = self.errors.len();
                 // The prefix ends where the bad bytes start: its "truncated"
                 // error is the invalid UTF-8, reported as such.
@@ -194,45 +212,65 @@ impl LogReader {
         Ok(())
     }
 
-    /// Lines of a string; all but the last end in `\n`.
+    /// Lines of a string: every line ends in `\n` but perhaps the last.
     fn lines_str(&mut self, text: &str, sink: &mut dyn EventSink) -> Result<(), LogError> {
         let mut rest = text;
-        while !rest.is_empty() {
-            let (line, next) = split_line(rest.as_bytes());
-            let terminated = next.len() < rest.len().saturating_sub(line.len());
-            // Both parts end or start at a newline: char boundaries.
-            let (line, next) = (
-                rest.get(..line.len()).unwrap_or(rest),
-                rest.get(rest.len().saturating_sub(next.len())..).unwrap_or(""),
-            );
-            self.lines_done = self.lines_done.saturating_add(1);
-            self.line(line, terminated, sink)?;
+        while let Some((line, next)) = rest.split_once('\n') {
+            self.count_line();
+            self.line(line, true, sink)?;
             rest = next;
         }
-        Ok(())
+        if rest.is_empty() {
+            return Ok(());
+        }
+        self.count_line();
+        self.line(rest, false, sink)
     }
 
-    /// Lines of bytes, each checked for UTF-8 on its own.
-    fn lines_bytes(&mut self, bytes: &[u8], sink: &mut dyn EventSink) -> Result<(), LogError> {
+    /// The whole lines of `bytes`; returns what follows the last newline.
+    fn lines_bytes<'b>(
+        &mut self,
+        bytes: &'b [u8],
+        sink: &mut dyn EventSink,
+    ) -> Result<&'b [u8], LogError> {
         let mut rest = bytes;
-        while !rest.is_empty() {
-            let (line, next) = split_line(rest);
-            let terminated = next.len() < rest.len().saturating_sub(line.len());
-            self.lines_done = self.lines_done.saturating_add(1);
-            match std::str::from_utf8(line) {
-                Ok(text) => self.line(text, terminated, sink)?,
-                Err(e) => {
-                    let valid = line.get(..e.valid_up_to()).unwrap_or_default();
-                    let column = char_column(std::str::from_utf8(valid).unwrap_or_default());
-                    self.fail(invalid_utf8(self.lines_done, column))?;
-                }
-            }
+        while let Some((line, next)) = split_line(rest) {
+            self.line_bytes(line, true, sink)?;
             rest = next;
         }
-        Ok(())
+        Ok(rest)
+    }
+
+    /// One line of bytes, checked for UTF-8 on its own.
+    fn line_bytes(
+        &mut self,
+        line: &[u8],
+        terminated: bool,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), LogError> {
+        self.count_line();
+        match std::str::from_utf8(line) {
+            Ok(text) => self.line(text, terminated, sink),
+            Err(_) => {
+                let column = char_column(valid_prefix(line));
+                self.fail(invalid_utf8(self.lines_done, column))
+            }
+        }
+    }
+
+    /// Saturating: a streamed log is never held whole, and on a 32-bit
+    /// target more than usize::MAX lines can arrive; line numbers then stay
+    /// at the largest rather than wrap.
+    fn count_line(&mut self) {
+        self.lines_done = self.lines_done.saturating_add(1);
     }
 
     /// One line of JSON Lines or stored entries.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "the offsets added are of parts of `raw`, one after the other: their sum is \
+                  at most its length"
+    )]
     fn line(
         &mut self,
         raw: &str,
@@ -242,7 +280,7 @@ impl LogReader {
         let raw =
             if self.lines_done == 1 { raw.strip_prefix('\u{feff}').unwrap_or(raw) } else { raw };
         let trimmed = raw.trim_start();
-        let lead = raw.len().saturating_sub(trimmed.len());
+        let lead = offset_in(raw, trimmed);
         let text = trimmed.trim_end();
         if text.is_empty() {
             return Ok(());
@@ -252,14 +290,10 @@ impl LogReader {
         }
         let (event_text, base) = if self.framing == Some(Framing::StoredEntries) {
             match self.entry(text) {
-                Ok(Some(event_text)) => {
-                    let base =
-                        (event_text.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
-                    (event_text, base)
-                }
+                Ok(Some(event_text)) => (event_text, offset_in(text, event_text)),
                 Ok(None) => return Ok(()),
                 Err(mut err) => {
-                    err.column = column_at(raw, lead.saturating_add(err.column));
+                    err.column = column_at(raw, lead + err.column);
                     return self.fail(self.finish_error(err, terminated));
                 }
             }
@@ -268,13 +302,13 @@ impl LogReader {
         };
         match self.parse(event_text) {
             Ok(event) => self.deliver(event_text, event, sink).map_err(|kind| {
-                let column = column_at(raw, lead.saturating_add(base));
+                let column = column_at(raw, lead + base);
                 unknown_kind(self.lines_done, column, None, kind)
             }),
             Err(e) => {
                 let err = LogError {
                     line: self.lines_done,
-                    column: column_at(raw, lead.saturating_add(base).saturating_add(e.offset)),
+                    column: column_at(raw, lead + base + e.offset),
                     index: None,
                     code: code_of(&e),
                     message: e.message,
@@ -322,16 +356,18 @@ impl LogReader {
             }
         })?;
         let expected = self.next_seq;
+        // `seq` is input: past a seq of u64::MAX the next expected stays
+        // there (no log holds that many entries; only a hostile one gets there).
         self.next_seq = expected.max(entry.seq.saturating_add(1));
         if entry.seq != expected {
             let (code, message) = if entry.seq > expected {
+                #[allow(clippy::arithmetic_side_effects, reason = "`entry.seq > expected`")]
+                let missing = entry.seq - expected;
                 (
                     LogErrorCode::SeqGap,
                     format!(
-                        "seq {} where {} was expected: {} entries missing",
-                        entry.seq,
-                        expected,
-                        entry.seq.saturating_sub(expected)
+                        "seq {} where {} was expected: {missing} entries missing",
+                        entry.seq, expected
                     ),
                 )
             } else {
@@ -376,6 +412,8 @@ impl LogReader {
         event: Option<SessionEvent<'_>>,
         sink: &mut dyn EventSink,
     ) -> Result<(), String> {
+        // Saturating, like line numbers: a stream can bring more events
+        // than a 32-bit usize counts.
         let Some(event) = event else {
             self.events = self.events.saturating_add(1);
             return Ok(());
@@ -445,21 +483,23 @@ impl<'de> Visitor<'de> for ArraySeed<'_, '_, '_> {
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("an array of events")
     }
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "an element's index and offsets count within the array's text, held in memory"
+    )]
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut index = 0usize;
         while let Some(raw) = seq.next_element::<&'de RawValue>()? {
             let element = raw.get();
-            let base = (element.as_ptr() as usize).saturating_sub(self.text.as_ptr() as usize);
-            // `element` borrows from the same buffer as `self.text`.
-            let element =
-                self.text.get(base..base.saturating_add(element.len())).unwrap_or_default();
+            // The deserializer reads `self.text`: elements borrow from it.
+            let base = offset_in(self.text, element);
             let outcome = match self.reader.parse(element) {
                 Ok(event) => self.reader.deliver(element, event, self.sink).map_err(|kind| {
                     let (line, column) = self.cursor.locate(base);
                     unknown_kind(line, column, Some(index), kind)
                 }),
                 Err(e) => {
-                    let (line, column) = self.cursor.locate(base.saturating_add(e.offset));
+                    let (line, column) = self.cursor.locate(base + e.offset);
                     let err = LogError {
                         line,
                         column,
@@ -476,19 +516,36 @@ impl<'de> Visitor<'de> for ArraySeed<'_, '_, '_> {
                 *self.stop = Some(err);
                 return Err(de::Error::custom("stopped at the first error (strict)"));
             }
-            index = index.saturating_add(1);
+            index += 1;
         }
         Ok(())
     }
 }
 
-/// The first line of `b` (without its newline) and what follows the newline;
-/// with no newline, all of `b` and nothing.
-fn split_line(b: &[u8]) -> (&[u8], &[u8]) {
-    match find_byte(b, b'\n') {
-        Some(i) => (b.get(..i).unwrap_or(b), b.get(i.saturating_add(1)..).unwrap_or_default()),
-        None => (b, &[]),
-    }
+/// The first line of `b` (without its newline) and what follows the
+/// newline; `None` when `b` holds no newline.
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    reason = "`i` is the index of a byte of `b`: `i + 1 <= b.len()`"
+)]
+fn split_line(b: &[u8]) -> Option<(&[u8], &[u8])> {
+    let i = find_byte(b, b'\n')?;
+    Some((&b[..i], &b[i + 1..]))
+}
+
+/// Where `inner`, a part of `outer`, starts in it.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "`inner` borrows from `outer`: its address is not below `outer`'s"
+)]
+fn offset_in(outer: &str, inner: &str) -> usize {
+    inner.as_ptr() as usize - outer.as_ptr() as usize
+}
+
+/// The longest start of `bytes` that is UTF-8 (empty bytes: empty).
+fn valid_prefix(bytes: &[u8]) -> &str {
+    bytes.utf8_chunks().next().map_or("", |chunk| chunk.valid())
 }
 
 fn invalid_utf8(line: usize, column: usize) -> LogError {
@@ -523,8 +580,52 @@ fn code_of(e: &EventError) -> LogErrorCode {
     }
 }
 
+/// Whether a whole log is a JSON array: its first byte after a BOM that is
+/// not whitespace is `[`.
 fn starts_array(b: &[u8]) -> bool {
-    b.iter().find(|c| !c.is_ascii_whitespace()) == Some(&b'[')
+    Lead::Start.read(b) == Some(true)
+}
+
+/// What the start of a log has shown, byte by byte: whether it is a JSON
+/// array is known at its first byte that is neither whitespace nor part of a
+/// leading BOM. Chunks are read as they come, each byte once.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Lead {
+    /// Nothing yet.
+    #[default]
+    Start,
+    /// The start of a BOM; these bytes of it are still to come.
+    Bom(&'static [u8]),
+    /// A BOM or whitespace, then only whitespace.
+    Blank,
+    /// The first significant byte was seen: whether it opens an array.
+    Known(bool),
+}
+
+impl Lead {
+    /// Reads the next bytes of the log: whether it is a JSON array, once
+    /// that is known.
+    fn read(&mut self, bytes: &[u8]) -> Option<bool> {
+        for &b in bytes {
+            *self = match (*self, b) {
+                (Lead::Known(_), _) => break,
+                (Lead::Start, 0xEF) => Lead::Bom(b"\xBB\xBF"),
+                (Lead::Bom([next, rest @ ..]), b) if b == *next => {
+                    if rest.is_empty() {
+                        Lead::Blank
+                    } else {
+                        Lead::Bom(rest)
+                    }
+                }
+                (Lead::Start | Lead::Blank, b) if b.is_ascii_whitespace() => Lead::Blank,
+                (_, b) => Lead::Known(b == b'['),
+            };
+        }
+        match *self {
+            Lead::Known(array) => Some(array),
+            _ => None,
+        }
+    }
 }
 
 /// Stored entries when the first parsable line has `event` and no `kind`.

@@ -2,18 +2,33 @@
 //! error path only.
 
 /// Character column (1-based) of the end of `prefix`, a line's start.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "a count of the characters of a string held in memory is below usize::MAX"
+)]
 pub fn char_column(prefix: &str) -> usize {
-    prefix.chars().count().saturating_add(1)
+    prefix.chars().count() + 1
 }
 
 /// Character column (1-based) of a byte offset in a line, backing off to a
 /// character boundary (offsets from parsers need not fall on one).
 pub fn column_at(line: &str, byte: usize) -> usize {
-    let mut end = byte.min(line.len());
-    while !line.is_char_boundary(end) {
-        end = end.saturating_sub(1);
+    char_column(prefix_at(line, byte))
+}
+
+/// The longest start of `text` of at most `byte` bytes.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "0 is a character boundary: `end` stops there at the latest"
+)]
+fn prefix_at(text: &str, byte: usize) -> &str {
+    let mut end = byte.min(text.len());
+    loop {
+        if let Some(prefix) = text.get(..end) {
+            return prefix;
+        }
+        end -= 1;
     }
-    char_column(line.get(..end).unwrap_or_default())
 }
 
 /// Locates offsets in a text in increasing order, each step counting only
@@ -31,22 +46,26 @@ impl<'t> LineCursor<'t> {
     }
 
     /// (line, column) of a byte offset; restarts if asked to go backwards.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        reason = "`self.offset` and `self.line_start` are offsets of `before`, the latter just \
+                  after a newline: on a character boundary; lines count newlines of a text \
+                  held in memory"
+    )]
     pub fn locate(&mut self, offset: usize) -> (usize, usize) {
-        let mut offset = offset.min(self.text.len());
-        while !self.text.is_char_boundary(offset) {
-            offset = offset.saturating_sub(1);
-        }
-        if offset < self.offset {
+        let before = prefix_at(self.text, offset);
+        if before.len() < self.offset {
             *self = LineCursor::new(self.text);
         }
-        let span = self.text.as_bytes().get(self.offset..offset).unwrap_or_default();
-        for (i, &b) in span.iter().enumerate() {
+        let seen = self.offset;
+        for (i, &b) in before.as_bytes()[seen..].iter().enumerate() {
             if b == b'\n' {
-                self.line = self.line.saturating_add(1);
-                self.line_start = self.offset.saturating_add(i).saturating_add(1);
+                self.line += 1;
+                self.line_start = seen + i + 1;
             }
         }
-        self.offset = offset;
-        (self.line, char_column(self.text.get(self.line_start..offset).unwrap_or_default()))
+        self.offset = before.len();
+        (self.line, char_column(&before[self.line_start..]))
     }
 }
