@@ -4,7 +4,7 @@ import * as raw from "../pkg/agent_replay.js";
 import sample from "../pkg/sample.js";
 import { AgentReplayError, call, invalidInput, isBytes, toBytes } from "./common.js";
 
-export { AgentReplayError } from "./common.js";
+export { AgentReplayError, errorCodes, httpStatusOf } from "./common.js";
 
 function strictOf(options) {
   return Boolean(options?.strict);

@@ -657,17 +657,31 @@ export interface FoldedEvent {
 
 // ---- The API ---------------------------------------------------------------
 
+/** Every code an `AgentReplayError` or an edge error response carries
+ * (the core's table, src/error.rs; `errorCodes()` lists it at run time). */
 export type ErrorCode =
+  | "invalid_input"
   | "invalid_log"
   | "invalid_event"
-  | "invalid_input"
-  | "invalid_session_id"
+  | "invalid_observation"
   | "malformed_cursor"
   | "wrong_session"
+  | "invalid_session_id"
   | "limit_exceeded"
+  | "store_full"
   | "closed"
-  | "invalid_observation"
-  | (string & {});
+  | "forbidden"
+  | "not_found"
+  | "method_not_allowed"
+  | "too_many_streams"
+  | "internal";
+
+/** The error table: each code, the HTTP status the edge answers it with,
+ * and what it means. */
+export function errorCodes(): { code: ErrorCode; status: number; description: string }[];
+
+/** The HTTP status of an error code (500 for a code not in the table). */
+export function httpStatusOf(code: ErrorCode | (string & {})): number;
 
 /** Every error thrown by this package. */
 export class AgentReplayError extends Error {

@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use crate::error::{Error, ErrorCode};
 use crate::json::MAX_SAFE_INTEGER;
 
 const PREFIX: &str = "arc1:";
@@ -37,6 +38,21 @@ impl fmt::Display for CursorError {
 }
 
 impl std::error::Error for CursorError {}
+
+impl CursorError {
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            CursorError::Malformed { .. } => ErrorCode::MalformedCursor,
+            CursorError::WrongSession { .. } => ErrorCode::WrongSession,
+        }
+    }
+}
+
+impl From<CursorError> for Error {
+    fn from(e: CursorError) -> Self {
+        Error::new(e.code(), e.to_string())
+    }
+}
 
 /// Characters a cursor (an SSE `id:` line, a URL part) must never hold.
 pub fn has_forbidden_char(s: &str) -> bool {

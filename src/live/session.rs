@@ -15,6 +15,7 @@ use serde::Serialize;
 use super::cursor::{CursorError, SessionCursor};
 use super::store::{AppendError, GapReason, ObservedEvent, Replay, ReplayStore, SubscribeResult};
 use super::subscription::{Subscription, SubscriptionItem};
+use crate::error::{Error, ErrorCode};
 use crate::event::SessionEvent;
 use crate::json::JsonText;
 use crate::log::{self, LogError, LogOptions};
@@ -66,6 +67,21 @@ pub enum SessionAppendError {
     /// More events than the caller allows in one append (the count given).
     TooManyEvents(usize),
     Store(AppendError),
+}
+
+impl From<SessionAppendError> for Error {
+    fn from(e: SessionAppendError) -> Self {
+        match e {
+            SessionAppendError::InvalidLog(errors) => {
+                Error::invalid_log("nothing appended: ", errors)
+            }
+            SessionAppendError::TooManyEvents(n) => Error::new(
+                ErrorCode::LimitExceeded,
+                format!("nothing appended: {n} events, more than allowed at once"),
+            ),
+            SessionAppendError::Store(e) => e.into(),
+        }
+    }
 }
 
 struct Inner {

@@ -11,14 +11,14 @@ use std::rc::Rc;
 
 use agent_replay::json::to_js_json;
 use agent_replay::live::{
-    AppendError, CursorError, ObservedEvent, Replay, ReplaySession, ReplayStore, Resume,
-    SessionItem, SessionSubscription, StoreConfig, SubscribeResult, Subscription, SubscriptionItem,
+    AppendError, ObservedEvent, Replay, ReplaySession, ReplayStore, Resume, SessionItem,
+    SessionSubscription, StoreConfig, SubscribeResult, Subscription, SubscriptionItem,
 };
 use agent_replay::log::{self, LogOptions};
 use agent_replay::SessionEvent;
 use wasm_bindgen::prelude::*;
 
-use crate::{error, log_error};
+use crate::js_error;
 
 /// Milliseconds from the JS clock; anything not a finite non-negative number is 0.
 fn millis(now: f64) -> u64 {
@@ -37,26 +37,8 @@ fn revision(r: Option<f64>) -> Result<Option<u64>, JsValue> {
         {
             Ok(Some(r as u64))
         }
-        Some(_) => Err(error("invalid_input", "revision must be an integer in [0, 2^53-1]", &[])),
+        Some(_) => Err(js_error(AppendError::InvalidRevision)),
     }
-}
-
-fn cursor_error(e: CursorError) -> JsValue {
-    let code = match e {
-        CursorError::Malformed { .. } => "malformed_cursor",
-        CursorError::WrongSession { .. } => "wrong_session",
-    };
-    error(code, &e.to_string(), &[])
-}
-
-fn append_error(e: AppendError) -> JsValue {
-    let code = match e {
-        AppendError::InvalidSessionId => "invalid_session_id",
-        AppendError::InvalidRevision => "invalid_input",
-        AppendError::InvalidEvent(_) => "invalid_event",
-        AppendError::EventTooLarge(_) | AppendError::TooManySessions => "limit_exceeded",
-    };
-    error(code, &e.to_string(), &[])
 }
 
 /// `header \n meta \n texts` (see the module doc).
@@ -105,8 +87,7 @@ impl ReplayStoreHandle {
             max_sessions: max_sessions as usize,
             max_total_bytes: max_total_bytes as usize,
         };
-        let store =
-            ReplayStore::new(config, incarnation).map_err(|m| error("invalid_input", m, &[]))?;
+        let store = ReplayStore::new(config, incarnation).map_err(js_error)?;
         Ok(ReplayStoreHandle { inner: Rc::new(RefCell::new(store)), last_revision: 0.0 })
     }
 
@@ -128,7 +109,7 @@ impl ReplayStoreHandle {
             .inner
             .borrow_mut()
             .append(session_id, json, revision(revision_)?, millis(now))
-            .map_err(append_error)?;
+            .map_err(js_error)?;
         self.last_revision = event.revision as f64;
         Ok(event.position as f64)
     }
@@ -142,7 +123,7 @@ impl ReplayStoreHandle {
     #[wasm_bindgen(js_name = appendLog)]
     pub fn append_log(&self, session_id: &str, bytes: &[u8], now: f64) -> Result<String, JsValue> {
         if !agent_replay::live::cursor::is_valid_session_id(session_id) {
-            return Err(append_error(AppendError::InvalidSessionId));
+            return Err(js_error(AppendError::InvalidSessionId));
         }
         let mut store = self.inner.borrow_mut();
         let mut appended = 0u64;
@@ -155,7 +136,7 @@ impl ReplayStoreHandle {
                 }
             },
         )
-        .map_err(log_error)?;
+        .map_err(js_error)?;
         Ok(format!(
             "{{\"appended\":{appended},\"errors\":{},\"cursor\":{}}}",
             to_js_json(&report.errors),
@@ -175,7 +156,7 @@ impl ReplayStoreHandle {
     #[wasm_bindgen(js_name = replayAfter)]
     pub fn replay_after(&self, cursor: &str, now: f64) -> Result<String, JsValue> {
         let mut store = self.inner.borrow_mut();
-        Ok(match store.replay_after(cursor, millis(now)).map_err(cursor_error)? {
+        Ok(match store.replay_after(cursor, millis(now)).map_err(js_error)? {
             Replay::Replayed(events) => wire(r#"{"type":"replayed"}"#, &events),
             Replay::Gap(reason) => {
                 wire(&format!(r#"{{"type":"gap","reason":{}}}"#, to_js_json(&reason)), &[])
@@ -184,7 +165,7 @@ impl ReplayStoreHandle {
     }
 
     pub fn subscribe(&self, cursor: &str, now: f64) -> Result<SubscriptionHandle, JsValue> {
-        Ok(match self.inner.borrow_mut().subscribe(cursor, millis(now)).map_err(cursor_error)? {
+        Ok(match self.inner.borrow_mut().subscribe(cursor, millis(now)).map_err(js_error)? {
             SubscribeResult::Subscribed(sub) => SubscriptionHandle { sub: Some(sub), gap: None },
             SubscribeResult::Gap(reason) => {
                 SubscriptionHandle { sub: None, gap: Some(to_js_json(&reason)) }
@@ -269,8 +250,7 @@ impl ReplaySessionHandle {
         session_id: &str,
         store: &ReplayStoreHandle,
     ) -> Result<ReplaySessionHandle, JsValue> {
-        let inner =
-            ReplaySession::new(session_id, Rc::clone(&store.inner)).map_err(append_error)?;
+        let inner = ReplaySession::new(session_id, Rc::clone(&store.inner)).map_err(js_error)?;
         Ok(ReplaySessionHandle { inner })
     }
 
@@ -282,22 +262,7 @@ impl ReplaySessionHandle {
         max_events: Option<f64>,
     ) -> Result<String, JsValue> {
         let max = max_events.map(|m| m.max(0.0) as usize);
-        let events = self.inner.append(bytes, millis(now), max).map_err(|e| match e {
-            agent_replay::live::session::SessionAppendError::InvalidLog(errors) => {
-                let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
-                error(
-                    "invalid_log",
-                    &format!("nothing appended: {} error(s); first at {first}", errors.len()),
-                    &errors,
-                )
-            }
-            agent_replay::live::session::SessionAppendError::TooManyEvents(n) => error(
-                "limit_exceeded",
-                &format!("nothing appended: {n} events, more than allowed at once"),
-                &[],
-            ),
-            agent_replay::live::session::SessionAppendError::Store(e) => append_error(e),
-        })?;
+        let events = self.inner.append(bytes, millis(now), max).map_err(js_error)?;
         Ok(wire("{}", &events))
     }
 
@@ -306,7 +271,7 @@ impl ReplaySessionHandle {
     }
 
     pub fn resume(&self, cursor: &str, now: f64) -> Result<String, JsValue> {
-        Ok(match self.inner.resume(cursor, millis(now)).map_err(cursor_error)? {
+        Ok(match self.inner.resume(cursor, millis(now)).map_err(js_error)? {
             Resume::Replayed { events, cursor } => {
                 wire(&format!(r#"{{"type":"replayed","cursor":{}}}"#, to_js_json(&cursor)), &events)
             }
@@ -315,7 +280,7 @@ impl ReplaySessionHandle {
     }
 
     pub fn subscribe(&self, cursor: &str, now: f64) -> Result<SessionSubscriptionHandle, JsValue> {
-        let sub = self.inner.subscribe(cursor, millis(now)).map_err(cursor_error)?;
+        let sub = self.inner.subscribe(cursor, millis(now)).map_err(js_error)?;
         Ok(SessionSubscriptionHandle { sub })
     }
 }
@@ -351,6 +316,6 @@ pub fn js_safe_event_json(json: &str) -> String {
 /// A cursor's parts as JSON `[incarnation, revision, position, session_id]`.
 #[wasm_bindgen(js_name = parseCursor)]
 pub fn parse_cursor(text: &str) -> Result<String, JsValue> {
-    let c = agent_replay::live::SessionCursor::parse(text).map_err(cursor_error)?;
+    let c = agent_replay::live::SessionCursor::parse(text).map_err(js_error)?;
     Ok(to_js_json(&(c.incarnation, c.revision, c.position, c.session_id)))
 }
