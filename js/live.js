@@ -332,6 +332,13 @@ export class ReplaySession {
     this.#id = sessionId;
   }
 
+  /** The core, while this session and its store are not freed. */
+  #live() {
+    ReplayStore.core(this.#store);
+    if (!this.#core) throw new AgentReplayError("closed", "ReplaySession: used after free()");
+    return this.#core;
+  }
+
   get sessionId() {
     return this.#id;
   }
@@ -349,7 +356,7 @@ export class ReplaySession {
     else if (Array.isArray(input))
       bytes = toBytes(input.map((e) => eventText(e, "ReplaySession.append")).join("\n"));
     else bytes = toBytes(eventText(input, "ReplaySession.append"));
-    const core = this.#core;
+    const core = this.#live();
     const { events } = ReplayStore.decode(
       this.#store,
       call(() => core.append(bytes, ReplayStore.now(this.#store), maxEvents)),
@@ -361,14 +368,14 @@ export class ReplaySession {
 
   /** `{session_id, revision, cursor, state}`: the current complete observation. */
   observe() {
-    return JSON.parse(this.#core.observe());
+    return JSON.parse(this.#live().observe());
   }
 
   /** `{type: "replayed", events, cursor}` or `{type: "gap", gap, observation}`. */
   resume(cursor) {
     if (typeof cursor !== "string")
       throw new AgentReplayError("malformed_cursor", "a cursor is a string");
-    const core = this.#core;
+    const core = this.#live();
     const { header, events } = ReplayStore.decode(
       this.#store,
       call(() => core.resume(cursor, ReplayStore.now(this.#store))),
@@ -385,17 +392,18 @@ export class ReplaySession {
   subscribe(cursor) {
     if (typeof cursor !== "string")
       throw new AgentReplayError("malformed_cursor", "a cursor is a string");
-    const core = this.#core;
+    const core = this.#live();
     const sub = call(() => core.subscribe(cursor, ReplayStore.now(this.#store)));
     const store = this.#store;
     const id = this.#id;
+    let done = false;
     const next = () => {
+      if (done) return undefined;
       const wire = sub.next(ReplayStore.now(store));
       if (wire === undefined) return undefined;
       const { header, events } = ReplayStore.decode(store, wire, id);
       return header.type === "event" ? events[0] : header;
     };
-    let done = false;
     const close = () => {
       if (done) return;
       done = true;

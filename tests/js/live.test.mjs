@@ -266,3 +266,62 @@ test("parseCursor reads the cursors the store makes, and refuses others", async 
     );
   }
 });
+
+test("every object used after free() throws closed, as documented", () => {
+  const closed = (fn, what) =>
+    assert.throws(fn, (e) => e instanceof AgentReplayError && e.code === "closed", what);
+  const store = new ReplayStore({ incarnation: "i" });
+  const session = new ReplaySession("s", { store });
+  session.append(ev(1));
+  const sessionSub = session.subscribe("arc1:i:0:0:s");
+  const { subscription } = store.subscribe("arc1:i:0:0:s");
+  session.free();
+  session.free();
+  for (const [what, fn] of Object.entries({
+    append: () => session.append(ev(2)),
+    observe: () => session.observe(),
+    resume: () => session.resume("arc1:i:0:0:s"),
+    subscribe: () => session.subscribe("arc1:i:0:0:s"),
+  }))
+    closed(fn, `ReplaySession.${what}`);
+  assert.equal(session.sessionId, "s");
+
+  const other = new ReplaySession("t", { store });
+  store.free();
+  store.free();
+  for (const [what, fn] of Object.entries({
+    append: () => store.append("s", ev(2)),
+    appendLog: () => store.appendLog("s", JSON.stringify(ev(2))),
+    currentCursor: () => store.currentCursor("s"),
+    replayAfter: () => store.replayAfter("arc1:i:0:0:s"),
+    subscribe: () => store.subscribe("arc1:i:0:0:s"),
+    trimSession: () => store.trimSession("s"),
+    incarnation: () => store.incarnation,
+    "ReplaySession of a freed store: append": () => other.append(ev(1)),
+    "ReplaySession of a freed store: observe": () => other.observe(),
+  }))
+    closed(fn, `ReplayStore.${what}`);
+  // Subscriptions end (they are not freed): every item is read, then nothing.
+  assert.equal(subscription.next().position, 1);
+  assert.equal(subscription.next(), undefined);
+  assert.equal(subscription.closed, true);
+  sessionSub.close();
+  assert.equal(sessionSub.next(), undefined);
+  assert.equal(sessionSub.closed, true);
+
+  const state = new SessionState("s");
+  state.free();
+  state.free();
+  for (const [what, fn] of Object.entries({
+    apply: () => state.apply(ev(1)),
+    write: () => state.write("x"),
+    end: () => state.end(),
+    checkpoint: () => state.checkpoint(),
+    summary: () => state.summary(),
+    osSnapshot: () => state.osSnapshot(),
+    view: () => state.view(),
+    eventCount: () => state.eventCount,
+    revision: () => state.revision,
+  }))
+    closed(fn, `SessionState.${what}`);
+});
