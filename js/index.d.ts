@@ -412,7 +412,8 @@ export type LogErrorCode =
   | "invalid_utf8"
   | "invalid_entry"
   | "seq_gap"
-  | "seq_disorder";
+  | "seq_disorder"
+  | "limit_exceeded";
 /** A problem in a log. line and column are 1-based; column counts characters
  * and points at the last character of the offending token. */
 export interface LogError {
@@ -823,6 +824,8 @@ export class ReplayStore {
   constructor(options?: ReplayStoreOptions);
   readonly incarnation: string;
   append(sessionId: string, event: LoggedEvent | string, revision?: number): ObservedEvent;
+  /** Appends every valid event the store accepts; `errors` lists the load
+   * errors and each event refused (`limit_exceeded`), in log order. */
   appendLog(
     sessionId: string,
     input: string | Uint8Array,

@@ -325,3 +325,37 @@ test("every object used after free() throws closed, as documented", () => {
   }))
     closed(fn, `SessionState.${what}`);
 });
+
+test("appendLog reports each event the store refuses, with its position and code", () => {
+  const small = JSON.stringify(ev(1));
+  const store = new ReplayStore({ incarnation: "i", maxEventBytes: small.length });
+  const big = JSON.stringify({ ...ev(2), entry_count: 12345 });
+  const result = store.appendLog("s", `${small}\n  ${big}\n${small}\n${big}`);
+  assert.equal(result.appended, 2, "nothing valid lost");
+  assert.deepEqual(
+    result.errors.map(({ line, column, code }) => ({ line, column, code })),
+    [
+      { line: 2, column: 3, code: "limit_exceeded" },
+      { line: 4, column: 1, code: "limit_exceeded" },
+    ],
+  );
+  assert.match(result.errors[0].message, /maxEventBytes/);
+  assert.equal(result.errors[0].kind, "page_in");
+  assert.equal(result.cursor, "arc1:i:1:2:s");
+  const array = store.appendLog("a", `[${small},\n${big}]`);
+  assert.deepEqual(
+    array.errors.map(({ line, column, code }) => [line, column, code]),
+    [[2, 1, "limit_exceeded"]],
+  );
+});
+
+test("a new session when every session held has a subscriber: store_full", () => {
+  const store = new ReplayStore({ incarnation: "i", maxSessions: 1 });
+  const { subscription } = store.subscribe("arc1:i:0:0:held");
+  store.append("held", ev(1));
+  assert.throws(() => store.append("new", ev(1)), { code: "store_full" });
+  assert.throws(() => store.appendLog("new", JSON.stringify(ev(1))), { code: "store_full" });
+  assert.throws(() => new ReplaySession("new", { store }).append(ev(1)), { code: "store_full" });
+  subscription.close();
+  assert.equal(store.append("new", ev(1)).position, 1, "room again once idle");
+});

@@ -14,8 +14,7 @@ use agent_replay::live::{
     AppendError, ObservedEvent, Replay, ReplaySession, ReplayStore, Resume, SessionItem,
     SessionSubscription, StoreConfig, SubscribeResult, Subscription, SubscriptionItem,
 };
-use agent_replay::log::{self, LogOptions};
-use agent_replay::SessionEvent;
+use agent_replay::units::Millis;
 use wasm_bindgen::prelude::*;
 
 use crate::js_error;
@@ -119,28 +118,20 @@ impl ReplayStoreHandle {
         self.last_revision
     }
 
-    /// Appends every valid event of a log; `{appended, errors, cursor}`.
+    /// Appends every valid event of a log the store accepts; `{appended,
+    /// errors, cursor}`, `errors` listing the load errors and refused events.
     #[wasm_bindgen(js_name = appendLog)]
     pub fn append_log(&self, session_id: &str, bytes: &[u8], now: f64) -> Result<String, JsValue> {
-        if !agent_replay::live::cursor::is_valid_session_id(session_id) {
-            return Err(js_error(AppendError::InvalidSessionId));
-        }
-        let mut store = self.inner.borrow_mut();
-        let mut appended = 0u64;
-        let report = log::read_bytes(
-            bytes,
-            LogOptions::default(),
-            &mut |json: &str, e: SessionEvent<'_>| {
-                if store.append_checked(session_id, json, e.turn(), None, millis(now)).is_ok() {
-                    appended = appended.saturating_add(1);
-                }
-            },
-        )
-        .map_err(js_error)?;
+        let report = self
+            .inner
+            .borrow_mut()
+            .append_log(session_id, bytes, Millis(millis(now)))
+            .map_err(js_error)?;
         Ok(format!(
-            "{{\"appended\":{appended},\"errors\":{},\"cursor\":{}}}",
+            "{{\"appended\":{},\"errors\":{},\"cursor\":{}}}",
+            report.appended,
             to_js_json(&report.errors),
-            to_js_json(&store.current_cursor(session_id, None))
+            to_js_json(&report.cursor)
         ))
     }
 
