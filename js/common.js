@@ -45,6 +45,27 @@ export function call(fn) {
   }
 }
 
+/**
+ * Reads the one wire format of events from WebAssembly (wasm/src/wire.rs):
+ * `{header}\n[value, ..., length, ...]\ntexts`, `width` values per event,
+ * the last the length of its text (in UTF-16 units; the texts concatenated).
+ * `make(values, i, json, header)` builds each event from `values[i..]`;
+ * returns `{header, events}`.
+ */
+export function decodeEvents(wire, width, make) {
+  const a = wire.indexOf("\n");
+  const b = wire.indexOf("\n", a + 1);
+  const header = JSON.parse(wire.slice(0, a));
+  const values = JSON.parse(wire.slice(a + 1, b));
+  const events = new Array(values.length / width);
+  for (let i = 0, at = b + 1; i < values.length; i += width) {
+    const end = at + values[i + width - 1];
+    events[i / width] = make(values, i, wire.slice(at, end), header);
+    at = end;
+  }
+  return { header, events };
+}
+
 export function isBytes(input) {
   return input instanceof Uint8Array;
 }

@@ -144,6 +144,11 @@ impl Subscription {
         SubQueue::close(&self.queue);
     }
 
+    /// The session subscribed to.
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
     /// Undelivered items held (bounded by the store's maxEventsPerSession).
     pub fn pending(&self) -> usize {
         self.queue.borrow().queue.len()

@@ -46,12 +46,29 @@ test("append, cursors and replay after a cursor", () => {
   );
   assert.equal(store.append("tenant:a:1", ev(1), 99).revision, 99);
   assert.equal(store.incarnation, "inc");
-  // Cursors formatted in JS are the ones the core writes.
+  // The cursor of an append (formatted on first use) is the one of its replay.
   assert.equal(store.append("tenant:a:1", ev(5)).cursor, store.currentCursor("tenant:a:1"));
   assert.equal(
     store.replayAfter(first.cursor).events.at(-1).cursor,
     store.currentCursor("tenant:a:1"),
   );
+});
+
+test("events cross in one wire: any session id, non-ASCII texts, cursors from the core", () => {
+  const store = new ReplayStore({ incarnation: "inc" });
+  const id = 'a"\\é💥:b';
+  const text = '{"kind":"page_out","turn":4,"x":"💥é"}';
+  const appended = [store.append(id, text), store.append(id, ev(5))];
+  const replayed = store.replayAfter(`arc1:inc:0:0:${id}`).events;
+  assert.deepEqual(
+    replayed.map((e) => [e.session_id, e.position, e.revision, e.json, e.cursor]),
+    appended.map((e) => [id, e.position, e.revision, e.json, e.cursor]),
+  );
+  assert.equal(replayed[1].cursor, `arc1:inc:5:2:${id}`);
+  assert.equal(replayed[0].json, text);
+  const session = new ReplaySession(id, { store });
+  const [e] = session.append(text);
+  assert.deepEqual([e.json, e.cursor], [text, session.observe().cursor]);
 });
 
 test("gaps: trimmed by capacity and age, unavailable for foreign cursors", () => {

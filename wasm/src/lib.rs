@@ -17,6 +17,7 @@
 
 mod alloc;
 mod live;
+mod wire;
 
 #[global_allocator]
 static ALLOCATOR: alloc::GeometricGrowth = alloc::GeometricGrowth;
@@ -134,35 +135,6 @@ fn report_json(report: &log::LoadReport) -> String {
     )
 }
 
-/// Events folded from a chunk, for JS: `header\n[kind,turn,length,…]\ntexts`,
-/// the texts concatenated (lengths in UTF-16 units, as JS slices them).
-#[derive(Default)]
-struct Folded {
-    meta: String,
-    texts: String,
-}
-
-impl Folded {
-    fn push(&mut self, text: &str, event: &SessionEvent<'_>) {
-        let json = js_safe_text(text);
-        let units = json.encode_utf16().count();
-        self.texts.push_str(&json);
-        self.meta.push(if self.meta.is_empty() { '[' } else { ',' });
-        self.meta.push_str(&to_js_json(event.kind()));
-        match event.turn() {
-            Some(turn) => self.meta.push_str(&format!(",{turn},{units}")),
-            None => self.meta.push_str(&format!(",null,{units}")),
-        }
-    }
-
-    fn wire(mut self, header: &str) -> String {
-        if self.meta.is_empty() {
-            self.meta.push('[');
-        }
-        format!("{header}\n{}]\n{}", self.meta, self.texts)
-    }
-}
-
 /// Incremental session state (see `agent_replay::state`).
 #[wasm_bindgen(js_name = SessionStateCore)]
 pub struct SessionState {
@@ -208,22 +180,22 @@ impl SessionState {
         SessionState { inner: self.inner.checkpoint() }
     }
 
-    /// Folds the next chunk and returns the folded events (`folded_wire`).
+    /// Folds the next chunk and returns the folded events (see `wire`).
     #[wasm_bindgen(js_name = writeEvents)]
     pub fn write_events(&mut self, chunk: &[u8], strict: bool) -> Result<String, JsValue> {
-        let mut folded = Folded::default();
+        let mut folded = wire::Folded::default();
         self.inner
             .write_each(chunk, opts(strict), &mut |t, e| folded.push(t, e))
             .map_err(js_error)?;
-        Ok(folded.wire("{}"))
+        Ok(folded.finish("{}"))
     }
 
     /// Ends a streamed log; its report, then the events the end folded.
     #[wasm_bindgen(js_name = endEvents)]
     pub fn end_events(&mut self) -> Result<String, JsValue> {
-        let mut folded = Folded::default();
+        let mut folded = wire::Folded::default();
         let report = self.inner.end_each(&mut |t, e| folded.push(t, e)).map_err(js_error)?;
-        Ok(folded.wire(&report_json(&report)))
+        Ok(folded.finish(&report_json(&report)))
     }
 
     /// Folds the next chunk of a streamed log.
