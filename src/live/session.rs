@@ -5,11 +5,8 @@
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::pin::Pin;
 use std::rc::Rc;
-use std::task::{Context, Poll};
 
-use futures::Stream;
 use serde::Serialize;
 
 use super::cursor::{CursorError, SessionCursor};
@@ -289,29 +286,6 @@ impl SessionSubscription {
         self.pending.clear();
         if let Some(s) = self.current.take() {
             s.close();
-        }
-    }
-}
-
-impl Stream for SessionSubscription {
-    type Item = SessionItem;
-
-    /// Lag recovery here reads no clock: age trimming waits for the next
-    /// append, replay or trim that passes one.
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<SessionItem>> {
-        if let Some(item) = self.try_next(0) {
-            return Poll::Ready(Some(item));
-        }
-        match self.current.as_mut() {
-            None => Poll::Ready(None),
-            Some(s) => match Pin::new(s).poll_next(cx) {
-                Poll::Ready(Some(SubscriptionItem::Event(e))) => {
-                    Poll::Ready(Some(SessionItem::Event(e)))
-                }
-                Poll::Ready(Some(SubscriptionItem::Lagged { .. })) => Poll::Ready(self.try_next(0)),
-                Poll::Ready(None) => Poll::Ready(None),
-                Poll::Pending => Poll::Pending,
-            },
         }
     }
 }

@@ -60,12 +60,6 @@ pub struct ObservedEvent {
     pub json: Rc<str>,
 }
 
-impl ObservedEvent {
-    pub fn cursor(&self, incarnation: &str) -> String {
-        format_cursor(incarnation, self.revision, self.position, &self.session_id)
-    }
-}
-
 /// Why a replay cannot give exactly the events after a cursor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
