@@ -1,6 +1,6 @@
 // The live replay benchmark (issue 3): the same scenarios in WASM (this
 // process) and native Rust (benches/native_live.rs), side by side in one run.
-//   node benches/live.mjs
+//   node benches/live.mjs               (--wasm-only: the WASM column alone, as JSON)
 import { execFileSync } from "node:child_process";
 import { ReplayStore, memoryUsage } from "agent-replay";
 
@@ -45,6 +45,11 @@ for (const [cap, ks] of [
     wasm[`replay_${k}_of_${cap}_ns`] = nsPer(reps, () => {
       for (let i = 0; i < reps; i++) s.replayAfter(cursor);
     });
+    if (k !== 100 || cap !== 2048) continue;
+    // What the edge does: every event's cursor is an SSE id.
+    wasm.replay_100_cursors_ns = nsPer(reps, () => {
+      for (let i = 0; i < reps; i++) for (const e of s.replayAfter(cursor).events) e.cursor;
+    });
   }
   s.free();
 }
@@ -71,13 +76,18 @@ for (const subs of [1, 100]) {
   s.free();
 }
 
+if (process.argv.includes("--wasm-only")) {
+  console.log(JSON.stringify(wasm));
+  process.exit(0);
+}
 const native = JSON.parse(
   execFileSync("cargo", ["bench", "-q", "--bench", "native_live"], { cwd: root, encoding: "utf8" }),
 );
 const f = (x, d = 0) =>
   x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
+const cell = (x, unit, d) => (x === undefined ? "–" : `${f(x, d)} ${unit}`);
 const row = (label, key, unit, d = 0) =>
-  `| ${label} | ${f(wasm[key], d)} ${unit} | ${f(native[key], d)} ${unit} |`;
+  `| ${label} | ${cell(wasm[key], unit, d)} | ${cell(native[key], unit, d)} |`;
 console.log(`| measure | WASM (Node ${process.version}) | native |
 |---|---|---|
 ${row("append, small event (45 B)", "append_small_ns", "ns", 0)}
@@ -86,6 +96,7 @@ ${row("replayAfter: 1 event (buffer 2,048)", "replay_1_of_2048_ns", "ns")}
 ${row("replayAfter: 100 events (buffer 2,048)", "replay_100_of_2048_ns", "ns")}
 ${row("replayAfter: 2,048 events (buffer 2,048)", "replay_2048_of_2048_ns", "ns")}
 ${row("replayAfter: 100 events (buffer 1,000,000)", "replay_100_of_1000000_ns", "ns")}
+${row("replayAfter: 100 events, every cursor read", "replay_100_cursors_ns", "ns")}
 ${row("live delivery, 1 subscriber", "deliver_1_subs_events_per_s", "events/s")}
 ${row("live delivery, 100 subscribers", "deliver_100_subs_events_per_s", "events/s")}
 ${row("memory per retained small event (45 B of JSON)", "bytes_per_small_event", "B", 1)}

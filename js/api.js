@@ -2,9 +2,9 @@
 // exports: inputs normalised, results parsed once from JSON.
 import * as raw from "../pkg/agent_replay.js";
 import sample from "../pkg/sample.js";
-import { AgentReplayError, call, invalidInput, isBytes, toBytes } from "./common.js";
+import { AgentReplayError, call, decodeEvents, invalidInput, isBytes, toBytes } from "./common.js";
 
-export { AgentReplayError } from "./common.js";
+export { AgentReplayError, errorCodes, httpStatusOf } from "./common.js";
 
 function strictOf(options) {
   return Boolean(options?.strict);
@@ -54,24 +54,18 @@ export function sampleLog() {
   return sample;
 }
 
-/** Decodes `header\n[kind, turn, length, …]\ntexts` into folded events. */
-function foldedEvents(wire, firstPosition, onEvent) {
-  const a = wire.indexOf("\n");
-  const b = wire.indexOf("\n", a + 1);
-  const meta = JSON.parse(wire.slice(a + 1, b));
-  let offset = b + 1;
-  let position = firstPosition;
-  for (let i = 0; i < meta.length; i += 3) {
-    const end = offset + meta[i + 2];
-    onEvent({
-      position: ++position,
-      kind: meta[i],
-      turn: meta[i + 1],
-      json: wire.slice(offset, end),
-    });
-    offset = end;
-  }
-  return wire.slice(0, a);
+/** Hands each folded event of a wire to `onEvent` as `{position, kind,
+ * turn, json}`, counting positions after `before`; returns the header. */
+function foldedEvents(wire, before, onEvent) {
+  let position = before;
+  const { header, events } = decodeEvents(wire, 3, (values, i, json) => ({
+    position: ++position,
+    kind: values[i],
+    turn: values[i + 1],
+    json,
+  }));
+  for (const event of events) onEvent(event);
+  return header;
 }
 
 const wrap = Symbol("wrap");
@@ -167,12 +161,10 @@ export class SessionState {
     const onEvent = options?.onEvent;
     if (typeof onEvent === "function") {
       const first = core.eventCount;
-      return JSON.parse(
-        foldedEvents(
-          call(() => core.endEvents()),
-          first,
-          onEvent,
-        ),
+      return foldedEvents(
+        call(() => core.endEvents()),
+        first,
+        onEvent,
       );
     }
     return JSON.parse(call(() => core.end()));

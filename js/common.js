@@ -1,5 +1,8 @@
-// What every part of the JS API shares: the error class, the call into
-// WebAssembly that turns its raw errors into it, and input normalisation.
+// What every part of the JS API shares: the error class and the error
+// table (from the core), the call into WebAssembly that turns its raw
+// errors into it, the decoder of what WebAssembly sends back, and input
+// normalisation.
+import { errorCodes as rawErrorCodes } from "../pkg/agent_replay.js";
 
 /** Every error this package throws: an Error with a stable string `code`. */
 export class AgentReplayError extends Error {
@@ -9,6 +12,24 @@ export class AgentReplayError extends Error {
     this.code = code;
     if (details.errors?.length) this.errors = details.errors;
   }
+}
+
+let table;
+
+/** Every error code `{code, status, description}`: the core's table
+ * (src/error.rs), read once from WebAssembly. */
+export function errorCodes() {
+  table ??= JSON.parse(rawErrorCodes());
+  return table.map((row) => ({ ...row }));
+}
+
+let statusOf;
+
+/** The HTTP status the edge handler answers an error code with (500 for a
+ * code not in the table). */
+export function httpStatusOf(code) {
+  statusOf ??= new Map(errorCodes().map(({ code, status }) => [code, status]));
+  return statusOf.get(code) ?? 500;
 }
 
 /** Calls into WebAssembly, turning its `{code, message}` errors into ours. */
@@ -22,6 +43,27 @@ export function call(fn) {
     }
     throw e;
   }
+}
+
+/**
+ * Reads the one wire format of events from WebAssembly (wasm/src/wire.rs):
+ * `{header}\n[value, ..., length, ...]\ntexts`, `width` values per event,
+ * the last the length of its text (in UTF-16 units; the texts concatenated).
+ * `make(values, i, json, header)` builds each event from `values[i..]`;
+ * returns `{header, events}`.
+ */
+export function decodeEvents(wire, width, make) {
+  const a = wire.indexOf("\n");
+  const b = wire.indexOf("\n", a + 1);
+  const header = JSON.parse(wire.slice(0, a));
+  const values = JSON.parse(wire.slice(a + 1, b));
+  const events = new Array(values.length / width);
+  for (let i = 0, at = b + 1; i < values.length; i += width) {
+    const end = at + values[i + width - 1];
+    events[i / width] = make(values, i, wire.slice(at, end), header);
+    at = end;
+  }
+  return { header, events };
 }
 
 export function isBytes(input) {

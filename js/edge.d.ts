@@ -1,6 +1,9 @@
 // Types of agent-replay/edge: the edge replay handler (see README).
 import type { ReplaySession, ReplayStore, ReplayStoreOptions } from "./index.js";
 
+/** The code of an error response `{"error": {code, message, errors?}}`. */
+export type { ErrorCode } from "./index.js";
+
 export type Authorize = (
   request: Request,
   sessionId: string,

@@ -7,7 +7,7 @@
 //   GET  /sessions/{id}/stream          Server-Sent Events: replay then live
 // Nothing is served unless `authorize` allows it; a cursor never reaches
 // another session than the one in the path.
-import { AgentReplayError, ReplaySession, ReplayStore } from "agent-replay";
+import { AgentReplayError, httpStatusOf, ReplaySession, ReplayStore } from "agent-replay";
 
 /** Events sent per pull at most: what is pending, in one chunk. */
 const PULL_BATCH = 64;
@@ -34,23 +34,14 @@ const JSON_HEADERS = {
   "cache-control": "no-store",
 };
 
-/** A JSON error response. Input never reaches it unescaped. */
+/** A JSON error response. Input never reaches it unescaped. `store_full`
+ * is transient: the client is told when to retry. */
 function errorResponse(status, code, message, errors) {
   return new Response(JSON.stringify({ error: { code, message, ...(errors ? { errors } : {}) } }), {
     status,
-    headers: JSON_HEADERS,
+    headers: code === "store_full" ? { ...JSON_HEADERS, "retry-after": "1" } : JSON_HEADERS,
   });
 }
-
-const STATUS_OF = {
-  malformed_cursor: 400,
-  wrong_session: 400,
-  invalid_session_id: 400,
-  invalid_log: 400,
-  invalid_event: 400,
-  invalid_input: 400,
-  limit_exceeded: 413,
-};
 
 /** An ObservedEvent as JSON, its original text spliced in, not re-serialised. */
 function observedJson(e) {
@@ -218,7 +209,7 @@ export function createReplayHandler({
       );
     } catch (e) {
       if (e instanceof AgentReplayError)
-        return errorResponse(STATUS_OF[e.code] ?? 500, e.code, e.message, e.errors);
+        return errorResponse(httpStatusOf(e.code), e.code, e.message, e.errors);
       throw e;
     }
   };

@@ -412,7 +412,8 @@ export type LogErrorCode =
   | "invalid_utf8"
   | "invalid_entry"
   | "seq_gap"
-  | "seq_disorder";
+  | "seq_disorder"
+  | "limit_exceeded";
 /** A problem in a log. line and column are 1-based; column counts characters
  * and points at the last character of the offending token. */
 export interface LogError {
@@ -657,17 +658,31 @@ export interface FoldedEvent {
 
 // ---- The API ---------------------------------------------------------------
 
+/** Every code an `AgentReplayError` or an edge error response carries
+ * (the core's table, src/error.rs; `errorCodes()` lists it at run time). */
 export type ErrorCode =
+  | "invalid_input"
   | "invalid_log"
   | "invalid_event"
-  | "invalid_input"
-  | "invalid_session_id"
+  | "invalid_observation"
   | "malformed_cursor"
   | "wrong_session"
+  | "invalid_session_id"
   | "limit_exceeded"
+  | "store_full"
   | "closed"
-  | "invalid_observation"
-  | (string & {});
+  | "forbidden"
+  | "not_found"
+  | "method_not_allowed"
+  | "too_many_streams"
+  | "internal";
+
+/** The error table: each code, the HTTP status the edge answers it with,
+ * and what it means. */
+export function errorCodes(): { code: ErrorCode; status: number; description: string }[];
+
+/** The HTTP status of an error code (500 for a code not in the table). */
+export function httpStatusOf(code: ErrorCode | (string & {})): number;
 
 /** Every error thrown by this package. */
 export class AgentReplayError extends Error {
@@ -809,6 +824,8 @@ export class ReplayStore {
   constructor(options?: ReplayStoreOptions);
   readonly incarnation: string;
   append(sessionId: string, event: LoggedEvent | string, revision?: number): ObservedEvent;
+  /** Appends every valid event the store accepts; `errors` lists the load
+   * errors and each event refused (`limit_exceeded`), in log order. */
   appendLog(
     sessionId: string,
     input: string | Uint8Array,

@@ -3,7 +3,7 @@
 // waits on appends made through this module, which wake the waiters of the
 // session they touched.
 import * as raw from "../pkg/agent_replay.js";
-import { AgentReplayError, call, eventText, toBytes } from "./common.js";
+import { AgentReplayError, call, decodeEvents, eventText, toBytes } from "./common.js";
 
 /** store → sessionId → Set of wake-up callbacks of waiting iterators. */
 const waiters = new WeakMap();
@@ -37,21 +37,30 @@ function randomIncarnation() {
   return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-/** The cursor of an event: `arc1:{incarnation}:{revision}:{position}:{session}`
- * (the same format the core writes and alone parses; a test keeps them equal). */
-const cursorOf = (incarnation, revision, position, sessionId) =>
-  `arc1:${incarnation}:${revision}:${position}:${sessionId}`;
-
 /** An event as replayed or delivered. `json` is its original text, to
- * forward byte for byte; `event` is parsed from it on first use. */
+ * forward byte for byte; `event` is parsed from it on first use. Its cursor
+ * comes from the core: with it, or (from `append`) formatted on first use. */
 export class ObservedEvent {
   #event;
-  constructor(session_id, revision, position, cursor, json) {
+  #cursor;
+  #incarnation;
+  constructor(session_id, revision, position, json, cursor, incarnation) {
     this.session_id = session_id;
     this.revision = revision;
     this.position = position;
-    this.cursor = cursor;
     this.json = json;
+    this.#cursor = cursor;
+    this.#incarnation = incarnation;
+  }
+
+  get cursor() {
+    this.#cursor ??= raw.formatCursor(
+      this.#incarnation,
+      this.revision,
+      this.position,
+      this.session_id,
+    );
+    return this.#cursor;
   }
 
   get event() {
@@ -68,25 +77,15 @@ export class ObservedEvent {
   }
 }
 
-/** Splits `header \n [revision, position, length, ...] \n texts`. */
-function decode(wire, sessionId, incarnation) {
-  const a = wire.indexOf("\n");
-  const b = wire.indexOf("\n", a + 1);
-  const header = JSON.parse(wire.slice(0, a));
-  const meta = JSON.parse(wire.slice(a + 1, b));
-  const events = new Array(meta.length / 3);
-  for (let i = 0, at = b + 1; i < meta.length; i += 3) {
-    const [revision, position, length] = [meta[i], meta[i + 1], meta[i + 2]];
-    events[i / 3] = new ObservedEvent(
-      sessionId,
-      revision,
-      position,
-      cursorOf(incarnation, revision, position, sessionId),
-      wire.slice(at, at + length),
-    );
-    at += length;
-  }
-  return { header, events };
+/** The observed events of a wire and its header: `revision, position,
+ * cursor length, length` each, its text its cursor then its JSON. */
+function observed(wire) {
+  return decodeEvents(wire, 4, (values, i, text, header) => {
+    const split = values[i + 2];
+    const [revision, position] = [values[i], values[i + 1]];
+    const cursor = text.slice(0, split);
+    return new ObservedEvent(header.session_id, revision, position, text.slice(split), cursor);
+  });
 }
 
 /**
@@ -101,15 +100,6 @@ export function parseCursor(cursor) {
     call(() => raw.parseCursor(cursor)),
   );
   return { incarnation, revision, position, session_id };
-}
-
-function sessionIdOf(cursor) {
-  if (typeof cursor !== "string")
-    throw new AgentReplayError("malformed_cursor", "a cursor is a string");
-  // arc1:{incarnation}:{revision}:{position}:{session_id}; the core checks the rest.
-  let at = -1;
-  for (let i = 0; i < 4; i++) at = cursor.indexOf(":", at + 1);
-  return at < 0 ? "" : cursor.slice(at + 1);
 }
 
 function checkSessionId(sessionId) {
@@ -174,10 +164,6 @@ export class ReplayStore {
   static now(store) {
     return store.#now();
   }
-  /** @internal */
-  static decode(store, wire, sessionId) {
-    return decode(wire, sessionId, store.#incarnation);
-  }
 
   #live() {
     if (!this.#core) throw new AgentReplayError("closed", "ReplayStore: used after free()");
@@ -197,13 +183,7 @@ export class ReplayStore {
     const position = call(() => core.append(sessionId, json, revision, this.#now()));
     const rev = core.lastRevision;
     wake(this, sessionId);
-    return new ObservedEvent(
-      sessionId,
-      rev,
-      position,
-      cursorOf(this.#incarnation, rev, position, sessionId),
-      json,
-    );
+    return new ObservedEvent(sessionId, rev, position, json, undefined, this.#incarnation);
   }
 
   /** Appends every valid event of a log; `{appended, errors, cursor}`. */
@@ -226,11 +206,7 @@ export class ReplayStore {
   /** `{type: "replayed", events}` or `{type: "gap", reason}`. */
   replayAfter(cursor) {
     const core = this.#live();
-    const { header, events } = decode(
-      call(() => core.replayAfter(cursor, this.#now())),
-      sessionIdOf(cursor),
-      this.#incarnation,
-    );
+    const { header, events } = observed(call(() => core.replayAfter(cursor, this.#now())));
     return header.type === "gap" ? header : { type: "replayed", events };
   }
 
@@ -243,7 +219,7 @@ export class ReplayStore {
       sub.free();
       return { type: "gap", reason };
     }
-    return { type: "subscribed", subscription: new Subscription(this, sub, sessionIdOf(cursor)) };
+    return { type: "subscribed", subscription: new Subscription(this, sub, sub.sessionId) };
   }
 
   trimSession(sessionId) {
@@ -283,7 +259,7 @@ export class Subscription {
     if (!this.#core) return undefined;
     const wire = this.#core.next();
     if (wire === undefined) return undefined;
-    const { header, events } = ReplayStore.decode(this.#store, wire, this.#sessionId);
+    const { header, events } = observed(wire);
     return header.type === "event" ? events[0] : header;
   }
 
@@ -332,6 +308,13 @@ export class ReplaySession {
     this.#id = sessionId;
   }
 
+  /** The core, while this session and its store are not freed. */
+  #live() {
+    ReplayStore.core(this.#store);
+    if (!this.#core) throw new AgentReplayError("closed", "ReplaySession: used after free()");
+    return this.#core;
+  }
+
   get sessionId() {
     return this.#id;
   }
@@ -349,11 +332,9 @@ export class ReplaySession {
     else if (Array.isArray(input))
       bytes = toBytes(input.map((e) => eventText(e, "ReplaySession.append")).join("\n"));
     else bytes = toBytes(eventText(input, "ReplaySession.append"));
-    const core = this.#core;
-    const { events } = ReplayStore.decode(
-      this.#store,
+    const core = this.#live();
+    const { events } = observed(
       call(() => core.append(bytes, ReplayStore.now(this.#store), maxEvents)),
-      this.#id,
     );
     if (events.length) wake(this.#store, this.#id);
     return events;
@@ -361,18 +342,16 @@ export class ReplaySession {
 
   /** `{session_id, revision, cursor, state}`: the current complete observation. */
   observe() {
-    return JSON.parse(this.#core.observe());
+    return JSON.parse(this.#live().observe());
   }
 
   /** `{type: "replayed", events, cursor}` or `{type: "gap", gap, observation}`. */
   resume(cursor) {
     if (typeof cursor !== "string")
       throw new AgentReplayError("malformed_cursor", "a cursor is a string");
-    const core = this.#core;
-    const { header, events } = ReplayStore.decode(
-      this.#store,
+    const core = this.#live();
+    const { header, events } = observed(
       call(() => core.resume(cursor, ReplayStore.now(this.#store))),
-      this.#id,
     );
     return header.type === "gap" ? header : { type: "replayed", events, cursor: header.cursor };
   }
@@ -385,17 +364,18 @@ export class ReplaySession {
   subscribe(cursor) {
     if (typeof cursor !== "string")
       throw new AgentReplayError("malformed_cursor", "a cursor is a string");
-    const core = this.#core;
+    const core = this.#live();
     const sub = call(() => core.subscribe(cursor, ReplayStore.now(this.#store)));
     const store = this.#store;
     const id = this.#id;
+    let done = false;
     const next = () => {
+      if (done) return undefined;
       const wire = sub.next(ReplayStore.now(store));
       if (wire === undefined) return undefined;
-      const { header, events } = ReplayStore.decode(store, wire, id);
+      const { header, events } = observed(wire);
       return header.type === "event" ? events[0] : header;
     };
-    let done = false;
     const close = () => {
       if (done) return;
       done = true;

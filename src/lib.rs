@@ -26,7 +26,9 @@ pub mod event;
 pub mod log;
 pub mod snapshot;
 
+pub use error::{Error, ErrorCode};
 pub use event::SessionEvent;
+pub mod error;
 pub mod generate;
 pub mod json;
 pub mod live;

@@ -131,3 +131,52 @@ fn forgotten_sessions_start_above_the_floor_so_old_cursors_get_gaps() {
     // Back with a buffer, an old-life cursor is behind its oldest event: a gap still.
     assert_eq!(replay(&mut s, &format!("arc1:{INC}:3:2:first")), Err(GapReason::Trimmed));
 }
+
+#[test]
+fn append_log_reports_each_refused_event_where_it_is_and_keeps_the_rest() {
+    let big = format!(
+        r#"{{"kind":"milestone_blocked","turn":1,"phase_id":"p","reason":"é{}"}}"#,
+        "x".repeat(300)
+    );
+    let placed = |report: &AppendLogReport| -> Vec<(usize, usize, String)> {
+        let code = |e: &agent_replay::log::LogError| serde_json::to_string(&e.code).unwrap();
+        report.errors.iter().map(|e| (e.line, e.column, code(e))).collect()
+    };
+    let limit = r#""limit_exceeded""#.to_string();
+    // UTF-8 input: the events are slices of it.
+    let mut s = store(10, 1 << 20);
+    let log = format!("{}\n  {big}\n{{\n{}\n{big}", ev(1), ev(2));
+    let report = s.append_log("a", log.as_bytes(), agent_replay::units::Millis(0)).unwrap();
+    assert_eq!(report.appended, 2);
+    assert_eq!(report.cursor, format!("arc1:{INC}:2:2:a"));
+    assert_eq!(
+        placed(&report),
+        vec![(2, 3, limit.clone()), (3, 1, r#""invalid_json""#.into()), (5, 1, limit.clone())]
+    );
+    // An array on one line: columns count characters, not bytes.
+    let log = format!(r#"[{{"kind":"page_in","turn":1,"entry_count":1,"x":"é"}}, {big}]"#);
+    let report = s.append_log("c", log.as_bytes(), agent_replay::units::Millis(0)).unwrap();
+    assert_eq!(placed(&report), vec![(1, 55, limit.clone())]);
+    // Not UTF-8: the unterminated last line is a copy, found in the input.
+    let mut bytes = format!("{}\n\u{ff}\n{big}\n{big}", ev(1)).into_bytes();
+    bytes[ev(1).len() + 1] = 0xff;
+    let report = s.append_log("b", &bytes, agent_replay::units::Millis(0)).unwrap();
+    assert_eq!(report.appended, 1);
+    assert_eq!(
+        placed(&report),
+        vec![(2, 1, r#""invalid_utf8""#.into()), (3, 1, limit.clone()), (4, 1, limit)]
+    );
+}
+
+#[test]
+fn append_log_to_a_session_the_store_has_no_room_for_is_store_full() {
+    let mut s = store(1, 1 << 20);
+    let SubscribeResult::Subscribed(_held) = s.subscribe(&format!("arc1:{INC}:0:0:a"), 0).unwrap()
+    else {
+        panic!("subscribed")
+    };
+    s.append("a", &ev(1), None, 0).unwrap();
+    let err = s.append_log("b", ev(1).as_bytes(), agent_replay::units::Millis(0)).unwrap_err();
+    assert_eq!(err.code, agent_replay::ErrorCode::StoreFull);
+    assert_eq!(s.current_cursor("b", None), format!("arc1:{INC}:0:0:b"));
+}

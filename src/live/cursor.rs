@@ -4,8 +4,10 @@
 
 use std::fmt;
 
+use crate::error::{Error, ErrorCode};
 use crate::json::MAX_SAFE_INTEGER;
 
+/// What every cursor starts with (the format's version).
 const PREFIX: &str = "arc1:";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +39,21 @@ impl fmt::Display for CursorError {
 }
 
 impl std::error::Error for CursorError {}
+
+impl CursorError {
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            CursorError::Malformed { .. } => ErrorCode::MalformedCursor,
+            CursorError::WrongSession { .. } => ErrorCode::WrongSession,
+        }
+    }
+}
+
+impl From<CursorError> for Error {
+    fn from(e: CursorError) -> Self {
+        Error::new(e.code(), e.to_string())
+    }
+}
 
 /// Characters a cursor (an SSE `id:` line, a URL part) must never hold.
 pub fn has_forbidden_char(s: &str) -> bool {
@@ -121,15 +138,33 @@ impl SessionCursor {
 
 impl fmt::Display for SessionCursor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{PREFIX}{}:{}:{}:{}",
-            self.incarnation, self.revision, self.position, self.session_id
-        )
+        write_cursor(f, &self.incarnation, self.revision, self.position, &self.session_id)
     }
 }
 
 /// Formats a cursor without building a `SessionCursor`.
 pub fn format_cursor(incarnation: &str, revision: u64, position: u64, session_id: &str) -> String {
-    format!("{PREFIX}{incarnation}:{revision}:{position}:{session_id}")
+    let mut out = String::new();
+    let _ = write_cursor(&mut out, incarnation, revision, position, session_id);
+    out
+}
+
+/// Writes a cursor: the one place its format is spelled (pieces and
+/// `itoa`, not `write!`: the wire to JS writes one per event).
+pub fn write_cursor(
+    out: &mut impl fmt::Write,
+    incarnation: &str,
+    revision: u64,
+    position: u64,
+    session_id: &str,
+) -> fmt::Result {
+    let mut digits = itoa::Buffer::new();
+    out.write_str(PREFIX)?;
+    out.write_str(incarnation)?;
+    out.write_char(':')?;
+    out.write_str(digits.format(revision))?;
+    out.write_char(':')?;
+    out.write_str(digits.format(position))?;
+    out.write_char(':')?;
+    out.write_str(session_id)
 }

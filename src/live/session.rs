@@ -5,16 +5,14 @@
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::pin::Pin;
 use std::rc::Rc;
-use std::task::{Context, Poll};
 
-use futures::Stream;
 use serde::Serialize;
 
 use super::cursor::{CursorError, SessionCursor};
 use super::store::{AppendError, GapReason, ObservedEvent, Replay, ReplayStore, SubscribeResult};
 use super::subscription::{Subscription, SubscriptionItem};
+use crate::error::{Error, ErrorCode};
 use crate::event::SessionEvent;
 use crate::json::JsonText;
 use crate::log::{self, LogError, LogOptions};
@@ -66,6 +64,21 @@ pub enum SessionAppendError {
     /// More events than the caller allows in one append (the count given).
     TooManyEvents(usize),
     Store(AppendError),
+}
+
+impl From<SessionAppendError> for Error {
+    fn from(e: SessionAppendError) -> Self {
+        match e {
+            SessionAppendError::InvalidLog(errors) => {
+                Error::invalid_log("nothing appended: ", errors)
+            }
+            SessionAppendError::TooManyEvents(n) => Error::new(
+                ErrorCode::LimitExceeded,
+                format!("nothing appended: {n} events, more than allowed at once"),
+            ),
+            SessionAppendError::Store(e) => e.into(),
+        }
+    }
 }
 
 struct Inner {
@@ -273,29 +286,6 @@ impl SessionSubscription {
         self.pending.clear();
         if let Some(s) = self.current.take() {
             s.close();
-        }
-    }
-}
-
-impl Stream for SessionSubscription {
-    type Item = SessionItem;
-
-    /// Lag recovery here reads no clock: age trimming waits for the next
-    /// append, replay or trim that passes one.
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<SessionItem>> {
-        if let Some(item) = self.try_next(0) {
-            return Poll::Ready(Some(item));
-        }
-        match self.current.as_mut() {
-            None => Poll::Ready(None),
-            Some(s) => match Pin::new(s).poll_next(cx) {
-                Poll::Ready(Some(SubscriptionItem::Event(e))) => {
-                    Poll::Ready(Some(SessionItem::Event(e)))
-                }
-                Poll::Ready(Some(SubscriptionItem::Lagged { .. })) => Poll::Ready(self.try_next(0)),
-                Poll::Ready(None) => Poll::Ready(None),
-                Poll::Pending => Poll::Pending,
-            },
         }
     }
 }

@@ -15,6 +15,7 @@ use super::cursor::{
     format_cursor, is_valid_incarnation, is_valid_session_id, CursorError, SessionCursor,
 };
 use super::subscription::{SubQueue, Subscription};
+use crate::error::{Error, ErrorCode};
 use crate::event::{EventError, SessionEvent};
 use crate::json::MAX_SAFE_INTEGER;
 
@@ -57,12 +58,6 @@ pub struct ObservedEvent {
     pub revision: u64,
     pub position: u64,
     pub json: Rc<str>,
-}
-
-impl ObservedEvent {
-    pub fn cursor(&self, incarnation: &str) -> String {
-        format_cursor(incarnation, self.revision, self.position, &self.session_id)
-    }
 }
 
 /// Why a replay cannot give exactly the events after a cursor.
@@ -115,11 +110,26 @@ impl std::fmt::Display for AppendError {
             AppendError::TooManySessions => {
                 f.write_str("maxSessions reached and every session has live subscribers")
             }
-            AppendError::InvalidEvent(e) => match &e.field {
-                Some(field) => write!(f, "invalid event, field `{field}`: {}", e.message),
-                None => write!(f, "invalid event: {}", e.message),
-            },
+            AppendError::InvalidEvent(e) => f.write_str(&Error::from(e.clone()).message),
         }
+    }
+}
+
+impl AppendError {
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            AppendError::InvalidSessionId => ErrorCode::InvalidSessionId,
+            AppendError::InvalidRevision => ErrorCode::InvalidInput,
+            AppendError::InvalidEvent(_) => ErrorCode::InvalidEvent,
+            AppendError::EventTooLarge(_) => ErrorCode::LimitExceeded,
+            AppendError::TooManySessions => ErrorCode::StoreFull,
+        }
+    }
+}
+
+impl From<AppendError> for Error {
+    fn from(e: AppendError) -> Self {
+        Error::new(e.code(), e.to_string())
     }
 }
 
@@ -256,12 +266,15 @@ pub struct ReplayStore {
 
 impl ReplayStore {
     /// `incarnation` must be non-empty and URL-safe (see live-replay.md).
-    pub fn new(config: StoreConfig, incarnation: &str) -> Result<Self, &'static str> {
+    pub fn new(config: StoreConfig, incarnation: &str) -> Result<Self, Error> {
+        let invalid = |message: &str| Err(Error::new(ErrorCode::InvalidInput, message));
         if !is_valid_incarnation(incarnation) {
-            return Err("incarnation must be non-empty URL-safe characters (A-Z a-z 0-9 - . _ ~)");
+            return invalid(
+                "incarnation must be non-empty URL-safe characters (A-Z a-z 0-9 - . _ ~)",
+            );
         }
         if config.max_events_per_session == 0 || config.max_sessions == 0 {
-            return Err("maxEventsPerSession and maxSessions must be at least 1");
+            return invalid("maxEventsPerSession and maxSessions must be at least 1");
         }
         Ok(ReplayStore {
             config,

@@ -1,15 +1,12 @@
 //! Subscriptions: a bounded queue per subscriber, filled by the store on
-//! append and drained by the consumer, as a sync pull (`try_next`) or a
-//! `futures::Stream`. A consumer that falls behind by more than the bound
+//! append and drained by the consumer (`try_next`); waiting for the next
+//! append is the host's business (js/live.js wakes its async iterators on
+//! the appends it makes). A consumer that falls behind by more than the bound
 //! loses the oldest undelivered events and is told so once (`Lagged`).
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::pin::Pin;
 use std::rc::Rc;
-use std::task::{Context, Poll, Waker};
-
-use futures::Stream;
 
 use super::cursor::format_cursor;
 use super::store::ObservedEvent;
@@ -34,7 +31,6 @@ pub(crate) struct SubQueue {
     /// subscribed from: where a lagged consumer resumes.
     delivered: (u64, u64),
     closed: bool,
-    waker: Option<Waker>,
 }
 
 impl SubQueue {
@@ -49,7 +45,6 @@ impl SubQueue {
             dropped: 0,
             delivered: from,
             closed: false,
-            waker: None,
         };
         for event in backlog {
             queue.push(event);
@@ -81,18 +76,11 @@ impl SubQueue {
             return false;
         }
         q.push(event.clone());
-        if let Some(waker) = q.waker.take() {
-            waker.wake();
-        }
         true
     }
 
     pub(crate) fn close(queue: &Rc<RefCell<SubQueue>>) {
-        let mut q = queue.borrow_mut();
-        q.closed = true;
-        if let Some(waker) = q.waker.take() {
-            waker.wake();
-        }
+        queue.borrow_mut().closed = true;
     }
 }
 
@@ -144,24 +132,13 @@ impl Subscription {
         SubQueue::close(&self.queue);
     }
 
+    /// The session subscribed to.
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
     /// Undelivered items held (bounded by the store's maxEventsPerSession).
     pub fn pending(&self) -> usize {
         self.queue.borrow().queue.len()
-    }
-}
-
-impl Stream for Subscription {
-    type Item = SubscriptionItem;
-
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<SubscriptionItem>> {
-        if let Some(item) = self.try_next() {
-            return Poll::Ready(Some(item));
-        }
-        let mut q = self.queue.borrow_mut();
-        if q.closed {
-            return Poll::Ready(None);
-        }
-        q.waker = Some(cx.waker().clone());
-        Poll::Pending
     }
 }

@@ -22,6 +22,8 @@ pub enum LogErrorCode {
     SeqGap,
     /// Stored-entry `seq` went backwards or repeated.
     SeqDisorder,
+    /// A valid event the live store refused: larger than its `maxEventBytes`.
+    LimitExceeded,
 }
 
 /// One problem in a log, with where it is. `line` and `column` are 1-based;

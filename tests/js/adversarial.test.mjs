@@ -83,15 +83,70 @@ function cursor() {
     : ["", "arc1", "arc1:inc:0:0", "x".repeat(rnd(10_000)), "\u2028"][rnd(5)];
 }
 
-/** Runs one call: it may return or throw an AgentReplayError, nothing else. */
-function survive(fn, what) {
+/** Runs one call: it may return or throw an AgentReplayError with one of
+ * `codes`, nothing else; `mustThrow` for a call on a freed object. */
+function survive(fn, what, codes, mustThrow = false) {
   try {
     fn();
   } catch (e) {
     assert.ok(e instanceof AgentReplayError, `${what}: ${e?.name}: ${e?.message}`);
-    assert.match(e.code, /^[a-z_]+$/);
+    assert.ok(codes.includes(e.code), `${what}: ${e.code}: ${e.message}`);
+    return;
   }
+  assert.ok(!mustThrow, `${what}: no error`);
 }
+
+/** Objects freed, then used (each use must throw `closed`). */
+function freed() {
+  const store = new ReplayStore({ incarnation: "inc" });
+  const session = new ReplaySession("s", { store });
+  const state = new SessionState("s");
+  const uses = [
+    () => session.append(sampleLines[0]),
+    () => session.observe(),
+    () => session.resume(cursor()),
+    () => session.subscribe(cursor()),
+    () => state.apply(hostile()),
+    () => state.write(hostile()),
+    () => state.view(),
+    () => state.end(),
+  ];
+  // The session is closed when it is freed or when its store is.
+  if (rnd(2)) {
+    store.free();
+    uses.push(
+      () => store.append("s", sampleLines[0]),
+      () => store.appendLog("s", hostile()),
+      () => store.replayAfter(cursor()),
+      () => store.subscribe(cursor()),
+      () => store.currentCursor("s"),
+      () => store.trimSession("s"),
+    );
+  } else session.free();
+  state.free();
+  return uses[rnd(uses.length)];
+}
+
+/** The codes each call may throw. */
+const CODES = {
+  parseLog: ["invalid_log"],
+  "parseLog strict": ["invalid_log"],
+  rebuildOsSnapshot: ["invalid_log"],
+  "rebuildOsSnapshot all": ["invalid_log"],
+  "SessionState.apply": ["invalid_log"],
+  "SessionState.write": ["invalid_log"],
+  "ReplayStore.append": ["invalid_event", "limit_exceeded"],
+  "ReplayStore.appendLog": ["invalid_session_id", "invalid_log"],
+  "ReplaySession.append": ["invalid_log", "limit_exceeded"],
+  replayAfter: ["malformed_cursor"],
+  subscribe: ["malformed_cursor"],
+  resume: ["malformed_cursor", "wrong_session"],
+  "session subscribe": ["malformed_cursor", "wrong_session"],
+  parseCursor: ["malformed_cursor"],
+  fromObservation: ["invalid_observation", "invalid_input"],
+  checkpoint: ["invalid_log"],
+  "write onEvent": ["invalid_log"],
+};
 
 test("thousands of hostile inputs, then correct answers from the same instance", () => {
   const expected = rebuildOsSnapshot(sampleLog());
@@ -143,7 +198,8 @@ test("thousands of hostile inputs, then correct answers from the same instance",
       ],
     ];
     const [what, fn] = calls[rnd(calls.length)];
-    survive(fn, what);
+    survive(fn, what, CODES[what] ?? []);
+    if (rnd(20) === 0) survive(freed(), "freed", ["closed"], true);
     cases++;
   }
   // The same instance still answers correctly.

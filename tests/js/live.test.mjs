@@ -46,12 +46,29 @@ test("append, cursors and replay after a cursor", () => {
   );
   assert.equal(store.append("tenant:a:1", ev(1), 99).revision, 99);
   assert.equal(store.incarnation, "inc");
-  // Cursors formatted in JS are the ones the core writes.
+  // The cursor of an append (formatted on first use) is the one of its replay.
   assert.equal(store.append("tenant:a:1", ev(5)).cursor, store.currentCursor("tenant:a:1"));
   assert.equal(
     store.replayAfter(first.cursor).events.at(-1).cursor,
     store.currentCursor("tenant:a:1"),
   );
+});
+
+test("events cross in one wire: any session id, non-ASCII texts, cursors from the core", () => {
+  const store = new ReplayStore({ incarnation: "inc" });
+  const id = 'a"\\é💥:b';
+  const text = '{"kind":"page_out","turn":4,"x":"💥é"}';
+  const appended = [store.append(id, text), store.append(id, ev(5))];
+  const replayed = store.replayAfter(`arc1:inc:0:0:${id}`).events;
+  assert.deepEqual(
+    replayed.map((e) => [e.session_id, e.position, e.revision, e.json, e.cursor]),
+    appended.map((e) => [id, e.position, e.revision, e.json, e.cursor]),
+  );
+  assert.equal(replayed[1].cursor, `arc1:inc:5:2:${id}`);
+  assert.equal(replayed[0].json, text);
+  const session = new ReplaySession(id, { store });
+  const [e] = session.append(text);
+  assert.deepEqual([e.json, e.cursor], [text, session.observe().cursor]);
 });
 
 test("gaps: trimmed by capacity and age, unavailable for foreign cursors", () => {
@@ -265,4 +282,97 @@ test("parseCursor reads the cursors the store makes, and refuses others", async 
       String(bad),
     );
   }
+});
+
+test("every object used after free() throws closed, as documented", () => {
+  const closed = (fn, what) =>
+    assert.throws(fn, (e) => e instanceof AgentReplayError && e.code === "closed", what);
+  const store = new ReplayStore({ incarnation: "i" });
+  const session = new ReplaySession("s", { store });
+  session.append(ev(1));
+  const sessionSub = session.subscribe("arc1:i:0:0:s");
+  const { subscription } = store.subscribe("arc1:i:0:0:s");
+  session.free();
+  session.free();
+  for (const [what, fn] of Object.entries({
+    append: () => session.append(ev(2)),
+    observe: () => session.observe(),
+    resume: () => session.resume("arc1:i:0:0:s"),
+    subscribe: () => session.subscribe("arc1:i:0:0:s"),
+  }))
+    closed(fn, `ReplaySession.${what}`);
+  assert.equal(session.sessionId, "s");
+
+  const other = new ReplaySession("t", { store });
+  store.free();
+  store.free();
+  for (const [what, fn] of Object.entries({
+    append: () => store.append("s", ev(2)),
+    appendLog: () => store.appendLog("s", JSON.stringify(ev(2))),
+    currentCursor: () => store.currentCursor("s"),
+    replayAfter: () => store.replayAfter("arc1:i:0:0:s"),
+    subscribe: () => store.subscribe("arc1:i:0:0:s"),
+    trimSession: () => store.trimSession("s"),
+    incarnation: () => store.incarnation,
+    "ReplaySession of a freed store: append": () => other.append(ev(1)),
+    "ReplaySession of a freed store: observe": () => other.observe(),
+  }))
+    closed(fn, `ReplayStore.${what}`);
+  // Subscriptions end (they are not freed): every item is read, then nothing.
+  assert.equal(subscription.next().position, 1);
+  assert.equal(subscription.next(), undefined);
+  assert.equal(subscription.closed, true);
+  sessionSub.close();
+  assert.equal(sessionSub.next(), undefined);
+  assert.equal(sessionSub.closed, true);
+
+  const state = new SessionState("s");
+  state.free();
+  state.free();
+  for (const [what, fn] of Object.entries({
+    apply: () => state.apply(ev(1)),
+    write: () => state.write("x"),
+    end: () => state.end(),
+    checkpoint: () => state.checkpoint(),
+    summary: () => state.summary(),
+    osSnapshot: () => state.osSnapshot(),
+    view: () => state.view(),
+    eventCount: () => state.eventCount,
+    revision: () => state.revision,
+  }))
+    closed(fn, `SessionState.${what}`);
+});
+
+test("appendLog reports each event the store refuses, with its position and code", () => {
+  const small = JSON.stringify(ev(1));
+  const store = new ReplayStore({ incarnation: "i", maxEventBytes: small.length });
+  const big = JSON.stringify({ ...ev(2), entry_count: 12345 });
+  const result = store.appendLog("s", `${small}\n  ${big}\n${small}\n${big}`);
+  assert.equal(result.appended, 2, "nothing valid lost");
+  assert.deepEqual(
+    result.errors.map(({ line, column, code }) => ({ line, column, code })),
+    [
+      { line: 2, column: 3, code: "limit_exceeded" },
+      { line: 4, column: 1, code: "limit_exceeded" },
+    ],
+  );
+  assert.match(result.errors[0].message, /maxEventBytes/);
+  assert.equal(result.errors[0].kind, "page_in");
+  assert.equal(result.cursor, "arc1:i:1:2:s");
+  const array = store.appendLog("a", `[${small},\n${big}]`);
+  assert.deepEqual(
+    array.errors.map(({ line, column, code }) => [line, column, code]),
+    [[2, 1, "limit_exceeded"]],
+  );
+});
+
+test("a new session when every session held has a subscriber: store_full", () => {
+  const store = new ReplayStore({ incarnation: "i", maxSessions: 1 });
+  const { subscription } = store.subscribe("arc1:i:0:0:held");
+  store.append("held", ev(1));
+  assert.throws(() => store.append("new", ev(1)), { code: "store_full" });
+  assert.throws(() => store.appendLog("new", JSON.stringify(ev(1))), { code: "store_full" });
+  assert.throws(() => new ReplaySession("new", { store }).append(ev(1)), { code: "store_full" });
+  subscription.close();
+  assert.equal(store.append("new", ev(1)).position, 1, "room again once idle");
 });

@@ -17,10 +17,12 @@
 
 mod alloc;
 mod live;
+mod wire;
 
 #[global_allocator]
 static ALLOCATOR: alloc::GeometricGrowth = alloc::GeometricGrowth;
 
+use agent_replay::error::{Error, ErrorCode};
 use agent_replay::json::{js_safe_text, to_js_json};
 use agent_replay::log::{self, LogError, LogOptions};
 use agent_replay::snapshot::{
@@ -34,18 +36,27 @@ fn opts(strict: bool) -> LogOptions {
     LogOptions { strict, ..Default::default() }
 }
 
-fn error(code: &str, message: &str, errors: &[LogError]) -> JsValue {
-    #[derive(serde::Serialize)]
-    struct Wire<'a> {
-        code: &'a str,
-        message: &'a str,
-        errors: &'a [LogError],
-    }
-    JsValue::from_str(&to_js_json(&Wire { code, message, errors }))
+/// Every error crosses to JS this way: `{code, message, errors?}` as a JSON
+/// string, which `js/common.js` turns into `AgentReplayError`.
+fn js_error(e: impl Into<Error>) -> JsValue {
+    JsValue::from_str(&to_js_json(&e.into()))
 }
 
-fn log_error(err: LogError) -> JsValue {
-    error("invalid_log", &err.to_string(), std::slice::from_ref(&err))
+/// The error table `[{code, status, description}]` as JSON: the one source
+/// js/common.js takes codes and HTTP statuses from.
+#[wasm_bindgen(js_name = errorCodes)]
+pub fn error_codes() -> String {
+    #[derive(serde::Serialize)]
+    struct Row {
+        code: ErrorCode,
+        status: u16,
+        description: &'static str,
+    }
+    let rows: Vec<Row> = ErrorCode::ALL
+        .iter()
+        .map(|&code| Row { code, status: code.http_status(), description: code.description() })
+        .collect();
+    to_js_json(&rows)
 }
 
 /// Appends an event's JSON for JS: its text as written, with integers JS
@@ -61,7 +72,7 @@ fn parse_log_with(
     read: impl FnOnce(&mut dyn FnMut(&str, SessionEvent<'_>)) -> Result<log::LoadReport, LogError>,
 ) -> Result<String, JsValue> {
     let mut events = String::from("[");
-    let report = read(&mut |text, _| push_event_json(&mut events, text)).map_err(log_error)?;
+    let report = read(&mut |text, _| push_event_json(&mut events, text)).map_err(js_error)?;
     events.push(']');
     Ok(format!(
         "{{\"framing\":{},\"events\":{},\"errors\":{}}}",
@@ -90,10 +101,9 @@ pub fn parse_log_bytes(bytes: &[u8], strict: bool) -> Result<String, JsValue> {
 fn snapshot_json(
     folded: Result<(OsSnapshot, log::LoadReport), LogError>,
 ) -> Result<String, JsValue> {
-    let (snapshot, report) = folded.map_err(log_error)?;
-    if let Some(first) = report.errors.first() {
-        let message = format!("{} error(s) in the log; first at {first}", report.errors.len());
-        return Err(error("invalid_log", &message, &report.errors));
+    let (snapshot, report) = folded.map_err(js_error)?;
+    if !report.errors.is_empty() {
+        return Err(js_error(Error::invalid_log("", report.errors)));
     }
     Ok(to_js_json(&snapshot))
 }
@@ -125,35 +135,6 @@ fn report_json(report: &log::LoadReport) -> String {
     )
 }
 
-/// Events folded from a chunk, for JS: `header\n[kind,turn,length,…]\ntexts`,
-/// the texts concatenated (lengths in UTF-16 units, as JS slices them).
-#[derive(Default)]
-struct Folded {
-    meta: String,
-    texts: String,
-}
-
-impl Folded {
-    fn push(&mut self, text: &str, event: &SessionEvent<'_>) {
-        let json = js_safe_text(text);
-        let units = json.encode_utf16().count();
-        self.texts.push_str(&json);
-        self.meta.push(if self.meta.is_empty() { '[' } else { ',' });
-        self.meta.push_str(&to_js_json(event.kind()));
-        match event.turn() {
-            Some(turn) => self.meta.push_str(&format!(",{turn},{units}")),
-            None => self.meta.push_str(&format!(",null,{units}")),
-        }
-    }
-
-    fn wire(mut self, header: &str) -> String {
-        if self.meta.is_empty() {
-            self.meta.push('[');
-        }
-        format!("{header}\n{}]\n{}", self.meta, self.texts)
-    }
-}
-
 /// Incremental session state (see `agent_replay::state`).
 #[wasm_bindgen(js_name = SessionStateCore)]
 pub struct SessionState {
@@ -170,22 +151,19 @@ impl SessionState {
     /// Folds one event given as its JSON text.
     #[wasm_bindgen(js_name = applyEvent)]
     pub fn apply_event(&mut self, text: &str) -> Result<(), JsValue> {
-        self.inner.apply_json(text).map_err(|e| {
-            let field = e.field.map(|f| format!(" (field `{f}`)")).unwrap_or_default();
-            error("invalid_event", &format!("{}{field}", e.message), &[])
-        })
+        self.inner.apply_json(text).map_err(js_error)
     }
 
     /// Folds a whole log; returns its load errors as JSON (tolerant mode).
     #[wasm_bindgen(js_name = applyStr)]
     pub fn apply_str(&mut self, text: &str, strict: bool) -> Result<String, JsValue> {
-        let report = self.inner.apply_str(text, opts(strict)).map_err(log_error)?;
+        let report = self.inner.apply_str(text, opts(strict)).map_err(js_error)?;
         Ok(to_js_json(&report.errors))
     }
 
     #[wasm_bindgen(js_name = applyBytes)]
     pub fn apply_bytes(&mut self, bytes: &[u8], strict: bool) -> Result<String, JsValue> {
-        let report = self.inner.apply_bytes(bytes, opts(strict)).map_err(log_error)?;
+        let report = self.inner.apply_bytes(bytes, opts(strict)).map_err(js_error)?;
         Ok(to_js_json(&report.errors))
     }
 
@@ -194,7 +172,7 @@ impl SessionState {
     pub fn from_view(json: &str) -> Result<SessionState, JsValue> {
         CoreState::from_view_json(json)
             .map(|inner| SessionState { inner })
-            .map_err(|m| error("invalid_observation", &m, &[]))
+            .map_err(|m| js_error(Error::new(ErrorCode::InvalidObservation, m)))
     }
 
     /// A light copy for time travel (no per-event lists).
@@ -202,32 +180,32 @@ impl SessionState {
         SessionState { inner: self.inner.checkpoint() }
     }
 
-    /// Folds the next chunk and returns the folded events (`folded_wire`).
+    /// Folds the next chunk and returns the folded events (see `wire`).
     #[wasm_bindgen(js_name = writeEvents)]
     pub fn write_events(&mut self, chunk: &[u8], strict: bool) -> Result<String, JsValue> {
-        let mut folded = Folded::default();
+        let mut folded = wire::Folded::default();
         self.inner
             .write_each(chunk, opts(strict), &mut |t, e| folded.push(t, e))
-            .map_err(log_error)?;
-        Ok(folded.wire("{}"))
+            .map_err(js_error)?;
+        Ok(folded.finish("{}"))
     }
 
     /// Ends a streamed log; its report, then the events the end folded.
     #[wasm_bindgen(js_name = endEvents)]
     pub fn end_events(&mut self) -> Result<String, JsValue> {
-        let mut folded = Folded::default();
-        let report = self.inner.end_each(&mut |t, e| folded.push(t, e)).map_err(log_error)?;
-        Ok(folded.wire(&report_json(&report)))
+        let mut folded = wire::Folded::default();
+        let report = self.inner.end_each(&mut |t, e| folded.push(t, e)).map_err(js_error)?;
+        Ok(folded.finish(&report_json(&report)))
     }
 
     /// Folds the next chunk of a streamed log.
     pub fn write(&mut self, chunk: &[u8], strict: bool) -> Result<(), JsValue> {
-        self.inner.write(chunk, opts(strict)).map_err(log_error)
+        self.inner.write(chunk, opts(strict)).map_err(js_error)
     }
 
     /// Ends a streamed log; returns `{framing, events, errors}` of it as JSON.
     pub fn end(&mut self) -> Result<String, JsValue> {
-        let report = self.inner.end().map_err(log_error)?;
+        let report = self.inner.end().map_err(js_error)?;
         Ok(report_json(&report))
     }
 

@@ -1,24 +1,19 @@
 //! Bindings of the live replay store, its subscriptions and the session
-//! handle. Events cross as one string: a header line (JSON), a line
-//! `[revision, position, length, ...]` (three numbers per event), then the
-//! events' original JSON texts concatenated (lengths in UTF-16 units),
-//! which js/live.js slices without re-serialising. Cursors are formatted
-//! on the JS side from these numbers (one per event would cost more than
-//! the event).
+//! handle. Events cross in the one wire format (`crate::wire`); cursors are
+//! formatted and parsed here, never in JS.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use agent_replay::json::to_js_json;
 use agent_replay::live::{
-    AppendError, CursorError, ObservedEvent, Replay, ReplaySession, ReplayStore, Resume,
-    SessionItem, SessionSubscription, StoreConfig, SubscribeResult, Subscription, SubscriptionItem,
+    AppendError, Replay, ReplaySession, ReplayStore, Resume, SessionItem, SessionSubscription,
+    StoreConfig, SubscribeResult, Subscription, SubscriptionItem,
 };
-use agent_replay::log::{self, LogOptions};
-use agent_replay::SessionEvent;
+use agent_replay::units::Millis;
 use wasm_bindgen::prelude::*;
 
-use crate::{error, log_error};
+use crate::{js_error, wire};
 
 /// Milliseconds from the JS clock; anything not a finite non-negative number is 0.
 fn millis(now: f64) -> u64 {
@@ -37,48 +32,8 @@ fn revision(r: Option<f64>) -> Result<Option<u64>, JsValue> {
         {
             Ok(Some(r as u64))
         }
-        Some(_) => Err(error("invalid_input", "revision must be an integer in [0, 2^53-1]", &[])),
+        Some(_) => Err(js_error(AppendError::InvalidRevision)),
     }
-}
-
-fn cursor_error(e: CursorError) -> JsValue {
-    let code = match e {
-        CursorError::Malformed { .. } => "malformed_cursor",
-        CursorError::WrongSession { .. } => "wrong_session",
-    };
-    error(code, &e.to_string(), &[])
-}
-
-fn append_error(e: AppendError) -> JsValue {
-    let code = match e {
-        AppendError::InvalidSessionId => "invalid_session_id",
-        AppendError::InvalidRevision => "invalid_input",
-        AppendError::InvalidEvent(_) => "invalid_event",
-        AppendError::EventTooLarge(_) | AppendError::TooManySessions => "limit_exceeded",
-    };
-    error(code, &e.to_string(), &[])
-}
-
-/// `header \n meta \n texts` (see the module doc).
-fn wire(header: &str, events: &[ObservedEvent]) -> String {
-    use std::fmt::Write;
-    let texts: usize = events.iter().map(|e| e.json.len()).sum();
-    let meta = events.len().saturating_mul(24);
-    let mut out = String::with_capacity(
-        header.len().saturating_add(meta).saturating_add(texts).saturating_add(4),
-    );
-    out.push_str(header);
-    out.push_str("\n[");
-    for (i, e) in events.iter().enumerate() {
-        let units = if e.json.is_ascii() { e.json.len() } else { e.json.encode_utf16().count() };
-        let sep = if i > 0 { "," } else { "" };
-        let _ = write!(out, "{sep}{},{},{units}", e.revision, e.position);
-    }
-    out.push_str("]\n");
-    for e in events {
-        out.push_str(&e.json);
-    }
-    out
 }
 
 #[wasm_bindgen(js_name = ReplayStoreCore)]
@@ -105,8 +60,7 @@ impl ReplayStoreHandle {
             max_sessions: max_sessions as usize,
             max_total_bytes: max_total_bytes as usize,
         };
-        let store =
-            ReplayStore::new(config, incarnation).map_err(|m| error("invalid_input", m, &[]))?;
+        let store = ReplayStore::new(config, incarnation).map_err(js_error)?;
         Ok(ReplayStoreHandle { inner: Rc::new(RefCell::new(store)), last_revision: 0.0 })
     }
 
@@ -128,7 +82,7 @@ impl ReplayStoreHandle {
             .inner
             .borrow_mut()
             .append(session_id, json, revision(revision_)?, millis(now))
-            .map_err(append_error)?;
+            .map_err(js_error)?;
         self.last_revision = event.revision as f64;
         Ok(event.position as f64)
     }
@@ -138,28 +92,20 @@ impl ReplayStoreHandle {
         self.last_revision
     }
 
-    /// Appends every valid event of a log; `{appended, errors, cursor}`.
+    /// Appends every valid event of a log the store accepts; `{appended,
+    /// errors, cursor}`, `errors` listing the load errors and refused events.
     #[wasm_bindgen(js_name = appendLog)]
     pub fn append_log(&self, session_id: &str, bytes: &[u8], now: f64) -> Result<String, JsValue> {
-        if !agent_replay::live::cursor::is_valid_session_id(session_id) {
-            return Err(append_error(AppendError::InvalidSessionId));
-        }
-        let mut store = self.inner.borrow_mut();
-        let mut appended = 0u64;
-        let report = log::read_bytes(
-            bytes,
-            LogOptions::default(),
-            &mut |json: &str, e: SessionEvent<'_>| {
-                if store.append_checked(session_id, json, e.turn(), None, millis(now)).is_ok() {
-                    appended = appended.saturating_add(1);
-                }
-            },
-        )
-        .map_err(log_error)?;
+        let report = self
+            .inner
+            .borrow_mut()
+            .append_log(session_id, bytes, Millis(millis(now)))
+            .map_err(js_error)?;
         Ok(format!(
-            "{{\"appended\":{appended},\"errors\":{},\"cursor\":{}}}",
+            "{{\"appended\":{},\"errors\":{},\"cursor\":{}}}",
+            report.appended,
             to_js_json(&report.errors),
-            to_js_json(&store.current_cursor(session_id, None))
+            to_js_json(&report.cursor)
         ))
     }
 
@@ -175,19 +121,28 @@ impl ReplayStoreHandle {
     #[wasm_bindgen(js_name = replayAfter)]
     pub fn replay_after(&self, cursor: &str, now: f64) -> Result<String, JsValue> {
         let mut store = self.inner.borrow_mut();
-        Ok(match store.replay_after(cursor, millis(now)).map_err(cursor_error)? {
-            Replay::Replayed(events) => wire(r#"{"type":"replayed"}"#, &events),
+        let replay = store.replay_after(cursor, millis(now)).map_err(js_error)?;
+        let incarnation = store.incarnation();
+        Ok(match replay {
+            Replay::Replayed(events) => {
+                wire::observed(r#""type":"replayed""#, incarnation, &events)
+            }
             Replay::Gap(reason) => {
-                wire(&format!(r#"{{"type":"gap","reason":{}}}"#, to_js_json(&reason)), &[])
+                let header = format!(r#""type":"gap","reason":{}"#, to_js_json(&reason));
+                wire::observed(&header, incarnation, &[])
             }
         })
     }
 
     pub fn subscribe(&self, cursor: &str, now: f64) -> Result<SubscriptionHandle, JsValue> {
-        Ok(match self.inner.borrow_mut().subscribe(cursor, millis(now)).map_err(cursor_error)? {
-            SubscribeResult::Subscribed(sub) => SubscriptionHandle { sub: Some(sub), gap: None },
+        let result = self.inner.borrow_mut().subscribe(cursor, millis(now)).map_err(js_error)?;
+        let incarnation = self.incarnation();
+        Ok(match result {
+            SubscribeResult::Subscribed(sub) => {
+                SubscriptionHandle { sub: Some(sub), gap: None, incarnation }
+            }
             SubscribeResult::Gap(reason) => {
-                SubscriptionHandle { sub: None, gap: Some(to_js_json(&reason)) }
+                SubscriptionHandle { sub: None, gap: Some(to_js_json(&reason)), incarnation }
             }
         })
     }
@@ -208,10 +163,17 @@ impl ReplayStoreHandle {
 pub struct SubscriptionHandle {
     sub: Option<Subscription>,
     gap: Option<String>,
+    incarnation: String,
 }
 
 #[wasm_bindgen(js_class = SubscriptionCore)]
 impl SubscriptionHandle {
+    /// The session subscribed to (none when subscribing found a gap).
+    #[wasm_bindgen(getter, js_name = sessionId)]
+    pub fn session_id(&self) -> Option<String> {
+        self.sub.as_ref().map(|s| s.session_id().to_string())
+    }
+
     /// The gap reason (JSON) when subscribing found a gap.
     #[wasm_bindgen(getter)]
     pub fn gap(&self) -> Option<String> {
@@ -220,12 +182,15 @@ impl SubscriptionHandle {
 
     pub fn next(&self) -> Option<String> {
         Some(match self.sub.as_ref()?.try_next()? {
-            SubscriptionItem::Event(e) => wire(r#"{"type":"event"}"#, &[e]),
-            SubscriptionItem::Lagged { dropped, resume_cursor } => wire(
+            SubscriptionItem::Event(e) => {
+                wire::observed(r#""type":"event""#, &self.incarnation, &[e])
+            }
+            SubscriptionItem::Lagged { dropped, resume_cursor } => wire::observed(
                 &format!(
-                    r#"{{"type":"lagged","dropped":{dropped},"resume_cursor":{}}}"#,
+                    r#""type":"lagged","dropped":{dropped},"resume_cursor":{}"#,
                     to_js_json(&resume_cursor)
                 ),
+                &self.incarnation,
                 &[],
             ),
         })
@@ -246,17 +211,20 @@ impl SubscriptionHandle {
 #[wasm_bindgen(js_name = ReplaySessionCore)]
 pub struct ReplaySessionHandle {
     inner: ReplaySession,
+    /// Its store's, for the cursors of the events it sends.
+    incarnation: String,
 }
 
-fn session_item(item: SessionItem) -> String {
+fn session_item(item: SessionItem, incarnation: &str) -> String {
     match item {
-        SessionItem::Event(e) => wire(r#"{"type":"event"}"#, &[e]),
-        SessionItem::Gap { gap, observation } => wire(
+        SessionItem::Event(e) => wire::observed(r#""type":"event""#, incarnation, &[e]),
+        SessionItem::Gap { gap, observation } => wire::observed(
             &format!(
-                r#"{{"type":"gap","gap":{},"observation":{}}}"#,
+                r#""type":"gap","gap":{},"observation":{}"#,
                 to_js_json(&gap),
                 to_js_json(&observation)
             ),
+            incarnation,
             &[],
         ),
     }
@@ -269,9 +237,8 @@ impl ReplaySessionHandle {
         session_id: &str,
         store: &ReplayStoreHandle,
     ) -> Result<ReplaySessionHandle, JsValue> {
-        let inner =
-            ReplaySession::new(session_id, Rc::clone(&store.inner)).map_err(append_error)?;
-        Ok(ReplaySessionHandle { inner })
+        let inner = ReplaySession::new(session_id, Rc::clone(&store.inner)).map_err(js_error)?;
+        Ok(ReplaySessionHandle { inner, incarnation: store.incarnation() })
     }
 
     /// Appends a log or events, all or nothing (at most `max_events` of them).
@@ -282,23 +249,8 @@ impl ReplaySessionHandle {
         max_events: Option<f64>,
     ) -> Result<String, JsValue> {
         let max = max_events.map(|m| m.max(0.0) as usize);
-        let events = self.inner.append(bytes, millis(now), max).map_err(|e| match e {
-            agent_replay::live::session::SessionAppendError::InvalidLog(errors) => {
-                let first = errors.first().map(|e| e.to_string()).unwrap_or_default();
-                error(
-                    "invalid_log",
-                    &format!("nothing appended: {} error(s); first at {first}", errors.len()),
-                    &errors,
-                )
-            }
-            agent_replay::live::session::SessionAppendError::TooManyEvents(n) => error(
-                "limit_exceeded",
-                &format!("nothing appended: {n} events, more than allowed at once"),
-                &[],
-            ),
-            agent_replay::live::session::SessionAppendError::Store(e) => append_error(e),
-        })?;
-        Ok(wire("{}", &events))
+        let events = self.inner.append(bytes, millis(now), max).map_err(js_error)?;
+        Ok(wire::observed("", &self.incarnation, &events))
     }
 
     pub fn observe(&self) -> String {
@@ -306,30 +258,34 @@ impl ReplaySessionHandle {
     }
 
     pub fn resume(&self, cursor: &str, now: f64) -> Result<String, JsValue> {
-        Ok(match self.inner.resume(cursor, millis(now)).map_err(cursor_error)? {
+        Ok(match self.inner.resume(cursor, millis(now)).map_err(js_error)? {
             Resume::Replayed { events, cursor } => {
-                wire(&format!(r#"{{"type":"replayed","cursor":{}}}"#, to_js_json(&cursor)), &events)
+                let header = format!(r#""type":"replayed","cursor":{}"#, to_js_json(&cursor));
+                wire::observed(&header, &self.incarnation, &events)
             }
-            Resume::Gap { gap, observation } => session_item(SessionItem::Gap { gap, observation }),
+            Resume::Gap { gap, observation } => {
+                session_item(SessionItem::Gap { gap, observation }, &self.incarnation)
+            }
         })
     }
 
     pub fn subscribe(&self, cursor: &str, now: f64) -> Result<SessionSubscriptionHandle, JsValue> {
-        let sub = self.inner.subscribe(cursor, millis(now)).map_err(cursor_error)?;
-        Ok(SessionSubscriptionHandle { sub })
+        let sub = self.inner.subscribe(cursor, millis(now)).map_err(js_error)?;
+        Ok(SessionSubscriptionHandle { sub, incarnation: self.incarnation.clone() })
     }
 }
 
 #[wasm_bindgen(js_name = SessionSubscriptionCore)]
 pub struct SessionSubscriptionHandle {
     sub: SessionSubscription,
+    incarnation: String,
 }
 
 #[wasm_bindgen(js_class = SessionSubscriptionCore)]
 impl SessionSubscriptionHandle {
     pub fn next(&mut self, now: f64) -> Option<String> {
         let item = self.sub.try_next(millis(now))?;
-        Some(session_item(item))
+        Some(session_item(item, &self.incarnation))
     }
 
     #[wasm_bindgen(getter)]
@@ -348,9 +304,20 @@ pub fn js_safe_event_json(json: &str) -> String {
     agent_replay::json::js_safe_text(json).into_owned()
 }
 
+/// The cursor of an event: what `ObservedEvent.cursor` reads, on first use.
+#[wasm_bindgen(js_name = formatCursor)]
+pub fn format_cursor(incarnation: &str, revision: f64, position: f64, session_id: &str) -> String {
+    agent_replay::live::cursor::format_cursor(
+        incarnation,
+        revision as u64,
+        position as u64,
+        session_id,
+    )
+}
+
 /// A cursor's parts as JSON `[incarnation, revision, position, session_id]`.
 #[wasm_bindgen(js_name = parseCursor)]
 pub fn parse_cursor(text: &str) -> Result<String, JsValue> {
-    let c = agent_replay::live::SessionCursor::parse(text).map_err(cursor_error)?;
+    let c = agent_replay::live::SessionCursor::parse(text).map_err(js_error)?;
     Ok(to_js_json(&(c.incarnation, c.revision, c.position, c.session_id)))
 }
