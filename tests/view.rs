@@ -154,3 +154,25 @@ fn integers_beyond_2_pow_53_reach_js_as_exact_strings() {
     assert!(to_js_json(&e).contains("\"18446744073709551615\""));
     assert!(e.to_json().contains(":18446744073709551615}"), "the kernel JSON keeps the number");
 }
+
+#[test]
+fn a_gate_or_denial_before_its_call_leaves_the_arguments_to_the_call() {
+    let log = [
+        r#"{"kind":"tool_gated","turn":1,"call_id":"c1","tool":"fs.write","reason":"wait"}"#,
+        r#"{"kind":"tool_denied","turn":1,"call_id":"c2","tool_name":"git.push","reason":"no"}"#,
+        r#"{"kind":"tool_requested","turn":1,"calls":[{"id":"c1","name":"fs.write","arguments":{"path":"a"}}]}"#,
+        r#"{"kind":"llm_completed","turn":1,"message":{"role":"assistant","content":"","tool_calls":[{"id":"c2","name":"git.push","arguments":{"force":true}}]}}"#,
+    ]
+    .join("\n");
+    let v = view_of(&log);
+    let calls: Vec<&Value> =
+        v["transcript"].as_array().unwrap().iter().filter(|e| e["type"] == "tool_call").collect();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(
+        (&calls[0]["name"], &calls[0]["arguments"]),
+        (&json!("fs.write"), &json!({"path":"a"}))
+    );
+    assert_eq!(calls[0]["gated"], "wait");
+    assert_eq!(calls[1]["arguments"], json!({"force": true}));
+    assert_eq!(calls[1]["denied"], "no");
+}

@@ -209,8 +209,10 @@ impl TranscriptFolder {
     ) {
         let i = self.slot(out, &call.id, turn, position);
         if let Some(TranscriptEntry::ToolCall { name, arguments, .. }) = out.get_mut(i) {
-            if name.is_none() {
-                *name = Some(call.name.to_string());
+            // A gate or a denial seen first named the entry: the call still
+            // brings its arguments. The first call seen wins for both.
+            name.get_or_insert_with(|| call.name.to_string());
+            if arguments.get() == "null" {
                 *arguments = JsonText::from_raw(call.arguments.0);
             }
         }
