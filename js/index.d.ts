@@ -521,7 +521,8 @@ export type TranscriptEntry =
       text: string;
       tool_call_ids: string[];
       token_count: number | null;
-      rolled_back: boolean;
+      /** The position of the first rollback that undid this entry. */
+      rolled_back_at: number | null;
     }
   | {
       type: "tool_call";
@@ -533,7 +534,8 @@ export type TranscriptEntry =
       result: ToolOutcome | null;
       denied: string | null;
       gated: string | null;
-      rolled_back: boolean;
+      /** The position of the first rollback that undid this entry. */
+      rolled_back_at: number | null;
     }
   | { type: "suspended"; position: number; turn: number; reason: string; pending_calls: string[] }
   | { type: "resumed"; position: number; turn: number; approved: string[]; denied: string[] }

@@ -60,16 +60,16 @@ fn transcript_pairs_calls_with_results_and_marks_the_rollback() {
     assert_eq!(push["denied"], "force-push to a protected branch is never allowed");
     assert_eq!(push["result"]["is_fatal"], true);
     assert_eq!(push["result"]["error_kind"], "governance_denied");
-    assert_eq!(push["rolled_back"], true);
+    assert_eq!(push["rolled_back_at"], 34);
     let write = calls.iter().find(|c| c["call_id"] == "call-5").unwrap();
     assert_eq!(write["gated"], "awaiting user approval");
-    assert_eq!(write["rolled_back"], false);
+    assert_eq!(write["rolled_back_at"], Value::Null);
     // Checkpoint at history_len 4 came after turn 1: turn 1 stays, turn 5 is rolled back.
     let first = calls.iter().find(|c| c["call_id"] == "call-1").unwrap();
-    assert_eq!(first["rolled_back"], false);
+    assert_eq!(first["rolled_back_at"], Value::Null);
     let sdk = t.iter().find(|e| e["type"] == "assistant" && e["turn"] == 5).unwrap();
     assert!(sdk["text"].as_str().unwrap().starts_with("Bisect points"));
-    assert_eq!(sdk["rolled_back"], true);
+    assert_eq!(sdk["rolled_back_at"], 34);
     assert!(t
         .iter()
         .any(|e| e["type"] == "rollback" && e["reason"]["kind"] == "governance_denied"));

@@ -199,6 +199,16 @@ impl<'a> Obj<'a> {
         })
     }
 
+    pub fn opt_u64(&self, key: &'static str) -> Option<u64> {
+        self.read(key, "an unsigned integer or null", |r| {
+            if r == "null" {
+                Some(None)
+            } else {
+                unsigned(r).map(Some)
+            }
+        })
+    }
+
     pub fn opt_usize(&self, key: &'static str) -> Option<usize> {
         self.read(key, "an unsigned integer or null", |r| {
             if r == "null" {

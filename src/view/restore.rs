@@ -15,6 +15,7 @@ use super::*;
 use crate::event::{ErrorKind, SessionEvent};
 use crate::log::{LogError, LogErrorCode};
 use crate::snapshot::{OsSnapshot, OsSnapshotFolder, ProcessRecord, SuspendRecord};
+use crate::units::Position;
 
 fn error_kind(o: &Obj<'_>, key: &'static str) -> Option<ErrorKind> {
     Some(match o.opt_str(key).as_deref() {
@@ -103,7 +104,7 @@ fn transcript_entry(o: Obj<'_>) -> TranscriptEntry {
             text: o.str("text"),
             tool_call_ids: o.strs("tool_call_ids"),
             token_count: o.opt_u32("token_count"),
-            rolled_back: o.bool("rolled_back"),
+            rolled_back_at: o.opt_u64("rolled_back_at").map(Position),
         },
         "tool_call" => TranscriptEntry::ToolCall {
             position,
@@ -114,7 +115,7 @@ fn transcript_entry(o: Obj<'_>) -> TranscriptEntry {
             result: o.opt_obj("result", "tool result").map(tool_outcome),
             denied: o.opt_str("denied"),
             gated: o.opt_str("gated"),
-            rolled_back: o.bool("rolled_back"),
+            rolled_back_at: o.opt_u64("rolled_back_at").map(Position),
         },
         "suspended" => TranscriptEntry::Suspended {
             position,

@@ -1,6 +1,7 @@
 //! The transcript: the goal, assistant messages, tool calls paired with
 //! their results by call id, denials, suspensions and rollbacks. Entries
-//! between a checkpoint and a rollback to it are marked `rolled_back`.
+//! between a checkpoint and a rollback to it record that rollback's
+//! position (`rolled_back_at`), so time travel knows when they were undone.
 
 use std::collections::HashMap;
 
@@ -8,6 +9,7 @@ use serde::Serialize;
 
 use crate::event::{ErrorKind, SessionEvent, ToolCall};
 use crate::json::JsonText;
+use crate::units::Position;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolOutcome {
@@ -33,7 +35,8 @@ pub enum TranscriptEntry {
         text: String,
         tool_call_ids: Vec<String>,
         token_count: Option<u32>,
-        rolled_back: bool,
+        /// The first rollback that undid this entry.
+        rolled_back_at: Option<Position>,
     },
     ToolCall {
         position: u64,
@@ -46,7 +49,8 @@ pub enum TranscriptEntry {
         result: Option<ToolOutcome>,
         denied: Option<String>,
         gated: Option<String>,
-        rolled_back: bool,
+        /// The first rollback that undid this entry.
+        rolled_back_at: Option<Position>,
     },
     Suspended {
         position: u64,
@@ -123,7 +127,7 @@ impl TranscriptFolder {
                     text: e.message.content.text(),
                     tool_call_ids: e.message.tool_calls.iter().map(|c| c.id.to_string()).collect(),
                     token_count: e.message.token_count,
-                    rolled_back: false,
+                    rolled_back_at: None,
                 });
                 for call in &e.message.tool_calls {
                     self.call(out, call, e.turn, position);
@@ -182,10 +186,10 @@ impl TranscriptFolder {
             E::Rollbacked(e) => {
                 if let Some(&since) = self.checkpoints.get(&e.checkpoint_history_len) {
                     for entry in out.iter_mut().rev().take_while(|x| x.position() > since) {
-                        if let TranscriptEntry::Assistant { rolled_back, .. }
-                        | TranscriptEntry::ToolCall { rolled_back, .. } = entry
+                        if let TranscriptEntry::Assistant { rolled_back_at, .. }
+                        | TranscriptEntry::ToolCall { rolled_back_at, .. } = entry
                         {
-                            *rolled_back = true;
+                            rolled_back_at.get_or_insert(Position(position));
                         }
                     }
                 }
@@ -238,7 +242,7 @@ impl TranscriptFolder {
             result: None,
             denied: None,
             gated: None,
-            rolled_back: false,
+            rolled_back_at: None,
         });
         let index = out.len().saturating_sub(1);
         self.calls.insert(call_id.to_string(), index);
