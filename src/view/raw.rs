@@ -6,6 +6,7 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use crate::json::JsonText;
+use crate::units::Position;
 
 /// The first thing found wrong, kept aside so reading goes on in straight
 /// lines: getters give a default and note the problem, and the caller looks
@@ -179,6 +180,10 @@ impl<'a> Obj<'a> {
 
     pub fn u64(&self, key: &'static str) -> u64 {
         self.read(key, "an unsigned integer", unsigned)
+    }
+
+    pub fn position(&self, key: &'static str) -> Position {
+        Position(self.u64(key))
     }
 
     pub fn u32(&self, key: &'static str) -> u32 {

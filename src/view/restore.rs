@@ -52,7 +52,7 @@ fn log_error_code(o: &Obj<'_>) -> LogErrorCode {
 
 #[inline(never)]
 fn entries(o: &Obj<'_>, key: &'static str) -> Vec<Entry> {
-    o.list(key, "entry", |e| Entry { position: e.u64("position"), event: e.json("event") })
+    o.list(key, "entry", |e| Entry { position: e.position("position"), event: e.json("event") })
 }
 
 #[inline(never)]
@@ -61,13 +61,13 @@ fn status(o: Obj<'_>) -> Status {
         "not_started" => Status::NotStarted,
         "running" => Status::Running,
         "suspended" => Status::Suspended {
-            position: o.u64("position"),
+            position: o.position("position"),
             turn: o.u32("turn"),
             reason: o.str("reason"),
             pending_calls: o.strs("pending_calls"),
         },
         "terminal" => Status::Terminal {
-            position: o.u64("position"),
+            position: o.position("position"),
             reason: o.str("reason"),
             turns_used: o.u32("turns_used"),
             total_tokens: o.u64("total_tokens"),
@@ -82,7 +82,7 @@ fn status(o: Obj<'_>) -> Status {
 #[inline(never)]
 fn tool_outcome(r: Obj<'_>) -> ToolOutcome {
     ToolOutcome {
-        position: r.u64("position"),
+        position: r.position("position"),
         output: r.str("output"),
         is_error: r.bool("is_error"),
         is_fatal: r.bool("is_fatal"),
@@ -93,7 +93,7 @@ fn tool_outcome(r: Obj<'_>) -> ToolOutcome {
 
 #[inline(never)]
 fn transcript_entry(o: Obj<'_>) -> TranscriptEntry {
-    let position = o.u64("position");
+    let position = o.position("position");
     match o.str("type").as_str() {
         "goal" => {
             TranscriptEntry::Goal { position, text: o.str("text"), criteria: o.strs("criteria") }
@@ -156,7 +156,7 @@ fn process(o: Obj<'_>) -> ProcessView {
         first_turn: o.u32("first_turn"),
         last_turn: o.u32("last_turn"),
         history: o.list("history", "process transition", |h| ProcessTransition {
-            position: h.u64("position"),
+            position: h.position("position"),
             turn: h.u32("turn"),
             state: h.str("state"),
             result_termination: h.opt_str("result_termination"),
@@ -167,13 +167,13 @@ fn process(o: Obj<'_>) -> ProcessView {
 #[inline(never)]
 fn permission_request(r: Obj<'_>) -> PermissionRequest {
     PermissionRequest {
-        position: r.u64("position"),
+        position: r.position("position"),
         turn: r.u32("turn"),
         tool: r.str("tool"),
         arguments: r.str("arguments"),
         reason: r.opt_str("reason"),
         resolution: r.opt_obj("resolution", "resolution").map(|s| PermissionResolution {
-            position: s.u64("position"),
+            position: s.position("position"),
             approved: s.bool("approved"),
             responder: s.str("responder"),
         }),
@@ -194,7 +194,7 @@ fn view_of(json: &str) -> Result<SessionView, Bad> {
     out.event_count = v.u64("event_count");
     out.revision = v.u64("revision");
     out.run = v.opt_obj("run", "run").map(|r| RunHeader {
-        position: r.u64("position"),
+        position: r.position("position"),
         run_id: r.str("run_id"),
         goal: r.str("goal"),
         criteria: r.strs("criteria"),
@@ -207,8 +207,8 @@ fn view_of(json: &str) -> Result<SessionView, Bad> {
     out.total_tokens = v.u64("total_tokens");
     out.turns = v.list("turns", "turn", |t| TurnSummary {
         turn: t.u32("turn"),
-        first_position: t.u64("first_position"),
-        last_position: t.u64("last_position"),
+        first_position: t.position("first_position"),
+        last_position: t.position("last_position"),
         event_count: t.u64("event_count"),
         kinds: t.counts("kinds"),
         tool_calls: t.strs("tool_calls"),
@@ -255,7 +255,7 @@ fn view_of(json: &str) -> Result<SessionView, Bad> {
     out.errors.unknown_events = o.u64("unknown_events");
     out.errors.load_errors = o.u64("load_errors");
     out.unknown = v.list("unknown", "unknown event", |u| UnknownView {
-        position: u.u64("position"),
+        position: u.position("position"),
         kind: u.str("kind"),
         json: u.str("json"),
     });
@@ -294,8 +294,11 @@ impl SessionViewFolder {
             }
         }
         // The last event was counted in the turn current when it came.
-        let current_turn =
-            view.turns.iter().find(|t| t.last_position == view.event_count).map_or(0, |t| t.turn);
+        let current_turn = view
+            .turns
+            .iter()
+            .find(|t| t.last_position == Position(view.event_count))
+            .map_or(0, |t| t.turn);
         let reported_tokens = view.turns.iter().fold(0u64, |sum, t| sum.saturating_add(t.tokens));
         Ok(SessionViewFolder {
             turn_index: view.turns.iter().enumerate().map(|(i, t)| (t.turn, i)).collect(),

@@ -13,7 +13,7 @@ use crate::units::Position;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolOutcome {
-    pub position: u64,
+    pub position: Position,
     pub output: String,
     pub is_error: bool,
     pub is_fatal: bool,
@@ -25,12 +25,12 @@ pub struct ToolOutcome {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum TranscriptEntry {
     Goal {
-        position: u64,
+        position: Position,
         text: String,
         criteria: Vec<String>,
     },
     Assistant {
-        position: u64,
+        position: Position,
         turn: u32,
         text: String,
         tool_call_ids: Vec<String>,
@@ -39,7 +39,7 @@ pub enum TranscriptEntry {
         rolled_back_at: Option<Position>,
     },
     ToolCall {
-        position: u64,
+        position: Position,
         turn: u32,
         call_id: String,
         /// `None` for a result whose call was never seen.
@@ -53,19 +53,19 @@ pub enum TranscriptEntry {
         rolled_back_at: Option<Position>,
     },
     Suspended {
-        position: u64,
+        position: Position,
         turn: u32,
         reason: String,
         pending_calls: Vec<String>,
     },
     Resumed {
-        position: u64,
+        position: Position,
         turn: u32,
         approved: Vec<String>,
         denied: Vec<String>,
     },
     Rollback {
-        position: u64,
+        position: Position,
         turn: u32,
         checkpoint_history_len: u32,
         reason: Option<JsonText>,
@@ -73,7 +73,7 @@ pub enum TranscriptEntry {
 }
 
 impl TranscriptEntry {
-    pub(super) fn position(&self) -> u64 {
+    pub(super) fn position(&self) -> Position {
         match self {
             TranscriptEntry::Goal { position, .. }
             | TranscriptEntry::Assistant { position, .. }
@@ -89,13 +89,13 @@ impl TranscriptEntry {
 pub struct TranscriptFolder {
     calls: HashMap<String, usize>,
     /// checkpoint history_len → position of the latest such checkpoint.
-    checkpoints: HashMap<u32, u64>,
+    checkpoints: HashMap<u32, Position>,
 }
 
 impl TranscriptFolder {
     /// The folder that produced `out`: call ids to their entries, and the
     /// checkpoints (history length → position) a rollback can return to.
-    pub fn restore(out: &[TranscriptEntry], checkpoints: HashMap<u32, u64>) -> Self {
+    pub fn restore(out: &[TranscriptEntry], checkpoints: HashMap<u32, Position>) -> Self {
         let calls = out
             .iter()
             .enumerate()
@@ -111,7 +111,7 @@ impl TranscriptFolder {
         &mut self,
         out: &mut Vec<TranscriptEntry>,
         event: &SessionEvent<'_>,
-        position: u64,
+        position: Position,
     ) {
         use SessionEvent as E;
         match event {
@@ -189,7 +189,7 @@ impl TranscriptFolder {
                         if let TranscriptEntry::Assistant { rolled_back_at, .. }
                         | TranscriptEntry::ToolCall { rolled_back_at, .. } = entry
                         {
-                            rolled_back_at.get_or_insert(Position(position));
+                            rolled_back_at.get_or_insert(position);
                         }
                     }
                 }
@@ -209,7 +209,7 @@ impl TranscriptFolder {
         out: &mut Vec<TranscriptEntry>,
         call: &ToolCall<'_>,
         turn: u32,
-        position: u64,
+        position: Position,
     ) {
         let i = self.slot(out, &call.id, turn, position);
         if let Some(TranscriptEntry::ToolCall { name, arguments, .. }) = out.get_mut(i) {
@@ -228,11 +228,12 @@ impl TranscriptFolder {
         out: &mut Vec<TranscriptEntry>,
         call_id: &str,
         turn: u32,
-        position: u64,
+        position: Position,
     ) -> usize {
         if let Some(&i) = self.calls.get(call_id) {
             return i;
         }
+        let index = out.len();
         out.push(TranscriptEntry::ToolCall {
             position,
             turn,
@@ -244,7 +245,6 @@ impl TranscriptFolder {
             gated: None,
             rolled_back_at: None,
         });
-        let index = out.len().saturating_sub(1);
         self.calls.insert(call_id.to_string(), index);
         index
     }
