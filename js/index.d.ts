@@ -587,6 +587,8 @@ export interface SessionView {
   turns: TurnSummary[];
   transcript: TranscriptEntry[];
   processes: ProcessView[];
+  /** Every `agent_process_changed`, as written. */
+  process_changes: Entry<AgentProcessChanged>[];
   permissions: {
     requests: PermissionRequest[];
     gated: Entry<ToolGated>[];
@@ -597,6 +599,8 @@ export interface SessionView {
     exceeded: Entry<BudgetExceeded>[];
     tokens_by_operation: Record<string, U64>;
   };
+  /** Every `suspended` and `resumed`, as written. */
+  suspensions: Entry<Suspended | Resumed>[];
   signals: Entry<SignalDeliveryDisposed>[];
   cancellations: Entry<OperationCancelled>[];
   capabilities: { current: string[]; history: Entry<CapabilityChanged>[] };

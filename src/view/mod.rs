@@ -5,12 +5,13 @@
 //! an event as it happened keep the event itself (`Entry`), as written
 //! (integers beyond 2^53-1 as strings).
 
-mod raw;
+pub(crate) mod raw;
 mod restore;
 mod transcript;
 
 use std::collections::{BTreeMap, HashMap};
 
+pub(crate) use raw::readable;
 use serde::Serialize;
 
 use crate::event::{AgentProcessChanged, Responder, SessionEvent, Str};
@@ -20,180 +21,227 @@ use crate::units::Position;
 pub use restore::os_snapshot_of;
 pub use transcript::{ToolOutcome, TranscriptEntry};
 
-/// An event at its 1-based position in the session.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Entry {
-    pub position: Position,
-    pub event: JsonText,
+readable! {
+    /// An event at its 1-based position in the session.
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct Entry {
+        pub position: Position,
+        pub event: JsonText,
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RunHeader {
-    pub position: Position,
-    pub run_id: String,
-    pub goal: String,
-    pub criteria: Vec<String>,
-    pub agent_id: Option<String>,
-    pub system_prompt: Option<String>,
-    pub attachment_count: usize,
+readable! {
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct RunHeader {
+        pub position: Position,
+        pub run_id: String,
+        pub goal: String,
+        pub criteria: Vec<String>,
+        pub agent_id: Option<String>,
+        pub system_prompt: Option<String>,
+        pub attachment_count: usize,
+    }
 }
 
-/// Where the run stands now.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum Status {
-    NotStarted,
-    Running,
-    Suspended { position: Position, turn: u32, reason: String, pending_calls: Vec<String> },
-    Terminal { position: Position, reason: String, turns_used: u32, total_tokens: u64 },
+readable! {
+    /// Where the run stands now.
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub enum Status as "state" {
+        NotStarted = "not_started",
+        Running = "running",
+        Suspended = "suspended" {
+            position: Position,
+            turn: u32,
+            reason: String,
+            pending_calls: Vec<String>,
+        },
+        Terminal = "terminal" {
+            position: Position,
+            reason: String,
+            turns_used: u32,
+            total_tokens: u64,
+        },
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TurnSummary {
-    pub turn: u32,
-    pub first_position: Position,
-    pub last_position: Position,
-    pub event_count: u64,
-    pub kinds: BTreeMap<String, u64>,
-    pub tool_calls: Vec<String>,
-    pub tokens: u64,
-    pub errors: u64,
+readable! {
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct TurnSummary {
+        pub turn: u32,
+        pub first_position: Position,
+        pub last_position: Position,
+        pub event_count: u64,
+        pub kinds: BTreeMap<String, u64>,
+        pub tool_calls: Vec<String>,
+        pub tokens: u64,
+        pub errors: u64,
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ProcessTransition {
-    pub position: Position,
-    pub turn: u32,
-    pub state: String,
-    pub result_termination: Option<String>,
+readable! {
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct ProcessTransition {
+        pub position: Position,
+        pub turn: u32,
+        pub state: String,
+        pub result_termination: Option<String>,
+    }
 }
 
-/// A sub-agent with its latest fields and every state it went through.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ProcessView {
-    pub agent_id: String,
-    pub parent_session_id: String,
-    pub role: String,
-    pub isolation: String,
-    pub context_inheritance: String,
-    pub state: String,
-    pub permitted_capability_ids: Vec<String>,
-    pub result_termination: Option<String>,
-    pub first_turn: u32,
-    pub last_turn: u32,
-    pub history: Vec<ProcessTransition>,
+readable! {
+    /// A sub-agent with its latest fields and every state it went through.
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct ProcessView {
+        pub agent_id: String,
+        pub parent_session_id: String,
+        pub role: String,
+        pub isolation: String,
+        pub context_inheritance: String,
+        pub state: String,
+        pub permitted_capability_ids: Vec<String>,
+        pub result_termination: Option<String>,
+        pub first_turn: u32,
+        pub last_turn: u32,
+        pub history: Vec<ProcessTransition>,
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PermissionResolution {
-    pub position: Position,
-    pub approved: bool,
-    pub responder: String,
+readable! {
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct PermissionResolution {
+        pub position: Position,
+        pub approved: bool,
+        pub responder: String,
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PermissionRequest {
-    pub position: Position,
-    pub turn: u32,
-    pub tool: String,
-    pub arguments: String,
-    pub reason: Option<String>,
-    /// Filled by the next `permission_resolved`, oldest request first.
-    pub resolution: Option<PermissionResolution>,
+readable! {
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct PermissionRequest {
+        pub position: Position,
+        pub turn: u32,
+        pub tool: String,
+        pub arguments: String,
+        pub reason: Option<String>,
+        /// Filled by the next `permission_resolved`, oldest request first.
+        pub resolution: Option<PermissionResolution>,
+    }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Permissions {
-    pub requests: Vec<PermissionRequest>,
-    pub gated: Vec<Entry>,
-    pub denied: Vec<Entry>,
+readable! {
+    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    pub struct Permissions {
+        pub requests: Vec<PermissionRequest>,
+        pub gated: Vec<Entry>,
+        pub denied: Vec<Entry>,
+    }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Budgets {
-    pub usage: Vec<Entry>,
-    pub exceeded: Vec<Entry>,
-    /// Latest reported tokens per operation.
-    pub tokens_by_operation: BTreeMap<String, u64>,
+readable! {
+    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    pub struct Budgets {
+        pub usage: Vec<Entry>,
+        pub exceeded: Vec<Entry>,
+        /// Latest reported tokens per operation.
+        pub tokens_by_operation: BTreeMap<String, u64>,
+    }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Capabilities {
-    /// The capability set now, in the order capabilities were first added.
-    pub current: Vec<String>,
-    pub history: Vec<Entry>,
+readable! {
+    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    pub struct Capabilities {
+        /// The capability set now, in the order capabilities were first added.
+        pub current: Vec<String>,
+        pub history: Vec<Entry>,
+    }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Entropy {
-    pub samples: Vec<Entry>,
-    pub alerts: Vec<Entry>,
+readable! {
+    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    pub struct Entropy {
+        pub samples: Vec<Entry>,
+        pub alerts: Vec<Entry>,
+    }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct ContextView {
-    pub compressions: Vec<Entry>,
-    pub page_outs: Vec<Entry>,
-    pub page_ins: Vec<Entry>,
-    pub renewals: Vec<Entry>,
+readable! {
+    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    pub struct ContextView {
+        pub compressions: Vec<Entry>,
+        pub page_outs: Vec<Entry>,
+        pub page_ins: Vec<Entry>,
+        pub renewals: Vec<Entry>,
+    }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct MemoryView {
-    pub writes: Vec<Entry>,
-    pub queries: Vec<Entry>,
-    pub validation_failures: Vec<Entry>,
-    pub retrievals: Vec<Entry>,
+readable! {
+    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    pub struct MemoryView {
+        pub writes: Vec<Entry>,
+        pub queries: Vec<Entry>,
+        pub validation_failures: Vec<Entry>,
+        pub retrievals: Vec<Entry>,
+    }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct ErrorCounts {
-    pub tool_errors: u64,
-    pub fatal_tool_errors: u64,
-    pub denied_tools: u64,
-    pub unknown_events: u64,
-    pub load_errors: u64,
+readable! {
+    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    pub struct ErrorCounts {
+        pub tool_errors: u64,
+        pub fatal_tool_errors: u64,
+        pub denied_tools: u64,
+        pub unknown_events: u64,
+        pub load_errors: u64,
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct UnknownView {
-    pub position: Position,
-    pub kind: String,
-    pub json: String,
+readable! {
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct UnknownView {
+        pub position: Position,
+        pub kind: String,
+        pub json: String,
+    }
 }
 
-/// The rich read view of a session. Its JSON shape is the `SessionView`
-/// type of the package's TypeScript declarations.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SessionView {
-    pub session_id: Option<String>,
-    pub event_count: u64,
-    /// The largest turn seen (0 before any).
-    pub revision: u64,
-    pub run: Option<RunHeader>,
-    pub status: Status,
-    pub turns_used: u32,
-    /// `run_terminal`'s total, or until then the sum of reported token counts.
-    pub total_tokens: u64,
-    pub turns: Vec<TurnSummary>,
-    pub transcript: Vec<TranscriptEntry>,
-    pub processes: Vec<ProcessView>,
-    pub permissions: Permissions,
-    pub budgets: Budgets,
-    pub signals: Vec<Entry>,
-    pub cancellations: Vec<Entry>,
-    pub capabilities: Capabilities,
-    pub milestones: Vec<Entry>,
-    pub entropy: Entropy,
-    pub checkpoints: Vec<Entry>,
-    pub rollbacks: Vec<Entry>,
-    pub context: ContextView,
-    pub memory: MemoryView,
-    pub argument_repairs: Vec<Entry>,
-    pub counts: BTreeMap<String, u64>,
-    pub errors: ErrorCounts,
-    pub unknown: Vec<UnknownView>,
-    pub load_errors: Vec<LogError>,
+readable! {
+    /// The rich read view of a session. Its JSON shape is the `SessionView`
+    /// type of the package's TypeScript declarations.
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct SessionView {
+        pub session_id: Option<String>,
+        pub event_count: u64,
+        /// The largest turn seen (0 before any).
+        pub revision: u64,
+        pub run: Option<RunHeader>,
+        pub status: Status,
+        pub turns_used: u32,
+        /// `run_terminal`'s total, or until then the sum of reported token counts.
+        pub total_tokens: u64,
+        pub turns: Vec<TurnSummary>,
+        pub transcript: Vec<TranscriptEntry>,
+        pub processes: Vec<ProcessView>,
+        /// Every `agent_process_changed`, as written.
+        pub process_changes: Vec<Entry>,
+        pub permissions: Permissions,
+        pub budgets: Budgets,
+        /// Every `suspended` and `resumed`, as written.
+        pub suspensions: Vec<Entry>,
+        pub signals: Vec<Entry>,
+        pub cancellations: Vec<Entry>,
+        pub capabilities: Capabilities,
+        pub milestones: Vec<Entry>,
+        pub entropy: Entropy,
+        pub checkpoints: Vec<Entry>,
+        pub rollbacks: Vec<Entry>,
+        pub context: ContextView,
+        pub memory: MemoryView,
+        pub argument_repairs: Vec<Entry>,
+        pub counts: BTreeMap<String, u64>,
+        pub errors: ErrorCounts,
+        pub unknown: Vec<UnknownView>,
+        pub load_errors: Vec<LogError>,
+    }
 }
 
 /// Folds events into a `SessionView` one at a time.
@@ -260,8 +308,10 @@ impl SessionViewFolder {
                 turns: Vec::new(),
                 transcript: Vec::new(),
                 processes: Vec::new(),
+                process_changes: Vec::new(),
                 permissions: Permissions::default(),
                 budgets: Budgets::default(),
+                suspensions: Vec::new(),
                 signals: Vec::new(),
                 cancellations: Vec::new(),
                 capabilities: Capabilities::default(),
@@ -616,6 +666,8 @@ fn list_of<'v>(v: &'v mut SessionView, event: &SessionEvent<'_>) -> Option<&'v m
         E::ToolArgumentRepaired(_) => &mut v.argument_repairs,
         E::ToolDenied(_) => &mut v.permissions.denied,
         E::ToolGated(_) => &mut v.permissions.gated,
+        E::Suspended(_) | E::Resumed(_) => &mut v.suspensions,
+        E::AgentProcessChanged(_) => &mut v.process_changes,
         E::CapabilityChanged(_) => &mut v.capabilities.history,
         E::MilestoneAdvanced(_) | E::MilestoneBlocked(_) => &mut v.milestones,
         E::ContextRenewed(_) => &mut v.context.renewals,
@@ -636,4 +688,33 @@ fn list_of<'v>(v: &'v mut SessionView, event: &SessionEvent<'_>) -> Option<&'v m
         E::MemoryRetrievalResult(_) => &mut v.memory.retrievals,
         _ => return None,
     })
+}
+
+/// Every per-event list of the view (`list_of` says which kinds go where).
+fn entry_lists(v: &SessionView) -> [&Vec<Entry>; 23] {
+    [
+        &v.argument_repairs,
+        &v.permissions.denied,
+        &v.permissions.gated,
+        &v.suspensions,
+        &v.process_changes,
+        &v.capabilities.history,
+        &v.milestones,
+        &v.context.renewals,
+        &v.context.compressions,
+        &v.context.page_outs,
+        &v.context.page_ins,
+        &v.signals,
+        &v.budgets.exceeded,
+        &v.budgets.usage,
+        &v.cancellations,
+        &v.checkpoints,
+        &v.entropy.samples,
+        &v.entropy.alerts,
+        &v.rollbacks,
+        &v.memory.writes,
+        &v.memory.queries,
+        &v.memory.validation_failures,
+        &v.memory.retrievals,
+    ]
 }

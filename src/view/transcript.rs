@@ -11,65 +11,70 @@ use crate::event::{ErrorKind, SessionEvent, ToolCall};
 use crate::json::JsonText;
 use crate::units::Position;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolOutcome {
-    pub position: Position,
-    pub output: String,
-    pub is_error: bool,
-    pub is_fatal: bool,
-    pub error_kind: Option<ErrorKind>,
-    pub token_count: Option<u32>,
+use super::readable;
+
+readable! {
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct ToolOutcome {
+        pub position: Position,
+        pub output: String,
+        pub is_error: bool,
+        pub is_fatal: bool,
+        pub error_kind: Option<ErrorKind>,
+        pub token_count: Option<u32>,
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum TranscriptEntry {
-    Goal {
-        position: Position,
-        text: String,
-        criteria: Vec<String>,
-    },
-    Assistant {
-        position: Position,
-        turn: u32,
-        text: String,
-        tool_call_ids: Vec<String>,
-        token_count: Option<u32>,
-        /// The first rollback that undid this entry.
-        rolled_back_at: Option<Position>,
-    },
-    ToolCall {
-        position: Position,
-        turn: u32,
-        call_id: String,
-        /// `None` for a result whose call was never seen.
-        name: Option<String>,
-        /// `null` until the call itself is seen.
-        arguments: JsonText,
-        result: Option<ToolOutcome>,
-        denied: Option<String>,
-        gated: Option<String>,
-        /// The first rollback that undid this entry.
-        rolled_back_at: Option<Position>,
-    },
-    Suspended {
-        position: Position,
-        turn: u32,
-        reason: String,
-        pending_calls: Vec<String>,
-    },
-    Resumed {
-        position: Position,
-        turn: u32,
-        approved: Vec<String>,
-        denied: Vec<String>,
-    },
-    Rollback {
-        position: Position,
-        turn: u32,
-        checkpoint_history_len: u32,
-        reason: Option<JsonText>,
-    },
+readable! {
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub enum TranscriptEntry as "type" {
+        Goal = "goal" {
+            position: Position,
+            text: String,
+            criteria: Vec<String>,
+        },
+        Assistant = "assistant" {
+            position: Position,
+            turn: u32,
+            text: String,
+            tool_call_ids: Vec<String>,
+            token_count: Option<u32>,
+            /// The first rollback that undid this entry.
+            rolled_back_at: Option<Position>,
+        },
+        ToolCall = "tool_call" {
+            position: Position,
+            turn: u32,
+            call_id: String,
+            /// `None` for a result whose call was never seen.
+            name: Option<String>,
+            /// `null` until the call itself is seen.
+            arguments: JsonText,
+            result: Option<ToolOutcome>,
+            denied: Option<String>,
+            gated: Option<String>,
+            /// The first rollback that undid this entry.
+            rolled_back_at: Option<Position>,
+        },
+        Suspended = "suspended" {
+            position: Position,
+            turn: u32,
+            reason: String,
+            pending_calls: Vec<String>,
+        },
+        Resumed = "resumed" {
+            position: Position,
+            turn: u32,
+            approved: Vec<String>,
+            denied: Vec<String>,
+        },
+        Rollback = "rollback" {
+            position: Position,
+            turn: u32,
+            checkpoint_history_len: u32,
+            reason: Option<JsonText>,
+        },
+    }
 }
 
 impl TranscriptEntry {
