@@ -55,13 +55,13 @@ impl SessionViewFolder {
 }
 
 /// The OS snapshot of the log a view was folded from: the snapshot's fold
-/// run over the events the view keeps, in log order. The view keeps every
-/// event of the kinds that fold reads (tests/restore.rs checks this).
+/// run over the events the view keeps. The view keeps every event of the
+/// kinds that fold reads (tests/restore.rs checks this), each list in log
+/// order; each part of the snapshot comes from the kinds of one list, so
+/// folding list after list gives what folding in log order gives.
 pub fn os_snapshot_of(view: &SessionView) -> std::result::Result<OsSnapshot, String> {
-    let mut entries: Vec<&Entry> = entry_lists(view).into_iter().flatten().collect();
-    entries.sort_unstable_by_key(|e| e.position);
     let mut folder = OsSnapshotFolder::new();
-    for entry in entries {
+    for entry in entry_lists(view).into_iter().flatten() {
         let event = SessionEvent::from_json(entry.event.get())
             .map_err(|e| format!("the entry at position {}: {}", entry.position, e.message))?;
         folder.apply(&event);
