@@ -396,6 +396,37 @@ export type SessionEvent =
   | MemoryValidationFailed
   | MemoryRetrievalResult;
 export type EventKind = SessionEvent["kind"];
+/** The viewer's groups of kinds. */
+export type EventCategory =
+  | "run"
+  | "llm"
+  | "tools"
+  | "permissions"
+  | "processes"
+  | "budgets"
+  | "signals"
+  | "context"
+  | "memory"
+  | "governance"
+  | "entropy";
+/** What is known of one kind (a row of the Rust kind table). */
+export interface KindInfo {
+  kind: EventKind;
+  category: EventCategory;
+  /** Its events carry a `turn`. */
+  bears_turn: boolean;
+  /** One of the kernel's OS event kinds. */
+  kernel_os: boolean;
+  /** The OS snapshot fold reads it. */
+  snapshot_fold: boolean;
+  /** `on_error`: when one of its results is an error. */
+  alarming: "never" | "always" | "on_error";
+}
+/** The kinds this version knows and the categories, in display order. */
+export interface KindTable {
+  categories: readonly EventCategory[];
+  kinds: readonly Readonly<KindInfo>[];
+}
 /** An event as read from a log: any kind, in the shape it was written. */
 export type LoggedEvent =
   | SessionEvent
@@ -702,6 +733,9 @@ export function memoryUsage(): { wasm_memory_bytes: number; allocated_bytes: num
 
 /** The embedded sample session (JSON Lines; uses all 32 kinds). */
 export function sampleLog(): string;
+
+/** The event kinds this version knows, from the Rust kind table (frozen). */
+export function eventKinds(): KindTable;
 
 /** Incremental session state: the OS snapshot and the session view. */
 export class SessionState {

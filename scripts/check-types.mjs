@@ -15,7 +15,8 @@ const fixtures = JSON.parse(
     encoding: "utf8",
   }),
 );
-const dir = join(root, "tests/types");
+// Under target/: generated, and outside what Biome checks.
+const dir = join(root, "target/types");
 mkdirSync(dir, { recursive: true });
 const lit = (v) => JSON.stringify(v, null, 1);
 // One check per fixture, each a typed constant; the API usage is one more.
@@ -27,13 +28,27 @@ const checks = [
   ...named("observation", "Observation", fixtures.observations),
   ...named("summary", "SessionSummary", fixtures.summaries),
 ];
-const header = `import type { SessionEvent, SessionView, SessionSummary, OsSnapshot, GapItem, Observation } from "../../js/index.js";`;
+// The kind union of the .d.ts against the Rust kind table, both ways.
+checks.push(
+  { name: "kindTable", type: "readonly KindInfo[]", value: fixtures.kinds, asConst: true },
+  {
+    name: "kindUnionIsTheTable",
+    type: 'SameKinds<(typeof kindTable)[number]["kind"], EventKind>',
+    value: true,
+  },
+);
+const header = [
+  `import type { SessionEvent, SessionView, SessionSummary, OsSnapshot, GapItem, Observation, EventKind, KindInfo } from "../../js/index.js";`,
+  "type SameKinds<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;",
+].join("\n");
 // The lines each check spans in generated.ts, to charge each error to one.
-let line = 2;
+let line = 3;
 const lines = [header];
 for (const c of checks) {
   c.first = line;
-  const text = `export const ${c.name}: ${c.type} = ${lit(c.value)};`;
+  const text = c.asConst
+    ? `export const ${c.name} = ${lit(c.value)} as const satisfies ${c.type};`
+    : `export const ${c.name}: ${c.type} = ${lit(c.value)};`;
   lines.push(text);
   line += text.split("\n").length;
   c.last = line - 1;
@@ -81,7 +96,7 @@ if (tsc.status !== 0 && failed.size === 0) unplaced += 1;
 process.stdout.write(diagnostics);
 for (const c of failed) console.log(`FAILED: ${c.name}`);
 console.log(
-  `types: ${fixtures.events.length} events, ${fixtures.views.length} views, ${fixtures.snapshots.length} snapshots, ${fixtures.gaps.length} gaps, ${fixtures.observations.length} observations, ${fixtures.summaries.length} summaries and the API usage checked against js/index.d.ts`,
+  `types: ${fixtures.events.length} events, ${fixtures.views.length} views, ${fixtures.snapshots.length} snapshots, ${fixtures.gaps.length} gaps, ${fixtures.observations.length} observations, ${fixtures.summaries.length} summaries, the kind table against the kind union, and the API usage checked against js/index.d.ts`,
 );
 console.log(`${checks.length - failed.size} passed, ${failed.size + unplaced} failed`);
 if (failed.size + unplaced > 0) process.exit(1);
@@ -91,9 +106,9 @@ function named(prefix, type, values) {
 }
 
 function API_USAGE() {
-  return `import { parseLog, rebuildOsSnapshot, SessionState, AgentReplayError, sampleLog, ReplayStore, ReplaySession, memoryUsage, type ObservedEvent, type OsSnapshot, type SessionView } from "../../js/index.js";
+  return `import { parseLog, rebuildOsSnapshot, SessionState, AgentReplayError, sampleLog, ReplayStore, ReplaySession, memoryUsage, eventKinds, type EventKind, type ObservedEvent, type OsSnapshot, type SessionView } from "../../js/index.js";
 import { createReplayHandler, bearerTokens } from "../../js/edge.js";
-import { chartSeries, describeEvent, type SessionViewer } from "../../js/viewer/index.js";
+import { categories, categoryOf, chartSeries, describeEvent, type SessionViewer } from "../../js/viewer/index.js";
 const parsed = parseLog(sampleLog(), { strict: false });
 const snap: OsSnapshot = rebuildOsSnapshot(new Uint8Array(0));
 const state = new SessionState("s").apply(parsed.events).apply("{}");
@@ -118,6 +133,11 @@ const viewer = document.createElement("agent-session-viewer") as SessionViewer;
 viewer.data = { view, snapshot: snap, summary: state.summary(), at: 3, series: chartSeries(view), earlier: 0 };
 const label: string = describeEvent(parsed.events[0]!);
 void label;
+const firstKind: EventKind = eventKinds().kinds[0]!.kind;
+const toolKinds: EventKind[] = categories().tools;
+const category: "unknown" | (typeof eventKinds extends () => { categories: readonly (infer C)[] } ? C : never) = categoryOf(firstKind);
+void toolKinds;
+void category;
 const n: number = state.eventCount + state.revision + snap.page_in_count + view.event_count;
 try { state.apply("x", { strict: true }); } catch (e) { if (e instanceof AgentReplayError) { const c: string = e.code; void c; } }
 void n;

@@ -176,3 +176,27 @@ fn a_gate_or_denial_before_its_call_leaves_the_arguments_to_the_call() {
     assert_eq!(calls[1]["arguments"], json!({"force": true}));
     assert_eq!(calls[1]["denied"], "no");
 }
+
+/// The kind table against the events of the sample (all 32 kinds): a kind
+/// bears a turn when its events carry one, and the snapshot fold reads it
+/// when one of its events changes the snapshot.
+#[test]
+fn the_kind_table_agrees_with_the_events_and_the_snapshot_fold() {
+    use agent_replay::event::{kind_info, KIND_TABLE};
+    use agent_replay::snapshot::{OsSnapshot, OsSnapshotFolder};
+    let mut seen = std::collections::BTreeSet::new();
+    for line in SAMPLE_JSONL.lines() {
+        let event = SessionEvent::from_json(line).unwrap();
+        let info = kind_info(event.kind()).unwrap();
+        let json: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(json.get("turn").is_some(), info.bears_turn, "{}: turn", info.kind);
+        assert_eq!(event.turn().is_some(), info.bears_turn, "{}: turn()", info.kind);
+        assert_eq!(event.is_kernel_os_event(), info.kernel_os, "{}", info.kind);
+        let mut folder = OsSnapshotFolder::new();
+        folder.apply(&event);
+        let changed = folder.snapshot() != &OsSnapshot::default();
+        assert_eq!(changed, info.snapshot_fold, "{}: snapshot fold", info.kind);
+        seen.insert(info.kind);
+    }
+    assert_eq!(seen.len(), KIND_TABLE.len(), "the sample has every kind of the table");
+}
