@@ -33,27 +33,40 @@ impl std::fmt::Display for Bad {
 /// Where the first problem of a whole read is noted.
 pub type Problem = Cell<Option<Bad>>;
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "indexes stay within two bytes past the end of a text held in memory"
+)]
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while b.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
-        i = i.saturating_add(1);
+        i += 1;
     }
     i
 }
 
 /// The index just past the string whose opening quote is at `i`.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "indexes stay within two bytes past the end of a text held in memory"
+)]
 fn string_end(b: &[u8], i: usize) -> usize {
-    let mut j = i.saturating_add(1);
+    let mut j = i + 1;
     loop {
         match b.get(j) {
             None => return j,
-            Some(b'\\') => j = j.saturating_add(2),
-            Some(b'"') => return j.saturating_add(1),
-            Some(_) => j = j.saturating_add(1),
+            Some(b'\\') => j += 2,
+            Some(b'"') => return j + 1,
+            Some(_) => j += 1,
         }
     }
 }
 
 /// The index just past the value starting at `i`.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "indexes stay within two bytes past the end of a text held in memory; depth \
+              counts its brackets and is lowered only above 1"
+)]
 fn value_end(b: &[u8], mut i: usize) -> usize {
     let mut depth = 0usize;
     loop {
@@ -66,17 +79,17 @@ fn value_end(b: &[u8], mut i: usize) -> usize {
                 }
                 continue;
             }
-            Some(b'{' | b'[') => depth = depth.saturating_add(1),
+            Some(b'{' | b'[') => depth += 1,
             Some(b'}' | b']') => {
                 if depth <= 1 {
-                    return if depth == 0 { i } else { i.saturating_add(1) };
+                    return if depth == 0 { i } else { i + 1 };
                 }
-                depth = depth.saturating_sub(1);
+                depth -= 1;
             }
             Some(c) if depth == 0 && (*c == b',' || c.is_ascii_whitespace()) => return i,
             Some(_) => {}
         }
-        i = i.saturating_add(1);
+        i += 1;
     }
 }
 
@@ -87,6 +100,10 @@ pub struct Item<'a> {
 }
 
 /// The members of the object or array `text` (`open` is `{` or `[`).
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "indexes stay within two bytes past the end of a text held in memory"
+)]
 fn items(text: &str, open: u8) -> Option<Vec<Item<'_>>> {
     let b = text.as_bytes();
     let mut i = skip_ws(b, 0);
@@ -95,7 +112,7 @@ fn items(text: &str, open: u8) -> Option<Vec<Item<'_>>> {
     }
     let mut out = Vec::new();
     loop {
-        i = skip_ws(b, i.saturating_add(1));
+        i = skip_ws(b, i + 1);
         if matches!(b.get(i), Some(b'}' | b']') | None) {
             return Some(out);
         }
@@ -103,7 +120,7 @@ fn items(text: &str, open: u8) -> Option<Vec<Item<'_>>> {
         if open == b'{' {
             let end = string_end(b, i);
             key = text.get(i..end)?;
-            i = skip_ws(b, skip_ws(b, end).saturating_add(1));
+            i = skip_ws(b, skip_ws(b, end) + 1);
         }
         let end = value_end(b, i);
         out.push(Item { key, value: text.get(i..end)? });
