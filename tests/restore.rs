@@ -150,7 +150,9 @@ fn what_is_not_a_view_is_refused_with_a_reason() {
 /// view with a value in every field.
 fn every_field_log() -> String {
     let resumed = r#"{"kind":"resumed","turn":8,"approved":[],"denied":["call-9"]}"#;
-    format!("{SAMPLE_JSONL}{resumed}\n{{\"kind\":\"warp\",\"turn\":9}}\n{{\"kind\":\"page_in\"}}\nnot json\n")
+    let unknown = r#"{"kind":"warp","turn":9}"#;
+    let invalid = r#"{"kind":"page_in"}"#;
+    format!("{SAMPLE_JSONL}{resumed}\n{unknown}\n{invalid}\nnot json\n")
 }
 
 /// Every field path of a JSON value (array items as `[]`, each tagged

@@ -346,7 +346,9 @@ macro_rules! readable {
             fn read(raw: &str, at: &$crate::view::raw::At<'_>) -> Self {
                 let _o = $crate::view::raw::Obj::parse(raw, stringify!($name), at);
                 match _o.field::<String>($tag).as_str() {
-                    $($vname => $name::$variant { $($($vfield: _o.field(stringify!($vfield)),)*)? },)*
+                    $($vname => $name::$variant {
+                        $($($vfield: _o.field(stringify!($vfield)),)*)?
+                    },)*
                     tag => {
                         if tag != $first_name {
                             _o.at($tag).fail(concat!("a ", stringify!($name), " ", $tag));
