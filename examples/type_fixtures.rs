@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use agent_replay::event::KIND_TABLE;
 use agent_replay::generate::SAMPLE_JSONL;
 use agent_replay::json::to_js_json;
 use agent_replay::live::{ReplaySession, ReplayStore, Resume, StoreConfig};
@@ -71,11 +72,12 @@ fn main() {
         Resume::Replayed { .. } => unreachable!("a buffer of 2 is trimmed past the start"),
     };
     println!(
-        "{{\"events\":[{}],\"views\":[{}],\"snapshots\":[{}],\"gaps\":[{gaps}],\"observations\":[{}],\"summaries\":[{}]}}",
+        "{{\"events\":[{}],\"views\":[{}],\"snapshots\":[{}],\"gaps\":[{gaps}],\"observations\":[{}],\"summaries\":[{}],\"kinds\":{}}}",
         events.join(","),
         views.join(","),
         snapshots.join(","),
         to_js_json(&session.observe_sent()),
-        summaries.join(",")
+        summaries.join(","),
+        to_js_json(KIND_TABLE)
     );
 }

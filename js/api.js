@@ -49,6 +49,25 @@ export function memoryUsage() {
   return JSON.parse(raw.memoryUsage());
 }
 
+let kindTable;
+
+/**
+ * The event kinds this version knows, from the Rust kind table:
+ * `{categories, kinds}`, each kind with its category, whether it bears a
+ * turn, is a kernel OS event, is read by the OS snapshot fold, and when it
+ * is alarming. Read once; frozen.
+ */
+export function eventKinds() {
+  if (!kindTable) {
+    const table = JSON.parse(raw.kindTable());
+    for (const k of table.kinds) Object.freeze(k);
+    Object.freeze(table.kinds);
+    Object.freeze(table.categories);
+    kindTable = Object.freeze(table);
+  }
+  return kindTable;
+}
+
 /** The embedded sample session (uses all 32 kinds), as JSON Lines text. */
 export function sampleLog() {
   return sample;

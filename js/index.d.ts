@@ -396,6 +396,37 @@ export type SessionEvent =
   | MemoryValidationFailed
   | MemoryRetrievalResult;
 export type EventKind = SessionEvent["kind"];
+/** The viewer's groups of kinds. */
+export type EventCategory =
+  | "run"
+  | "llm"
+  | "tools"
+  | "permissions"
+  | "processes"
+  | "budgets"
+  | "signals"
+  | "context"
+  | "memory"
+  | "governance"
+  | "entropy";
+/** What is known of one kind (a row of the Rust kind table). */
+export interface KindInfo {
+  kind: EventKind;
+  category: EventCategory;
+  /** Its events carry a `turn`. */
+  bears_turn: boolean;
+  /** One of the kernel's OS event kinds. */
+  kernel_os: boolean;
+  /** The OS snapshot fold reads it. */
+  snapshot_fold: boolean;
+  /** `on_error`: when one of its results is an error. */
+  alarming: "never" | "always" | "on_error";
+}
+/** The kinds this version knows and the categories, in display order. */
+export interface KindTable {
+  categories: readonly EventCategory[];
+  kinds: readonly Readonly<KindInfo>[];
+}
 /** An event as read from a log: any kind, in the shape it was written. */
 export type LoggedEvent =
   | SessionEvent
@@ -522,7 +553,8 @@ export type TranscriptEntry =
       text: string;
       tool_call_ids: string[];
       token_count: number | null;
-      rolled_back: boolean;
+      /** The position of the first rollback that undid this entry. */
+      rolled_back_at: number | null;
     }
   | {
       type: "tool_call";
@@ -534,7 +566,8 @@ export type TranscriptEntry =
       result: ToolOutcome | null;
       denied: string | null;
       gated: string | null;
-      rolled_back: boolean;
+      /** The position of the first rollback that undid this entry. */
+      rolled_back_at: number | null;
     }
   | { type: "suspended"; position: number; turn: number; reason: string; pending_calls: string[] }
   | { type: "resumed"; position: number; turn: number; approved: string[]; denied: string[] }
@@ -586,6 +619,8 @@ export interface SessionView {
   turns: TurnSummary[];
   transcript: TranscriptEntry[];
   processes: ProcessView[];
+  /** Every `agent_process_changed`, as written. */
+  process_changes: Entry<AgentProcessChanged>[];
   permissions: {
     requests: PermissionRequest[];
     gated: Entry<ToolGated>[];
@@ -596,6 +631,8 @@ export interface SessionView {
     exceeded: Entry<BudgetExceeded>[];
     tokens_by_operation: Record<string, U64>;
   };
+  /** Every `suspended` and `resumed`, as written. */
+  suspensions: Entry<Suspended | Resumed>[];
   signals: Entry<SignalDeliveryDisposed>[];
   cancellations: Entry<OperationCancelled>[];
   capabilities: { current: string[]; history: Entry<CapabilityChanged>[] };
@@ -711,6 +748,9 @@ export function memoryUsage(): { wasm_memory_bytes: number; allocated_bytes: num
 
 /** The embedded sample session (JSON Lines; uses all 32 kinds). */
 export function sampleLog(): string;
+
+/** The event kinds this version knows, from the Rust kind table (frozen). */
+export function eventKinds(): KindTable;
 
 /** Incremental session state: the OS snapshot and the session view. */
 export class SessionState {

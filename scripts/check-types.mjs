@@ -4,7 +4,7 @@
 // typed literals and compiled with tsc. Excess-property checks catch a Rust
 // field the declarations lack; required properties catch a declared field
 // Rust does not write; literal unions catch enum drift.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -15,24 +15,55 @@ const fixtures = JSON.parse(
     encoding: "utf8",
   }),
 );
-const dir = join(root, "tests/types");
+// Under target/: generated, and outside what Biome checks.
+const dir = join(root, "target/types");
 mkdirSync(dir, { recursive: true });
 const lit = (v) => JSON.stringify(v, null, 1);
-const body = [
-  `import type { SessionEvent, SessionView, SessionSummary, OsSnapshot, GapItem, Observation } from "../../js/index.js";`,
-  ...fixtures.events.map((e, i) => `export const event${i}: SessionEvent = ${lit(e)};`),
-  ...fixtures.views.map((v, i) => `export const view${i}: SessionView = ${lit(v)};`),
-  ...fixtures.snapshots.map((s, i) => `export const snapshot${i}: OsSnapshot = ${lit(s)};`),
-  ...fixtures.gaps.map((g, i) => `export const gap${i}: GapItem = ${lit(g)};`),
-  ...fixtures.observations.map((o, i) => `export const observation${i}: Observation = ${lit(o)};`),
-  ...fixtures.summaries.map((o, i) => `export const summary${i}: SessionSummary = ${lit(o)};`),
+// One check per fixture, each a typed constant; the API usage is one more.
+const checks = [
+  ...named("event", "SessionEvent", fixtures.events),
+  ...named("view", "SessionView", fixtures.views),
+  ...named("snapshot", "OsSnapshot", fixtures.snapshots),
+  ...named("gap", "GapItem", fixtures.gaps),
+  ...named("observation", "Observation", fixtures.observations),
+  ...named("summary", "SessionSummary", fixtures.summaries),
+];
+// The kind union of the .d.ts against the Rust kind table, both ways.
+checks.push(
+  { name: "kindTable", type: "readonly KindInfo[]", value: fixtures.kinds, asConst: true },
+  {
+    name: "kindUnionIsTheTable",
+    type: 'SameKinds<(typeof kindTable)[number]["kind"], EventKind>',
+    value: true,
+  },
+);
+const header = [
+  `import type { SessionEvent, SessionView, SessionSummary, OsSnapshot, GapItem, Observation, EventKind, KindInfo } from "../../js/index.js";`,
+  "type SameKinds<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;",
 ].join("\n");
-writeFileSync(join(dir, "generated.ts"), `${body}\n`);
-writeFileSync(join(dir, "api-usage.ts"), API_USAGE());
-execFileSync(
+// The lines each check spans in generated.ts, to charge each error to one.
+let line = 3;
+const lines = [header];
+for (const c of checks) {
+  c.first = line;
+  const text = c.asConst
+    ? `export const ${c.name} = ${lit(c.value)} as const satisfies ${c.type};`
+    : `export const ${c.name}: ${c.type} = ${lit(c.value)};`;
+  lines.push(text);
+  line += text.split("\n").length;
+  c.last = line - 1;
+}
+const generated = join(dir, "generated.ts");
+const usage = join(dir, "api-usage.ts");
+writeFileSync(generated, `${lines.join("\n")}\n`);
+writeFileSync(usage, API_USAGE());
+checks.push({ name: "api usage", file: usage });
+const tsc = spawnSync(
   join(root, "node_modules/.bin/tsc"),
   [
     "--noEmit",
+    "--pretty",
+    "false",
     "--strict",
     "--exactOptionalPropertyTypes",
     "--target",
@@ -45,20 +76,39 @@ execFileSync(
     "es2022,esnext.disposable,dom",
     "--types",
     "node",
-    join(dir, "generated.ts"),
-    join(dir, "api-usage.ts"),
+    generated,
+    usage,
   ],
-  { cwd: root, stdio: "inherit" },
+  { cwd: root, encoding: "utf8" },
 );
+const diagnostics = `${tsc.stdout}${tsc.stderr}`;
+const failed = new Set();
+let unplaced = 0;
+for (const m of diagnostics.matchAll(/^(.*?)\((\d+),\d+\): error/gm)) {
+  const at = Number(m[2]);
+  const hit = m[1].endsWith("api-usage.ts")
+    ? checks.find((c) => c.file === usage)
+    : checks.find((c) => c.first <= at && at <= c.last);
+  if (hit) failed.add(hit);
+  else unplaced += 1;
+}
+if (tsc.status !== 0 && failed.size === 0) unplaced += 1;
+process.stdout.write(diagnostics);
+for (const c of failed) console.log(`FAILED: ${c.name}`);
 console.log(
-  `types: ${fixtures.events.length} events, ${fixtures.views.length} views, ${fixtures.snapshots.length} snapshots, ${fixtures.gaps.length} gap, ${fixtures.observations.length} observation check against js/index.d.ts`,
+  `types: ${fixtures.events.length} events, ${fixtures.views.length} views, ${fixtures.snapshots.length} snapshots, ${fixtures.gaps.length} gaps, ${fixtures.observations.length} observations, ${fixtures.summaries.length} summaries, the kind table against the kind union, and the API usage checked against js/index.d.ts`,
 );
-console.log(`1 passed, 0 failed`);
+console.log(`${checks.length - failed.size} passed, ${failed.size + unplaced} failed`);
+if (failed.size + unplaced > 0) process.exit(1);
+
+function named(prefix, type, values) {
+  return values.map((value, i) => ({ name: `${prefix}${i}`, type, value }));
+}
 
 function API_USAGE() {
-  return `import { parseLog, rebuildOsSnapshot, SessionState, AgentReplayError, sampleLog, ReplayStore, ReplaySession, memoryUsage, type ObservedEvent, type OsSnapshot, type SessionView } from "../../js/index.js";
+  return `import { parseLog, rebuildOsSnapshot, SessionState, AgentReplayError, sampleLog, ReplayStore, ReplaySession, memoryUsage, eventKinds, type EventKind, type ObservedEvent, type OsSnapshot, type SessionView } from "../../js/index.js";
 import { createReplayHandler, bearerTokens } from "../../js/edge.js";
-import { chartSeries, describeEvent, type SessionViewer } from "../../js/viewer/index.js";
+import { categories, categoryOf, chartSeries, describeEvent, type SessionViewer } from "../../js/viewer/index.js";
 const parsed = parseLog(sampleLog(), { strict: false });
 const snap: OsSnapshot = rebuildOsSnapshot(new Uint8Array(0));
 const state = new SessionState("s").apply(parsed.events).apply("{}");
@@ -83,6 +133,11 @@ const viewer = document.createElement("agent-session-viewer") as SessionViewer;
 viewer.data = { view, snapshot: snap, summary: state.summary(), at: 3, series: chartSeries(view), earlier: 0 };
 const label: string = describeEvent(parsed.events[0]!);
 void label;
+const firstKind: EventKind = eventKinds().kinds[0]!.kind;
+const toolKinds: EventKind[] = categories().tools;
+const category: "unknown" | (typeof eventKinds extends () => { categories: readonly (infer C)[] } ? C : never) = categoryOf(firstKind);
+void toolKinds;
+void category;
 const n: number = state.eventCount + state.revision + snap.page_in_count + view.event_count;
 try { state.apply("x", { strict: true }); } catch (e) { if (e instanceof AgentReplayError) { const c: string = e.code; void c; } }
 void n;

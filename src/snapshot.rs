@@ -207,25 +207,10 @@ impl OsSnapshotFolder {
     }
 }
 
-/// The kinds the snapshot fold looks at; every other kind leaves it unchanged.
+/// The kinds the snapshot fold looks at (the kind table's `snapshot_fold`);
+/// every other kind leaves it unchanged.
 pub fn folds(kind: &str) -> bool {
-    matches!(
-        kind,
-        "suspended"
-            | "resumed"
-            | "tool_gated"
-            | "agent_process_changed"
-            | "budget_exceeded"
-            | "budget_usage_reported"
-            | "operation_cancelled"
-            | "signal_delivery_disposed"
-            | "page_out"
-            | "page_in"
-            | "memory_written"
-            | "memory_queried"
-            | "memory_validation_failed"
-            | "memory_retrieval_result"
-    )
+    crate::event::kind_info(kind).is_some_and(|k| k.snapshot_fold)
 }
 
 /// Loads a whole log from bytes and folds its snapshot. With `full_check`

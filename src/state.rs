@@ -87,7 +87,7 @@ impl SessionState {
             self.apply(&e, t);
             sink(t, &e);
         });
-        self.view.add_load_errors(reader.errors().get(before..).unwrap_or_default());
+        self.view.add_load_errors(errors_since(&reader, before));
         self.stream = Some(reader);
         result
     }
@@ -105,7 +105,7 @@ impl SessionState {
             self.apply(&e, t);
             sink(t, &e);
         });
-        self.view.add_load_errors(reader.errors().get(before..).unwrap_or_default());
+        self.view.add_load_errors(errors_since(&reader, before));
         result.map(|()| reader.report())
     }
 
@@ -130,4 +130,13 @@ impl SessionState {
     pub fn summary(&self) -> SessionSummary<'_> {
         self.view.summary()
     }
+}
+
+/// The load errors a reader found after it had found `before`.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "a reader's errors only grow: `before` was their count earlier"
+)]
+fn errors_since(reader: &LogReader, before: usize) -> &[LogError] {
+    &reader.errors()[before..]
 }

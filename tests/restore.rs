@@ -7,6 +7,8 @@ mod common;
 use agent_replay::generate::{generate_jsonl, SAMPLE_JSONL};
 use agent_replay::json::to_js_json;
 use agent_replay::state::SessionState;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
 
 fn texts(log: &str) -> Vec<String> {
     common::load(log, false).unwrap().0
@@ -141,5 +143,108 @@ fn what_is_not_a_view_is_refused_with_a_reason() {
     ];
     for (i, bad) in cases.iter().enumerate() {
         assert!(SessionState::from_view_json(bad).is_err(), "case {i} was accepted");
+    }
+}
+
+/// The sample with a resume that denies, an unknown kind and bad lines: a
+/// view with a value in every field.
+fn every_field_log() -> String {
+    let resumed = r#"{"kind":"resumed","turn":8,"approved":[],"denied":["call-9"]}"#;
+    let unknown = r#"{"kind":"warp","turn":9}"#;
+    let invalid = r#"{"kind":"page_in"}"#;
+    format!("{SAMPLE_JSONL}{resumed}\n{unknown}\n{invalid}\nnot json\n")
+}
+
+/// Every field path of a JSON value (array items as `[]`, each tagged
+/// variant apart), split into those seen holding a value and the rest.
+fn field_paths(v: &Value, path: &str, all: &mut BTreeSet<String>, valued: &mut BTreeSet<String>) {
+    all.insert(path.to_string());
+    let filled = match v {
+        Value::Null => false,
+        Value::Array(items) => !items.is_empty(),
+        Value::Object(fields) => !fields.is_empty(),
+        _ => true,
+    };
+    if filled {
+        valued.insert(path.to_string());
+    }
+    match v {
+        Value::Array(items) => {
+            items.iter().for_each(|i| field_paths(i, &format!("{path}[]"), all, valued))
+        }
+        Value::Object(fields) => {
+            let tag = match path {
+                ".status" => fields.get("state"),
+                _ => fields.get("type"),
+            }
+            .and_then(Value::as_str);
+            for (k, f) in fields {
+                let at = match (
+                    tag,
+                    path.ends_with("counts")
+                        || path.ends_with("kinds")
+                        || path.ends_with("tokens_by_operation"),
+                ) {
+                    (_, true) => format!("{path}.*"),
+                    (Some(tag), false) => format!("{path}<{tag}>.{k}"),
+                    (None, false) => format!("{path}.{k}"),
+                };
+                if !path.ends_with(".event") {
+                    field_paths(f, &at, all, valued);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn the_round_trip_log_gives_every_field_of_the_view_a_value() {
+    let mut state = SessionState::new(Some("s".into()));
+    state.apply_str(&every_field_log(), Default::default()).unwrap();
+    let view: Value = serde_json::from_str(&to_js_json(state.view())).unwrap();
+    let (mut all, mut valued) = (BTreeSet::new(), BTreeSet::new());
+    field_paths(&view, "", &mut all, &mut valued);
+    let empty: Vec<&String> = all.difference(&valued).collect();
+    assert!(empty.is_empty(), "fields the round trip does not exercise: {empty:?}");
+    let types: BTreeSet<&str> = view["transcript"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types.len(), 6, "every transcript entry type: {types:?}");
+}
+
+#[test]
+fn a_view_restored_at_every_position_of_the_every_field_log_folds_on_exactly() {
+    let events = texts(&every_field_log());
+    for k in 0..=events.len() {
+        check_split(&events, k, from_json, true);
+    }
+}
+
+#[test]
+fn the_view_keeps_every_event_the_os_snapshot_fold_reads() {
+    let mut state = SessionState::new(None);
+    state.apply_str(SAMPLE_JSONL, Default::default()).unwrap();
+    let view: Value = serde_json::from_str(&to_js_json(state.view())).unwrap();
+    let mut kept = BTreeMap::<String, u64>::new();
+    count_entries(&view, &mut kept);
+    for kind in agent_replay::event::KINDS.iter().filter(|k| agent_replay::snapshot::folds(k)) {
+        assert!(view["counts"][kind].as_u64().unwrap() > 0, "the sample has no {kind}");
+        assert_eq!(kept.get(*kind).copied(), view["counts"][kind].as_u64(), "{kind}");
+    }
+}
+
+/// Counts the entries (`{position, event}`) of a view by kind.
+fn count_entries(v: &Value, kept: &mut BTreeMap<String, u64>) {
+    match v {
+        Value::Object(fields) if fields.len() == 2 && fields.contains_key("event") => {
+            *kept.entry(v["event"]["kind"].as_str().unwrap().to_string()).or_default() += 1;
+        }
+        Value::Object(fields) => fields.values().for_each(|f| count_entries(f, kept)),
+        Value::Array(items) => items.iter().for_each(|i| count_entries(i, kept)),
+        _ => {}
     }
 }

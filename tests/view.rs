@@ -60,16 +60,16 @@ fn transcript_pairs_calls_with_results_and_marks_the_rollback() {
     assert_eq!(push["denied"], "force-push to a protected branch is never allowed");
     assert_eq!(push["result"]["is_fatal"], true);
     assert_eq!(push["result"]["error_kind"], "governance_denied");
-    assert_eq!(push["rolled_back"], true);
+    assert_eq!(push["rolled_back_at"], 34);
     let write = calls.iter().find(|c| c["call_id"] == "call-5").unwrap();
     assert_eq!(write["gated"], "awaiting user approval");
-    assert_eq!(write["rolled_back"], false);
+    assert_eq!(write["rolled_back_at"], Value::Null);
     // Checkpoint at history_len 4 came after turn 1: turn 1 stays, turn 5 is rolled back.
     let first = calls.iter().find(|c| c["call_id"] == "call-1").unwrap();
-    assert_eq!(first["rolled_back"], false);
+    assert_eq!(first["rolled_back_at"], Value::Null);
     let sdk = t.iter().find(|e| e["type"] == "assistant" && e["turn"] == 5).unwrap();
     assert!(sdk["text"].as_str().unwrap().starts_with("Bisect points"));
-    assert_eq!(sdk["rolled_back"], true);
+    assert_eq!(sdk["rolled_back_at"], 34);
     assert!(t
         .iter()
         .any(|e| e["type"] == "rollback" && e["reason"]["kind"] == "governance_denied"));
@@ -153,4 +153,50 @@ fn integers_beyond_2_pow_53_reach_js_as_exact_strings() {
     let e = SessionEvent::from_json(text).unwrap();
     assert!(to_js_json(&e).contains("\"18446744073709551615\""));
     assert!(e.to_json().contains(":18446744073709551615}"), "the kernel JSON keeps the number");
+}
+
+#[test]
+fn a_gate_or_denial_before_its_call_leaves_the_arguments_to_the_call() {
+    let log = [
+        r#"{"kind":"tool_gated","turn":1,"call_id":"c1","tool":"fs.write","reason":"wait"}"#,
+        r#"{"kind":"tool_denied","turn":1,"call_id":"c2","tool_name":"git.push","reason":"no"}"#,
+        r#"{"kind":"tool_requested","turn":1,"calls":[{"id":"c1","name":"fs.write","arguments":{"path":"a"}}]}"#,
+        r#"{"kind":"llm_completed","turn":1,"message":{"role":"assistant","content":"","tool_calls":[{"id":"c2","name":"git.push","arguments":{"force":true}}]}}"#,
+    ]
+    .join("\n");
+    let v = view_of(&log);
+    let calls: Vec<&Value> =
+        v["transcript"].as_array().unwrap().iter().filter(|e| e["type"] == "tool_call").collect();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(
+        (&calls[0]["name"], &calls[0]["arguments"]),
+        (&json!("fs.write"), &json!({"path":"a"}))
+    );
+    assert_eq!(calls[0]["gated"], "wait");
+    assert_eq!(calls[1]["arguments"], json!({"force": true}));
+    assert_eq!(calls[1]["denied"], "no");
+}
+
+/// The kind table against the events of the sample (all 32 kinds): a kind
+/// bears a turn when its events carry one, and the snapshot fold reads it
+/// when one of its events changes the snapshot.
+#[test]
+fn the_kind_table_agrees_with_the_events_and_the_snapshot_fold() {
+    use agent_replay::event::{kind_info, KIND_TABLE};
+    use agent_replay::snapshot::{OsSnapshot, OsSnapshotFolder};
+    let mut seen = std::collections::BTreeSet::new();
+    for line in SAMPLE_JSONL.lines() {
+        let event = SessionEvent::from_json(line).unwrap();
+        let info = kind_info(event.kind()).unwrap();
+        let json: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(json.get("turn").is_some(), info.bears_turn, "{}: turn", info.kind);
+        assert_eq!(event.turn().is_some(), info.bears_turn, "{}: turn()", info.kind);
+        assert_eq!(event.is_kernel_os_event(), info.kernel_os, "{}", info.kind);
+        let mut folder = OsSnapshotFolder::new();
+        folder.apply(&event);
+        let changed = folder.snapshot() != &OsSnapshot::default();
+        assert_eq!(changed, info.snapshot_fold, "{}: snapshot fold", info.kind);
+        seen.insert(info.kind);
+    }
+    assert_eq!(seen.len(), KIND_TABLE.len(), "the sample has every kind of the table");
 }

@@ -1,7 +1,7 @@
 // The viewer page: sources (file, drop, ?log=, live stream), the timeline,
 // the time-travel scrubber and the live panel around <agent-session-viewer>.
 // All loading and folding happens in worker.js; this file only renders.
-import { CATEGORIES, renderHeader } from "agent-replay/viewer";
+import { renderHeader } from "agent-replay/viewer";
 
 const $ = (id) => document.getElementById(id);
 const worker = new Worker("/www/worker.js", { type: "module" });
@@ -27,6 +27,8 @@ let series = NO_SERIES; // the charts' series of the whole log (the viewer cuts 
 
 worker.onmessage = ({ data: msg }) => {
   switch (msg.op) {
+    case "categories":
+      return addCategoryChips(msg.categories);
     case "progress":
       return showProgress(msg);
     case "loaded":
@@ -247,7 +249,12 @@ const timeline = $("timeline");
 const space = $("timeline-space");
 const filters = { kinds: [], categories: [], query: "" };
 
-for (const category of [...Object.keys(CATEGORIES), "unknown"]) {
+/** One filter chip per category of the kind table, and "unknown". */
+function addCategoryChips(categories) {
+  for (const category of [...categories, "unknown"]) addCategoryChip(category);
+}
+
+function addCategoryChip(category) {
   const chip = document.createElement("button");
   chip.type = "button";
   chip.className = `chip cat-${category}`;

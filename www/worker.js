@@ -8,6 +8,7 @@ import {
   SessionState,
   parseCursor,
   memoryUsage,
+  eventKinds,
   AgentReplayError,
 } from "/agent-replay/js/web.js";
 import { categoryOf, describeEvent, isAlarming } from "/agent-replay/js/viewer/describe.js";
@@ -27,6 +28,8 @@ const SHOWN_HISTORY = 12;
 const CHUNK = 256 * 1024;
 
 const ready = init();
+// The page lays out its category filters from the kind table.
+ready.then(() => post({ op: "categories", categories: eventKinds().categories }));
 
 let state = null; // the full SessionState
 let events = []; // {position, kind, turn, json}, by position (holes after gaps)

@@ -1,61 +1,36 @@
 // What a person sees of one event in a list: its category and a one-line
-// label. No DOM here, so a Web Worker can use it too.
+// label. No DOM here, so a Web Worker can use it too. Kinds, categories and
+// what is alarming come from the package's kind table (`eventKinds()`), so
+// the WebAssembly must be loaded before these are called.
+import { eventKinds } from "../api.js";
+
+let byKind;
+
+function kindOf(kind) {
+  byKind ??= new Map(eventKinds().kinds.map((k) => [k.kind, k]));
+  return byKind.get(kind);
+}
 
 /** Event categories, in display order, with the kinds each holds. */
-export const CATEGORIES = {
-  run: ["run_started", "run_terminal"],
-  llm: ["llm_completed"],
-  tools: [
-    "tool_requested",
-    "tool_completed",
-    "tool_argument_repaired",
-    "tool_denied",
-    "tool_gated",
-  ],
-  permissions: ["permission_requested", "permission_resolved", "suspended", "resumed"],
-  processes: ["agent_process_changed"],
-  budgets: ["budget_exceeded", "budget_usage_reported", "operation_cancelled"],
-  signals: ["signal_delivery_disposed"],
-  context: [
-    "compressed",
-    "page_out",
-    "page_in",
-    "context_renewed",
-    "checkpoint_taken",
-    "rollbacked",
-  ],
-  memory: [
-    "memory_written",
-    "memory_queried",
-    "memory_validation_failed",
-    "memory_retrieval_result",
-  ],
-  governance: ["capability_changed", "milestone_advanced", "milestone_blocked"],
-  entropy: ["entropy_sample", "entropy_alert"],
-};
-
-const categoryByKind = new Map(
-  Object.entries(CATEGORIES).flatMap(([category, kinds]) => kinds.map((k) => [k, category])),
-);
+export function categories() {
+  const { categories: order, kinds } = eventKinds();
+  return Object.fromEntries(
+    order.map((c) => [c, kinds.filter((k) => k.category === c).map((k) => k.kind)]),
+  );
+}
 
 /** The category of a kind; kinds this version does not know are "unknown". */
 export function categoryOf(kind) {
-  return categoryByKind.get(kind) ?? "unknown";
+  return kindOf(kind)?.category ?? "unknown";
 }
 
-/** Kinds a reader should notice: failures, denials, alerts, overruns. */
+/** Events a reader should notice: failures, denials, alerts, overruns. */
 export function isAlarming(event) {
-  switch (event.kind) {
-    case "tool_completed":
-      return (event.results ?? []).some((r) => r.is_error);
-    case "tool_denied":
-    case "budget_exceeded":
-    case "entropy_alert":
-    case "memory_validation_failed":
-    case "milestone_blocked":
-    case "rollbacked":
-    case "operation_cancelled":
+  switch (kindOf(event.kind)?.alarming) {
+    case "always":
       return true;
+    case "on_error":
+      return (event.results ?? []).some((r) => r.is_error);
     default:
       return false;
   }

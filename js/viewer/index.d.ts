@@ -1,5 +1,12 @@
 // Types of agent-replay/viewer (browser only).
-import type { LoggedEvent, OsSnapshot, SessionSummary, SessionView } from "../index.js";
+import type {
+  EventCategory,
+  EventKind,
+  LoggedEvent,
+  OsSnapshot,
+  SessionSummary,
+  SessionView,
+} from "../index.js";
 
 /** What <agent-session-viewer> shows. */
 export interface SessionViewerData {
@@ -81,8 +88,10 @@ export function renderCharts(
   at?: number,
 ): { update(series: ChartSeries, at?: number): void; destroy(): void };
 
-export const CATEGORIES: Record<string, string[]>;
-export function categoryOf(kind: string): string;
+/** Event categories in display order, with the kinds each holds (from
+ * `eventKinds()`: the WebAssembly must be loaded). */
+export function categories(): Record<EventCategory, EventKind[]>;
+export function categoryOf(kind: string): EventCategory | "unknown";
 export function describeEvent(event: LoggedEvent): string;
 export function isAlarming(event: LoggedEvent): boolean;
 export function contentText(content: unknown): string;

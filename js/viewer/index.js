@@ -13,6 +13,6 @@ export {
 } from "./render.js";
 export { renderCharts } from "./charts.js";
 export { chartSeries, cutSeries } from "./series.js";
-export { CATEGORIES, categoryOf, describeEvent, isAlarming, contentText } from "./describe.js";
+export { categories, categoryOf, describeEvent, isAlarming, contentText } from "./describe.js";
 
 defineSessionViewer();

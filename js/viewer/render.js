@@ -83,8 +83,7 @@ function argsText(args) {
  */
 export function renderTranscript(view, { at = Infinity, limit = 200, earlier = 0, onSelect } = {}) {
   const entries = view.transcript.filter((t) => t.position <= at);
-  const rollbacks = entries.filter((t) => t.type === "rollback").map((t) => t.position);
-  const undone = (t) => t.rolled_back && rollbacks.some((r) => r > t.position);
+  const undone = (t) => t.rolled_back_at != null && t.rolled_back_at <= at;
   const shown = entries.slice(Math.max(0, entries.length - limit));
   const list = h("ol", { class: "asv-transcript", "data-testid": "transcript" });
   const select = (position) => onSelect && (() => onSelect(position));

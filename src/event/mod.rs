@@ -19,14 +19,19 @@ pub use text::{RawJson, Str};
 use serde::Serialize;
 
 /// Declares `SessionEvent` and the kind table from one list, so the tag
-/// names, the dispatch in `parse` and the kernel-OS flag cannot disagree.
+/// names, the dispatch in `parse`, the turn, the flags and the viewer's
+/// metadata cannot disagree. Each line: the variant (named as its body
+/// type, with the body's lifetime if any) = "kind": its category, `turn` if
+/// it bears one, `os` if it is a kernel OS event, `snapshot` if the OS
+/// snapshot fold reads it (`-` for no), and when it is alarming.
 macro_rules! session_events {
-    ($($variant:ident($body:ty) = $name:literal, os: $os:literal;)*) => {
+    ($($variant:ident $(<$lt:lifetime>)? = $name:literal:
+        $category:ident, $turn:tt, $os:tt, $folds:tt, $alarming:ident;)*) => {
         /// One event of a session log.
         #[derive(Debug, Clone, PartialEq, Serialize)]
         #[serde(tag = "kind", rename_all = "snake_case")]
         pub enum SessionEvent<'a> {
-            $($variant($body),)*
+            $($variant($variant $(<$lt>)?),)*
             /// A kind this version does not know: kept, counted and shown,
             /// ignored by the folds.
             #[serde(untagged)]
@@ -35,6 +40,16 @@ macro_rules! session_events {
 
         /// Every known kind's tag, in schema order.
         pub const KINDS: &[&str] = &[$($name),*];
+
+        /// Every known kind with what is known of it, in schema order.
+        pub const KIND_TABLE: &[KindInfo] = &[$(KindInfo {
+            kind: $name,
+            category: Category::$category,
+            bears_turn: flag!($turn),
+            kernel_os: flag!($os),
+            snapshot_fold: flag!($folds),
+            alarming: Alarming::$alarming,
+        }),*];
 
         impl<'a> SessionEvent<'a> {
             /// The `kind` tag as written in the log.
@@ -48,15 +63,22 @@ macro_rules! session_events {
             /// True for the 22 kernel OS event kinds.
             pub fn is_kernel_os_event(&self) -> bool {
                 match self {
-                    $(SessionEvent::$variant(_) => $os,)*
+                    $(SessionEvent::$variant(_) => flag!($os),)*
                     SessionEvent::Unknown(_) => false,
+                }
+            }
+
+            /// The turn the event belongs to; `None` for the kinds without one.
+            pub fn turn(&self) -> Option<u32> {
+                match self {
+                    $(SessionEvent::$variant(_e) => turn_of!($turn, _e),)*
+                    SessionEvent::Unknown(_) => None,
                 }
             }
 
             /// True for the 32 kinds this version knows. (A scan of a table:
             /// a `matches!` of 32 strings is 1.6 KB of .wasm for no gain.)
             pub fn is_known_kind(kind: &str) -> bool {
-                const KINDS: &[&str] = &[$($name),*];
                 KINDS.contains(&kind)
             }
 
@@ -85,7 +107,7 @@ macro_rules! session_events {
             fn deserialize<D: serde::Deserializer<'a>>(self, d: D) -> Result<SessionEvent<'a>, D::Error> {
                 use serde::Deserialize;
                 Ok(match self.kind {
-                    $($name => SessionEvent::$variant(<$body>::deserialize(d)?),)*
+                    $($name => SessionEvent::$variant(<$variant $(<$lt>)?>::deserialize(d)?),)*
                     other => return Err(serde::de::Error::custom(format!("unknown event kind `{other}`"))),
                 })
             }
@@ -93,39 +115,119 @@ macro_rules! session_events {
     };
 }
 
+/// A flag of the kind table: a word for yes, `-` for no.
+macro_rules! flag {
+    (-) => {
+        false
+    };
+    ($yes:ident) => {
+        true
+    };
+}
+
+/// The turn of an event body, for the kinds that bear one.
+macro_rules! turn_of {
+    (-, $e:ident) => {
+        None
+    };
+    (turn, $e:ident) => {
+        Some($e.turn)
+    };
+}
+
 session_events! {
-    RunStarted(RunStarted<'a>) = "run_started", os: false;
-    LlmCompleted(LlmCompleted<'a>) = "llm_completed", os: false;
-    ToolRequested(ToolRequested<'a>) = "tool_requested", os: false;
-    ToolCompleted(ToolCompleted<'a>) = "tool_completed", os: false;
-    Compressed(Compressed<'a>) = "compressed", os: true;
-    PageOut(PageOut<'a>) = "page_out", os: true;
-    PageIn(PageIn) = "page_in", os: true;
-    RunTerminal(RunTerminal<'a>) = "run_terminal", os: false;
-    ToolArgumentRepaired(ToolArgumentRepaired<'a>) = "tool_argument_repaired", os: false;
-    PermissionRequested(PermissionRequested<'a>) = "permission_requested", os: false;
-    PermissionResolved(PermissionResolved) = "permission_resolved", os: false;
-    ToolDenied(ToolDenied<'a>) = "tool_denied", os: false;
-    CapabilityChanged(CapabilityChanged<'a>) = "capability_changed", os: true;
-    ContextRenewed(ContextRenewed<'a>) = "context_renewed", os: true;
-    Suspended(Suspended<'a>) = "suspended", os: true;
-    Resumed(Resumed<'a>) = "resumed", os: true;
-    ToolGated(ToolGated<'a>) = "tool_gated", os: true;
-    SignalDeliveryDisposed(SignalDeliveryDisposed<'a>) = "signal_delivery_disposed", os: true;
-    BudgetExceeded(BudgetExceeded<'a>) = "budget_exceeded", os: true;
-    BudgetUsageReported(BudgetUsageReported<'a>) = "budget_usage_reported", os: true;
-    OperationCancelled(OperationCancelled<'a>) = "operation_cancelled", os: true;
-    CheckpointTaken(CheckpointTaken) = "checkpoint_taken", os: true;
-    EntropySample(EntropySample) = "entropy_sample", os: true;
-    EntropyAlert(EntropyAlert) = "entropy_alert", os: true;
-    Rollbacked(Rollbacked<'a>) = "rollbacked", os: true;
-    AgentProcessChanged(AgentProcessChanged<'a>) = "agent_process_changed", os: true;
-    MilestoneAdvanced(MilestoneAdvanced<'a>) = "milestone_advanced", os: true;
-    MilestoneBlocked(MilestoneBlocked<'a>) = "milestone_blocked", os: true;
-    MemoryWritten(MemoryWritten<'a>) = "memory_written", os: true;
-    MemoryQueried(MemoryQueried<'a>) = "memory_queried", os: true;
-    MemoryValidationFailed(MemoryValidationFailed<'a>) = "memory_validation_failed", os: true;
-    MemoryRetrievalResult(MemoryRetrievalResult<'a>) = "memory_retrieval_result", os: false;
+    RunStarted<'a> = "run_started": Run, -, -, -, Never;
+    LlmCompleted<'a> = "llm_completed": Llm, turn, -, -, Never;
+    ToolRequested<'a> = "tool_requested": Tools, turn, -, -, Never;
+    ToolCompleted<'a> = "tool_completed": Tools, turn, -, -, OnError;
+    Compressed<'a> = "compressed": Context, turn, os, -, Never;
+    PageOut<'a> = "page_out": Context, turn, os, snapshot, Never;
+    PageIn = "page_in": Context, turn, os, snapshot, Never;
+    RunTerminal<'a> = "run_terminal": Run, -, -, -, Never;
+    ToolArgumentRepaired<'a> = "tool_argument_repaired": Tools, turn, -, -, Never;
+    PermissionRequested<'a> = "permission_requested": Permissions, turn, -, -, Never;
+    PermissionResolved = "permission_resolved": Permissions, turn, -, -, Never;
+    ToolDenied<'a> = "tool_denied": Tools, turn, -, -, Always;
+    CapabilityChanged<'a> = "capability_changed": Governance, turn, os, -, Never;
+    ContextRenewed<'a> = "context_renewed": Context, turn, os, -, Never;
+    Suspended<'a> = "suspended": Permissions, turn, os, snapshot, Never;
+    Resumed<'a> = "resumed": Permissions, turn, os, snapshot, Never;
+    ToolGated<'a> = "tool_gated": Tools, turn, os, snapshot, Never;
+    SignalDeliveryDisposed<'a> = "signal_delivery_disposed": Signals, turn, os, snapshot, Never;
+    BudgetExceeded<'a> = "budget_exceeded": Budgets, turn, os, snapshot, Always;
+    BudgetUsageReported<'a> = "budget_usage_reported": Budgets, turn, os, snapshot, Never;
+    OperationCancelled<'a> = "operation_cancelled": Budgets, turn, os, snapshot, Always;
+    CheckpointTaken = "checkpoint_taken": Context, turn, os, -, Never;
+    EntropySample = "entropy_sample": Entropy, turn, os, -, Never;
+    EntropyAlert = "entropy_alert": Entropy, turn, os, -, Always;
+    Rollbacked<'a> = "rollbacked": Context, turn, os, -, Always;
+    AgentProcessChanged<'a> = "agent_process_changed": Processes, turn, os, snapshot, Never;
+    MilestoneAdvanced<'a> = "milestone_advanced": Governance, turn, os, -, Never;
+    MilestoneBlocked<'a> = "milestone_blocked": Governance, turn, os, -, Always;
+    MemoryWritten<'a> = "memory_written": Memory, turn, os, snapshot, Never;
+    MemoryQueried<'a> = "memory_queried": Memory, turn, os, snapshot, Never;
+    MemoryValidationFailed<'a> = "memory_validation_failed": Memory, turn, os, snapshot, Always;
+    MemoryRetrievalResult<'a> = "memory_retrieval_result": Memory, -, -, snapshot, Never;
+}
+
+/// Declares `Category` and the list of all of them from one list.
+macro_rules! categories {
+    ($($category:ident),* $(,)?) => {
+        /// The viewer's groups of kinds, in display order.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum Category {
+            $($category,)*
+        }
+
+        impl Category {
+            /// Every category, in display order.
+            pub const ALL: &'static [Category] = &[$(Category::$category),*];
+        }
+    };
+}
+
+categories!(
+    Run,
+    Llm,
+    Tools,
+    Permissions,
+    Processes,
+    Budgets,
+    Signals,
+    Context,
+    Memory,
+    Governance,
+    Entropy,
+);
+
+/// When an event of a kind is something a reader should notice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Alarming {
+    Never,
+    Always,
+    /// When one of its results is an error (`tool_completed`).
+    OnError,
+}
+
+/// What is known of one kind (a row of `KIND_TABLE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct KindInfo {
+    pub kind: &'static str,
+    pub category: Category,
+    /// Its events carry a `turn`.
+    pub bears_turn: bool,
+    /// One of the kernel's OS event kinds.
+    pub kernel_os: bool,
+    /// The OS snapshot fold reads it.
+    pub snapshot_fold: bool,
+    pub alarming: Alarming,
+}
+
+/// The row of a known kind.
+pub fn kind_info(kind: &str) -> Option<&'static KindInfo> {
+    KIND_TABLE.iter().find(|k| k.kind == kind)
 }
 
 /// An event whose kind this version does not know, with its original text.
@@ -144,45 +246,6 @@ impl Serialize for UnknownEvent<'_> {
 }
 
 impl SessionEvent<'_> {
-    /// The turn the event belongs to; `None` for the kinds without one.
-    pub fn turn(&self) -> Option<u32> {
-        use SessionEvent as E;
-        Some(match self {
-            E::RunStarted(_) | E::RunTerminal(_) | E::MemoryRetrievalResult(_) | E::Unknown(_) => {
-                return None
-            }
-            E::LlmCompleted(e) => e.turn,
-            E::ToolRequested(e) => e.turn,
-            E::ToolCompleted(e) => e.turn,
-            E::Compressed(e) => e.turn,
-            E::PageOut(e) => e.turn,
-            E::PageIn(e) => e.turn,
-            E::ToolArgumentRepaired(e) => e.turn,
-            E::PermissionRequested(e) => e.turn,
-            E::PermissionResolved(e) => e.turn,
-            E::ToolDenied(e) => e.turn,
-            E::CapabilityChanged(e) => e.turn,
-            E::ContextRenewed(e) => e.turn,
-            E::Suspended(e) => e.turn,
-            E::Resumed(e) => e.turn,
-            E::ToolGated(e) => e.turn,
-            E::SignalDeliveryDisposed(e) => e.turn,
-            E::BudgetExceeded(e) => e.turn,
-            E::BudgetUsageReported(e) => e.turn,
-            E::OperationCancelled(e) => e.turn,
-            E::CheckpointTaken(e) => e.turn,
-            E::EntropySample(e) => e.turn,
-            E::EntropyAlert(e) => e.turn,
-            E::Rollbacked(e) => e.turn,
-            E::AgentProcessChanged(e) => e.turn,
-            E::MilestoneAdvanced(e) => e.turn,
-            E::MilestoneBlocked(e) => e.turn,
-            E::MemoryWritten(e) => e.turn,
-            E::MemoryQueried(e) => e.turn,
-            E::MemoryValidationFailed(e) => e.turn,
-        })
-    }
-
     /// The event as compact JSON in the kernel's shape.
     pub fn to_json(&self) -> String {
         // Serializing these types cannot fail: every map key is a string.

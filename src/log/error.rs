@@ -2,44 +2,47 @@
 
 use serde::Serialize;
 
-/// What kind of problem a load error is; stable strings for callers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LogErrorCode {
-    /// Not JSON at all (a syntax error).
-    InvalidJson,
-    /// JSON, but not a valid event (type, missing field, bad enum value).
-    InvalidEvent,
-    /// A kind this version does not know (an error only in strict mode).
-    UnknownKind,
-    /// The last line ends mid-event: its writer stopped mid-append.
-    Truncated,
-    /// The bytes of a line are not UTF-8.
-    InvalidUtf8,
-    /// A stored-entry line is not `{"seq", "event"}`.
-    InvalidEntry,
-    /// Stored-entry `seq` skipped numbers: entries are missing.
-    SeqGap,
-    /// Stored-entry `seq` went backwards or repeated.
-    SeqDisorder,
-    /// A valid event the live store refused: larger than its `maxEventBytes`.
-    LimitExceeded,
+crate::view::readable! {
+    /// What kind of problem a load error is; stable strings for callers.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    pub enum LogErrorCode as names {
+        /// Not JSON at all (a syntax error).
+        InvalidJson = "invalid_json",
+        /// JSON, but not a valid event (type, missing field, bad enum value).
+        InvalidEvent = "invalid_event",
+        /// A kind this version does not know (an error only in strict mode).
+        UnknownKind = "unknown_kind",
+        /// The last line ends mid-event: its writer stopped mid-append.
+        Truncated = "truncated",
+        /// The bytes of a line are not UTF-8.
+        InvalidUtf8 = "invalid_utf8",
+        /// A stored-entry line is not `{"seq", "event"}`.
+        InvalidEntry = "invalid_entry",
+        /// Stored-entry `seq` skipped numbers: entries are missing.
+        SeqGap = "seq_gap",
+        /// Stored-entry `seq` went backwards or repeated.
+        SeqDisorder = "seq_disorder",
+        /// A valid event the live store refused: larger than its `maxEventBytes`.
+        LimitExceeded = "limit_exceeded",
+    }
 }
 
-/// One problem in a log, with where it is. `line` and `column` are 1-based;
-/// the column counts characters. `index` is the element index in a JSON array.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LogError {
-    pub line: usize,
-    pub column: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub index: Option<usize>,
-    pub code: LogErrorCode,
-    pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub field: Option<String>,
+crate::view::readable! {
+    /// One problem in a log, with where it is. `line` and `column` are 1-based;
+    /// the column counts characters. `index` is the element index in a JSON array.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+    pub struct LogError {
+        pub line: usize,
+        pub column: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub index: Option<usize>,
+        pub code: LogErrorCode,
+        pub message: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub kind: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub field: Option<String>,
+    }
 }
 
 impl std::fmt::Display for LogError {

@@ -5,194 +5,243 @@
 //! an event as it happened keep the event itself (`Entry`), as written
 //! (integers beyond 2^53-1 as strings).
 
-mod raw;
+pub(crate) mod raw;
 mod restore;
 mod transcript;
 
 use std::collections::{BTreeMap, HashMap};
 
+pub(crate) use raw::readable;
 use serde::Serialize;
 
-use crate::event::{Responder, SessionEvent, Str};
+use crate::event::{AgentProcessChanged, Responder, SessionEvent, Str};
 use crate::json::JsonText;
 use crate::log::LogError;
+use crate::units::Position;
 pub use restore::os_snapshot_of;
 pub use transcript::{ToolOutcome, TranscriptEntry};
 
-/// An event at its 1-based position in the session.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Entry {
-    pub position: u64,
-    pub event: JsonText,
+readable! {
+    /// An event at its 1-based position in the session.
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct Entry {
+        pub position: Position,
+        pub event: JsonText,
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RunHeader {
-    pub position: u64,
-    pub run_id: String,
-    pub goal: String,
-    pub criteria: Vec<String>,
-    pub agent_id: Option<String>,
-    pub system_prompt: Option<String>,
-    pub attachment_count: usize,
+readable! {
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct RunHeader {
+        pub position: Position,
+        pub run_id: String,
+        pub goal: String,
+        pub criteria: Vec<String>,
+        pub agent_id: Option<String>,
+        pub system_prompt: Option<String>,
+        pub attachment_count: usize,
+    }
 }
 
-/// Where the run stands now.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum Status {
-    NotStarted,
-    Running,
-    Suspended { position: u64, turn: u32, reason: String, pending_calls: Vec<String> },
-    Terminal { position: u64, reason: String, turns_used: u32, total_tokens: u64 },
+readable! {
+    /// Where the run stands now.
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub enum Status as "state" {
+        NotStarted = "not_started",
+        Running = "running",
+        Suspended = "suspended" {
+            position: Position,
+            turn: u32,
+            reason: String,
+            pending_calls: Vec<String>,
+        },
+        Terminal = "terminal" {
+            position: Position,
+            reason: String,
+            turns_used: u32,
+            total_tokens: u64,
+        },
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TurnSummary {
-    pub turn: u32,
-    pub first_position: u64,
-    pub last_position: u64,
-    pub event_count: u64,
-    pub kinds: BTreeMap<String, u64>,
-    pub tool_calls: Vec<String>,
-    pub tokens: u64,
-    pub errors: u64,
+readable! {
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct TurnSummary {
+        pub turn: u32,
+        pub first_position: Position,
+        pub last_position: Position,
+        pub event_count: u64,
+        pub kinds: BTreeMap<String, u64>,
+        pub tool_calls: Vec<String>,
+        pub tokens: u64,
+        pub errors: u64,
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ProcessTransition {
-    pub position: u64,
-    pub turn: u32,
-    pub state: String,
-    pub result_termination: Option<String>,
+readable! {
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct ProcessTransition {
+        pub position: Position,
+        pub turn: u32,
+        pub state: String,
+        pub result_termination: Option<String>,
+    }
 }
 
-/// A sub-agent with its latest fields and every state it went through.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ProcessView {
-    pub agent_id: String,
-    pub parent_session_id: String,
-    pub role: String,
-    pub isolation: String,
-    pub context_inheritance: String,
-    pub state: String,
-    pub permitted_capability_ids: Vec<String>,
-    pub result_termination: Option<String>,
-    pub first_turn: u32,
-    pub last_turn: u32,
-    pub history: Vec<ProcessTransition>,
+readable! {
+    /// A sub-agent with its latest fields and every state it went through.
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct ProcessView {
+        pub agent_id: String,
+        pub parent_session_id: String,
+        pub role: String,
+        pub isolation: String,
+        pub context_inheritance: String,
+        pub state: String,
+        pub permitted_capability_ids: Vec<String>,
+        pub result_termination: Option<String>,
+        pub first_turn: u32,
+        pub last_turn: u32,
+        pub history: Vec<ProcessTransition>,
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PermissionResolution {
-    pub position: u64,
-    pub approved: bool,
-    pub responder: String,
+readable! {
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct PermissionResolution {
+        pub position: Position,
+        pub approved: bool,
+        pub responder: String,
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PermissionRequest {
-    pub position: u64,
-    pub turn: u32,
-    pub tool: String,
-    pub arguments: String,
-    pub reason: Option<String>,
-    /// Filled by the next `permission_resolved`, oldest request first.
-    pub resolution: Option<PermissionResolution>,
+readable! {
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct PermissionRequest {
+        pub position: Position,
+        pub turn: u32,
+        pub tool: String,
+        pub arguments: String,
+        pub reason: Option<String>,
+        /// Filled by the next `permission_resolved`, oldest request first.
+        pub resolution: Option<PermissionResolution>,
+    }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Permissions {
-    pub requests: Vec<PermissionRequest>,
-    pub gated: Vec<Entry>,
-    pub denied: Vec<Entry>,
+readable! {
+    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    pub struct Permissions {
+        pub requests: Vec<PermissionRequest>,
+        pub gated: Vec<Entry>,
+        pub denied: Vec<Entry>,
+    }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Budgets {
-    pub usage: Vec<Entry>,
-    pub exceeded: Vec<Entry>,
-    /// Latest reported tokens per operation.
-    pub tokens_by_operation: BTreeMap<String, u64>,
+readable! {
+    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    pub struct Budgets {
+        pub usage: Vec<Entry>,
+        pub exceeded: Vec<Entry>,
+        /// Latest reported tokens per operation.
+        pub tokens_by_operation: BTreeMap<String, u64>,
+    }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Capabilities {
-    /// The capability set now, in the order capabilities were first added.
-    pub current: Vec<String>,
-    pub history: Vec<Entry>,
+readable! {
+    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    pub struct Capabilities {
+        /// The capability set now, in the order capabilities were first added.
+        pub current: Vec<String>,
+        pub history: Vec<Entry>,
+    }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Entropy {
-    pub samples: Vec<Entry>,
-    pub alerts: Vec<Entry>,
+readable! {
+    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    pub struct Entropy {
+        pub samples: Vec<Entry>,
+        pub alerts: Vec<Entry>,
+    }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct ContextView {
-    pub compressions: Vec<Entry>,
-    pub page_outs: Vec<Entry>,
-    pub page_ins: Vec<Entry>,
-    pub renewals: Vec<Entry>,
+readable! {
+    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    pub struct ContextView {
+        pub compressions: Vec<Entry>,
+        pub page_outs: Vec<Entry>,
+        pub page_ins: Vec<Entry>,
+        pub renewals: Vec<Entry>,
+    }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct MemoryView {
-    pub writes: Vec<Entry>,
-    pub queries: Vec<Entry>,
-    pub validation_failures: Vec<Entry>,
-    pub retrievals: Vec<Entry>,
+readable! {
+    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    pub struct MemoryView {
+        pub writes: Vec<Entry>,
+        pub queries: Vec<Entry>,
+        pub validation_failures: Vec<Entry>,
+        pub retrievals: Vec<Entry>,
+    }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct ErrorCounts {
-    pub tool_errors: u64,
-    pub fatal_tool_errors: u64,
-    pub denied_tools: u64,
-    pub unknown_events: u64,
-    pub load_errors: u64,
+readable! {
+    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    pub struct ErrorCounts {
+        pub tool_errors: u64,
+        pub fatal_tool_errors: u64,
+        pub denied_tools: u64,
+        pub unknown_events: u64,
+        pub load_errors: u64,
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct UnknownView {
-    pub position: u64,
-    pub kind: String,
-    pub json: String,
+readable! {
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct UnknownView {
+        pub position: Position,
+        pub kind: String,
+        pub json: String,
+    }
 }
 
-/// The rich read view of a session. Its JSON shape is the `SessionView`
-/// type of the package's TypeScript declarations.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SessionView {
-    pub session_id: Option<String>,
-    pub event_count: u64,
-    /// The largest turn seen (0 before any).
-    pub revision: u64,
-    pub run: Option<RunHeader>,
-    pub status: Status,
-    pub turns_used: u32,
-    /// `run_terminal`'s total, or until then the sum of reported token counts.
-    pub total_tokens: u64,
-    pub turns: Vec<TurnSummary>,
-    pub transcript: Vec<TranscriptEntry>,
-    pub processes: Vec<ProcessView>,
-    pub permissions: Permissions,
-    pub budgets: Budgets,
-    pub signals: Vec<Entry>,
-    pub cancellations: Vec<Entry>,
-    pub capabilities: Capabilities,
-    pub milestones: Vec<Entry>,
-    pub entropy: Entropy,
-    pub checkpoints: Vec<Entry>,
-    pub rollbacks: Vec<Entry>,
-    pub context: ContextView,
-    pub memory: MemoryView,
-    pub argument_repairs: Vec<Entry>,
-    pub counts: BTreeMap<String, u64>,
-    pub errors: ErrorCounts,
-    pub unknown: Vec<UnknownView>,
-    pub load_errors: Vec<LogError>,
+readable! {
+    /// The rich read view of a session. Its JSON shape is the `SessionView`
+    /// type of the package's TypeScript declarations.
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct SessionView {
+        pub session_id: Option<String>,
+        pub event_count: u64,
+        /// The largest turn seen (0 before any).
+        pub revision: u64,
+        pub run: Option<RunHeader>,
+        pub status: Status,
+        pub turns_used: u32,
+        /// `run_terminal`'s total, or until then the sum of reported token counts.
+        pub total_tokens: u64,
+        pub turns: Vec<TurnSummary>,
+        pub transcript: Vec<TranscriptEntry>,
+        pub processes: Vec<ProcessView>,
+        /// Every `agent_process_changed`, as written.
+        pub process_changes: Vec<Entry>,
+        pub permissions: Permissions,
+        pub budgets: Budgets,
+        /// Every `suspended` and `resumed`, as written.
+        pub suspensions: Vec<Entry>,
+        pub signals: Vec<Entry>,
+        pub cancellations: Vec<Entry>,
+        pub capabilities: Capabilities,
+        pub milestones: Vec<Entry>,
+        pub entropy: Entropy,
+        pub checkpoints: Vec<Entry>,
+        pub rollbacks: Vec<Entry>,
+        pub context: ContextView,
+        pub memory: MemoryView,
+        pub argument_repairs: Vec<Entry>,
+        pub counts: BTreeMap<String, u64>,
+        pub errors: ErrorCounts,
+        pub unknown: Vec<UnknownView>,
+        pub load_errors: Vec<LogError>,
+    }
 }
 
 /// Folds events into a `SessionView` one at a time.
@@ -230,7 +279,7 @@ pub struct SessionSummary<'a> {
 /// Counts `key`, allocating its string only the first time.
 fn bump(map: &mut BTreeMap<String, u64>, key: &str) {
     match map.get_mut(key) {
-        Some(n) => *n = (*n).saturating_add(1),
+        Some(n) => *n = count_up(*n, 1),
         None => {
             map.insert(key.to_string(), 1);
         }
@@ -259,8 +308,10 @@ impl SessionViewFolder {
                 turns: Vec::new(),
                 transcript: Vec::new(),
                 processes: Vec::new(),
+                process_changes: Vec::new(),
                 permissions: Permissions::default(),
                 budgets: Budgets::default(),
+                suspensions: Vec::new(),
                 signals: Vec::new(),
                 cancellations: Vec::new(),
                 capabilities: Capabilities::default(),
@@ -333,8 +384,7 @@ impl SessionViewFolder {
 
     /// Records load errors beside the events (tolerant loading).
     pub fn add_load_errors(&mut self, errors: &[LogError]) {
-        self.view.errors.load_errors =
-            self.view.errors.load_errors.saturating_add(errors.len() as u64);
+        self.view.errors.load_errors = count_up(self.view.errors.load_errors, errors.len() as u64);
         if self.lists {
             self.view.load_errors.extend_from_slice(errors);
         }
@@ -342,10 +392,35 @@ impl SessionViewFolder {
 
     /// Folds one event; `text` is its JSON as written (kept by the entries).
     pub fn apply(&mut self, event: &SessionEvent<'_>, text: &str) {
-        use SessionEvent as E;
+        let position = self.advance(event);
         let v = &mut self.view;
-        v.event_count = v.event_count.saturating_add(1);
-        let position = v.event_count;
+        fold_run(v, event, position);
+        let tally = fold_tool_results(&mut v.errors, event);
+        fold_permissions(v, event, position, self.lists);
+        fold_capabilities(&mut v.capabilities.current, event);
+        if let E::BudgetUsageReported(e) = event {
+            v.budgets.tokens_by_operation.insert(e.operation_id.to_string(), e.tokens);
+        }
+        if let E::AgentProcessChanged(e) = event {
+            fold_process(&mut v.processes, &mut self.process_index, e, position);
+        }
+        if let E::Unknown(_) = event {
+            v.errors.unknown_events = count_up(v.errors.unknown_events, 1);
+        }
+        self.fold_totals(tally.tokens);
+        if self.lists {
+            self.keep(event, text, position);
+            let turn = self.current_turn;
+            self.transcript.apply(&mut self.view.transcript, event, position);
+            self.track_turn(turn, position, event, tally);
+        }
+    }
+
+    /// Counts the event and moves the turn and status on; its position.
+    fn advance(&mut self, event: &SessionEvent<'_>) -> Position {
+        let v = &mut self.view;
+        let position = Position(v.event_count).next();
+        v.event_count = position.0;
         bump(&mut v.counts, event.kind());
         if let Some(turn) = event.turn() {
             self.current_turn = turn;
@@ -354,206 +429,41 @@ impl SessionViewFolder {
         if matches!(v.status, Status::NotStarted) {
             v.status = Status::Running;
         }
-        let turn = self.current_turn;
-        let lists = self.lists;
-        let entry = || Entry { position, event: JsonText::from_raw_str(text) };
-        // Records the event in a per-event list, unless this is a light copy.
-        macro_rules! keep {
-            ($list:expr) => {
-                if lists {
-                    $list.push(entry())
-                }
-            };
-        }
-        let mut tokens = 0u64;
-        let mut errors = 0u64;
-        let mut tool_names: Vec<String> = Vec::new();
-        match event {
-            E::RunStarted(e) => {
-                v.run = Some(RunHeader {
-                    position,
-                    run_id: e.run_id.to_string(),
-                    goal: e.goal.to_string(),
-                    criteria: owned(&e.criteria),
-                    agent_id: opt(&e.agent_id),
-                    system_prompt: opt(&e.system_prompt),
-                    attachment_count: e.attachments.len(),
-                });
-            }
-            E::LlmCompleted(e) => tokens = u64::from(e.message.token_count.unwrap_or(0)),
-            E::ToolRequested(e) => {
-                tool_names = e.calls.iter().map(|c| c.name.to_string()).collect()
-            }
-            E::ToolCompleted(e) => {
-                for r in &e.results {
-                    tokens = tokens.saturating_add(u64::from(r.token_count.unwrap_or(0)));
-                    if r.is_error {
-                        errors = errors.saturating_add(1);
-                        v.errors.tool_errors = v.errors.tool_errors.saturating_add(1);
-                    }
-                    if r.is_fatal {
-                        v.errors.fatal_tool_errors = v.errors.fatal_tool_errors.saturating_add(1);
-                    }
-                }
-            }
-            E::RunTerminal(e) => {
-                v.turns_used = e.turns_used;
-                v.status = Status::Terminal {
-                    position,
-                    reason: e.reason.to_string(),
-                    turns_used: e.turns_used,
-                    total_tokens: e.total_tokens,
-                };
-            }
-            E::Suspended(e) => {
-                v.status = Status::Suspended {
-                    position,
-                    turn: e.turn,
-                    reason: e.reason.to_string(),
-                    pending_calls: owned(&e.pending_calls),
-                };
-            }
-            E::Resumed(_) => {
-                if matches!(v.status, Status::Suspended { .. }) {
-                    v.status = Status::Running;
-                }
-            }
-            E::ToolArgumentRepaired(_) => keep!(v.argument_repairs),
-            E::PermissionRequested(e) if lists => v.permissions.requests.push(PermissionRequest {
-                position,
-                turn: e.turn,
-                tool: e.tool.to_string(),
-                arguments: e.arguments.to_string(),
-                reason: opt(&e.reason),
-                resolution: None,
-            }),
-            E::PermissionRequested(_) => {}
-            E::PermissionResolved(e) => {
-                if let Some(req) =
-                    v.permissions.requests.iter_mut().find(|r| r.resolution.is_none())
-                {
-                    req.resolution = Some(PermissionResolution {
-                        position,
-                        approved: e.approved,
-                        responder: match e.responder {
-                            Responder::User => "user",
-                            Responder::PolicyGate => "policy_gate",
-                        }
-                        .to_string(),
-                    });
-                }
-            }
-            E::ToolDenied(_) => {
-                v.errors.denied_tools = v.errors.denied_tools.saturating_add(1);
-                keep!(v.permissions.denied);
-            }
-            E::ToolGated(_) => keep!(v.permissions.gated),
-            E::CapabilityChanged(e) => {
-                let current = &mut v.capabilities.current;
-                current.retain(|c| !e.removed.iter().any(|r| r.as_str() == c));
-                for added in &e.added {
-                    if !current.iter().any(|c| c == added.as_str()) {
-                        current.push(added.to_string());
-                    }
-                }
-                keep!(v.capabilities.history);
-            }
-            E::MilestoneAdvanced(e) => {
-                for cap in &e.capabilities_unlocked {
-                    if !v.capabilities.current.iter().any(|c| c == cap.as_str()) {
-                        v.capabilities.current.push(cap.to_string());
-                    }
-                }
-                keep!(v.milestones);
-            }
-            E::MilestoneBlocked(_) => keep!(v.milestones),
-            E::ContextRenewed(_) => keep!(v.context.renewals),
-            E::Compressed(_) => keep!(v.context.compressions),
-            E::PageOut(_) => keep!(v.context.page_outs),
-            E::PageIn(_) => keep!(v.context.page_ins),
-            E::SignalDeliveryDisposed(_) => keep!(v.signals),
-            E::BudgetExceeded(_) => keep!(v.budgets.exceeded),
-            E::BudgetUsageReported(e) => {
-                v.budgets.tokens_by_operation.insert(e.operation_id.to_string(), e.tokens);
-                keep!(v.budgets.usage);
-            }
-            E::OperationCancelled(_) => keep!(v.cancellations),
-            E::CheckpointTaken(_) => keep!(v.checkpoints),
-            E::EntropySample(_) => keep!(v.entropy.samples),
-            E::EntropyAlert(_) => keep!(v.entropy.alerts),
-            E::Rollbacked(_) => keep!(v.rollbacks),
-            E::AgentProcessChanged(e) => {
-                let transition = ProcessTransition {
-                    position,
-                    turn: e.turn,
-                    state: e.state.to_string(),
-                    result_termination: opt(&e.result_termination),
-                };
-                let latest = ProcessView {
-                    agent_id: e.agent_id.to_string(),
-                    parent_session_id: e.parent_session_id.to_string(),
-                    role: e.role.to_string(),
-                    isolation: e.isolation.to_string(),
-                    context_inheritance: e.context_inheritance.to_string(),
-                    state: e.state.to_string(),
-                    permitted_capability_ids: owned(&e.permitted_capability_ids),
-                    result_termination: opt(&e.result_termination),
-                    first_turn: e.turn,
-                    last_turn: e.turn,
-                    history: Vec::new(),
-                };
-                let index = match self.process_index.get(e.agent_id.as_str()) {
-                    Some(&i) => i,
-                    None => {
-                        self.process_index.insert(latest.agent_id.clone(), v.processes.len());
-                        v.processes.push(latest.clone());
-                        v.processes.len().saturating_sub(1)
-                    }
-                };
-                if let Some(p) = v.processes.get_mut(index) {
-                    let (first_turn, mut history) = (p.first_turn, std::mem::take(&mut p.history));
-                    history.push(transition);
-                    *p = ProcessView { first_turn, history, ..latest };
-                }
-            }
-            E::MemoryWritten(_) => keep!(v.memory.writes),
-            E::MemoryQueried(_) => keep!(v.memory.queries),
-            E::MemoryValidationFailed(_) => keep!(v.memory.validation_failures),
-            E::MemoryRetrievalResult(_) => keep!(v.memory.retrievals),
-            E::Unknown(u) => {
-                v.errors.unknown_events = v.errors.unknown_events.saturating_add(1);
-                if lists {
-                    v.unknown.push(UnknownView {
-                        position,
-                        kind: u.kind.to_string(),
-                        json: u.json.to_string(),
-                    });
-                }
-            }
-        }
+        position
+    }
+
+    /// The token total: reported counts until `run_terminal` gives its own.
+    fn fold_totals(&mut self, tokens: u64) {
+        // Token counts are input: a sum past u64::MAX saturates.
         self.reported_tokens = self.reported_tokens.saturating_add(tokens);
-        if !matches!(v.status, Status::Terminal { .. }) {
-            v.total_tokens = self.reported_tokens;
-        } else if let Status::Terminal { total_tokens, .. } = v.status {
-            v.total_tokens = total_tokens;
+        self.view.total_tokens = match &self.view.status {
+            Status::Terminal { total_tokens, .. } => *total_tokens,
+            _ => self.reported_tokens,
+        };
+    }
+
+    /// Records the event in the per-event list of its kind, if it has one.
+    fn keep(&mut self, event: &SessionEvent<'_>, text: &str, position: Position) {
+        let v = &mut self.view;
+        if let E::Unknown(u) = event {
+            let json = u.json.to_string();
+            v.unknown.push(UnknownView { position, kind: u.kind.to_string(), json });
         }
-        if lists {
-            self.transcript.apply(&mut v.transcript, event, position);
-            self.track_turn(turn, position, event.kind(), tokens, errors, tool_names);
+        if let Some(list) = list_of(v, event) {
+            list.push(Entry { position, event: JsonText::from_raw_str(text) });
         }
     }
 
     fn track_turn(
         &mut self,
         turn: u32,
-        position: u64,
-        kind: &str,
-        tokens: u64,
-        errors: u64,
-        tools: Vec<String>,
+        position: Position,
+        event: &SessionEvent<'_>,
+        tally: Tally,
     ) {
         let turns = &mut self.view.turns;
         let index = *self.turn_index.entry(turn).or_insert_with(|| {
+            let index = turns.len();
             turns.push(TurnSummary {
                 turn,
                 first_position: position,
@@ -564,14 +474,247 @@ impl SessionViewFolder {
                 tokens: 0,
                 errors: 0,
             });
-            turns.len().saturating_sub(1)
+            index
         });
         let Some(t) = turns.get_mut(index) else { return };
         t.last_position = position;
-        t.event_count = t.event_count.saturating_add(1);
-        bump(&mut t.kinds, kind);
-        t.tool_calls.extend(tools);
-        t.tokens = t.tokens.saturating_add(tokens);
-        t.errors = t.errors.saturating_add(errors);
+        t.event_count = count_up(t.event_count, 1);
+        bump(&mut t.kinds, event.kind());
+        if let E::ToolRequested(e) = event {
+            t.tool_calls.extend(e.calls.iter().map(|c| c.name.to_string()));
+        }
+        // Token counts are input: a sum past u64::MAX saturates.
+        t.tokens = t.tokens.saturating_add(tally.tokens);
+        t.errors = count_up(t.errors, tally.errors);
     }
+}
+
+use SessionEvent as E;
+
+/// What an event adds to its turn's tokens and errors.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tally {
+    tokens: u64,
+    errors: u64,
+}
+
+/// A count of things seen in events, `by` more.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "what is counted (events, results, denials) is folded one at a time, a few per \
+              event: no count can reach 2^64"
+)]
+fn count_up(n: u64, by: u64) -> u64 {
+    n + by
+}
+
+/// The run header and the status: started, suspended, resumed, ended.
+fn fold_run(v: &mut SessionView, event: &SessionEvent<'_>, position: Position) {
+    match event {
+        E::RunStarted(e) => {
+            v.run = Some(RunHeader {
+                position,
+                run_id: e.run_id.to_string(),
+                goal: e.goal.to_string(),
+                criteria: owned(&e.criteria),
+                agent_id: opt(&e.agent_id),
+                system_prompt: opt(&e.system_prompt),
+                attachment_count: e.attachments.len(),
+            });
+        }
+        E::RunTerminal(e) => {
+            v.turns_used = e.turns_used;
+            v.status = Status::Terminal {
+                position,
+                reason: e.reason.to_string(),
+                turns_used: e.turns_used,
+                total_tokens: e.total_tokens,
+            };
+        }
+        E::Suspended(e) => {
+            v.status = Status::Suspended {
+                position,
+                turn: e.turn,
+                reason: e.reason.to_string(),
+                pending_calls: owned(&e.pending_calls),
+            };
+        }
+        E::Resumed(_) if matches!(v.status, Status::Suspended { .. }) => v.status = Status::Running,
+        _ => {}
+    }
+}
+
+/// Tokens and errors of an assistant message or of tool results; the
+/// session's tool error counts.
+fn fold_tool_results(errors: &mut ErrorCounts, event: &SessionEvent<'_>) -> Tally {
+    let mut tally = Tally::default();
+    match event {
+        E::LlmCompleted(e) => tally.tokens = u64::from(e.message.token_count.unwrap_or(0)),
+        E::ToolCompleted(e) => {
+            for r in &e.results {
+                // Token counts are input: a sum past u64::MAX saturates.
+                tally.tokens = tally.tokens.saturating_add(u64::from(r.token_count.unwrap_or(0)));
+                if r.is_error {
+                    tally.errors = count_up(tally.errors, 1);
+                    errors.tool_errors = count_up(errors.tool_errors, 1);
+                }
+                if r.is_fatal {
+                    errors.fatal_tool_errors = count_up(errors.fatal_tool_errors, 1);
+                }
+            }
+        }
+        E::ToolDenied(_) => errors.denied_tools = count_up(errors.denied_tools, 1),
+        _ => {}
+    }
+    tally
+}
+
+/// Permission requests, each paired with the next resolution.
+fn fold_permissions(
+    v: &mut SessionView,
+    event: &SessionEvent<'_>,
+    position: Position,
+    lists: bool,
+) {
+    match event {
+        E::PermissionRequested(e) if lists => v.permissions.requests.push(PermissionRequest {
+            position,
+            turn: e.turn,
+            tool: e.tool.to_string(),
+            arguments: e.arguments.to_string(),
+            reason: opt(&e.reason),
+            resolution: None,
+        }),
+        E::PermissionResolved(e) => {
+            if let Some(req) = v.permissions.requests.iter_mut().find(|r| r.resolution.is_none()) {
+                let responder = match e.responder {
+                    Responder::User => "user",
+                    Responder::PolicyGate => "policy_gate",
+                };
+                req.resolution = Some(PermissionResolution {
+                    position,
+                    approved: e.approved,
+                    responder: responder.to_string(),
+                });
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The current capability set: changes, and what milestones unlock.
+fn fold_capabilities(current: &mut Vec<String>, event: &SessionEvent<'_>) {
+    let add = |current: &mut Vec<String>, cap: &Str<'_>| {
+        if !current.iter().any(|c| c == cap.as_str()) {
+            current.push(cap.to_string());
+        }
+    };
+    match event {
+        E::CapabilityChanged(e) => {
+            current.retain(|c| !e.removed.iter().any(|r| r.as_str() == c));
+            e.added.iter().for_each(|cap| add(current, cap));
+        }
+        E::MilestoneAdvanced(e) => e.capabilities_unlocked.iter().for_each(|cap| add(current, cap)),
+        _ => {}
+    }
+}
+
+/// A sub-agent's latest fields, and the state it went to in its history.
+fn fold_process(
+    processes: &mut Vec<ProcessView>,
+    index: &mut HashMap<String, usize>,
+    e: &AgentProcessChanged<'_>,
+    position: Position,
+) {
+    let transition = ProcessTransition {
+        position,
+        turn: e.turn,
+        state: e.state.to_string(),
+        result_termination: opt(&e.result_termination),
+    };
+    let latest = ProcessView {
+        agent_id: e.agent_id.to_string(),
+        parent_session_id: e.parent_session_id.to_string(),
+        role: e.role.to_string(),
+        isolation: e.isolation.to_string(),
+        context_inheritance: e.context_inheritance.to_string(),
+        state: e.state.to_string(),
+        permitted_capability_ids: owned(&e.permitted_capability_ids),
+        result_termination: opt(&e.result_termination),
+        first_turn: e.turn,
+        last_turn: e.turn,
+        history: Vec::new(),
+    };
+    let slot = match index.get(e.agent_id.as_str()) {
+        Some(&i) => processes.get_mut(i),
+        None => {
+            index.insert(latest.agent_id.clone(), processes.len());
+            processes.push(latest.clone());
+            processes.last_mut()
+        }
+    };
+    if let Some(p) = slot {
+        let (first_turn, mut history) = (p.first_turn, std::mem::take(&mut p.history));
+        history.push(transition);
+        *p = ProcessView { first_turn, history, ..latest };
+    }
+}
+
+/// The per-event list that keeps events of this kind as written.
+fn list_of<'v>(v: &'v mut SessionView, event: &SessionEvent<'_>) -> Option<&'v mut Vec<Entry>> {
+    Some(match event {
+        E::ToolArgumentRepaired(_) => &mut v.argument_repairs,
+        E::ToolDenied(_) => &mut v.permissions.denied,
+        E::ToolGated(_) => &mut v.permissions.gated,
+        E::Suspended(_) | E::Resumed(_) => &mut v.suspensions,
+        E::AgentProcessChanged(_) => &mut v.process_changes,
+        E::CapabilityChanged(_) => &mut v.capabilities.history,
+        E::MilestoneAdvanced(_) | E::MilestoneBlocked(_) => &mut v.milestones,
+        E::ContextRenewed(_) => &mut v.context.renewals,
+        E::Compressed(_) => &mut v.context.compressions,
+        E::PageOut(_) => &mut v.context.page_outs,
+        E::PageIn(_) => &mut v.context.page_ins,
+        E::SignalDeliveryDisposed(_) => &mut v.signals,
+        E::BudgetExceeded(_) => &mut v.budgets.exceeded,
+        E::BudgetUsageReported(_) => &mut v.budgets.usage,
+        E::OperationCancelled(_) => &mut v.cancellations,
+        E::CheckpointTaken(_) => &mut v.checkpoints,
+        E::EntropySample(_) => &mut v.entropy.samples,
+        E::EntropyAlert(_) => &mut v.entropy.alerts,
+        E::Rollbacked(_) => &mut v.rollbacks,
+        E::MemoryWritten(_) => &mut v.memory.writes,
+        E::MemoryQueried(_) => &mut v.memory.queries,
+        E::MemoryValidationFailed(_) => &mut v.memory.validation_failures,
+        E::MemoryRetrievalResult(_) => &mut v.memory.retrievals,
+        _ => return None,
+    })
+}
+
+/// Every per-event list of the view (`list_of` says which kinds go where).
+fn entry_lists(v: &SessionView) -> [&Vec<Entry>; 23] {
+    [
+        &v.argument_repairs,
+        &v.permissions.denied,
+        &v.permissions.gated,
+        &v.suspensions,
+        &v.process_changes,
+        &v.capabilities.history,
+        &v.milestones,
+        &v.context.renewals,
+        &v.context.compressions,
+        &v.context.page_outs,
+        &v.context.page_ins,
+        &v.signals,
+        &v.budgets.exceeded,
+        &v.budgets.usage,
+        &v.cancellations,
+        &v.checkpoints,
+        &v.entropy.samples,
+        &v.entropy.alerts,
+        &v.rollbacks,
+        &v.memory.writes,
+        &v.memory.queries,
+        &v.memory.validation_failures,
+        &v.memory.retrievals,
+    ]
 }

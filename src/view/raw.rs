@@ -1,11 +1,17 @@
-//! Walking JSON text already checked to be valid, as objects whose values
-//! stay slices of the text until a typed getter reads them. Small in
-//! code, and a nested event is kept exactly as written.
+//! Reading the view back from the JSON it writes. The JSON text (already
+//! checked valid) is walked as objects whose values stay slices of the text
+//! until a type reads them; each type of the view reads itself
+//! (`FromView`), and `readable!` gives the view's own types that impl from
+//! their definitions, so the schema is written once. (Derived `Deserialize`
+//! impls cost the .wasm several times this: see benches/RESULTS.md.) A
+//! nested event is kept exactly as written.
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
 
+use crate::event::ErrorKind;
 use crate::json::JsonText;
+use crate::units::Position;
 
 /// The first thing found wrong, kept aside so reading goes on in straight
 /// lines: getters give a default and note the problem, and the caller looks
@@ -27,27 +33,40 @@ impl std::fmt::Display for Bad {
 /// Where the first problem of a whole read is noted.
 pub type Problem = Cell<Option<Bad>>;
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "indexes stay within two bytes past the end of a text held in memory"
+)]
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while b.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
-        i = i.saturating_add(1);
+        i += 1;
     }
     i
 }
 
 /// The index just past the string whose opening quote is at `i`.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "indexes stay within two bytes past the end of a text held in memory"
+)]
 fn string_end(b: &[u8], i: usize) -> usize {
-    let mut j = i.saturating_add(1);
+    let mut j = i + 1;
     loop {
         match b.get(j) {
             None => return j,
-            Some(b'\\') => j = j.saturating_add(2),
-            Some(b'"') => return j.saturating_add(1),
-            Some(_) => j = j.saturating_add(1),
+            Some(b'\\') => j += 2,
+            Some(b'"') => return j + 1,
+            Some(_) => j += 1,
         }
     }
 }
 
 /// The index just past the value starting at `i`.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "indexes stay within two bytes past the end of a text held in memory; depth \
+              counts its brackets and is lowered only above 1"
+)]
 fn value_end(b: &[u8], mut i: usize) -> usize {
     let mut depth = 0usize;
     loop {
@@ -60,17 +79,17 @@ fn value_end(b: &[u8], mut i: usize) -> usize {
                 }
                 continue;
             }
-            Some(b'{' | b'[') => depth = depth.saturating_add(1),
+            Some(b'{' | b'[') => depth += 1,
             Some(b'}' | b']') => {
                 if depth <= 1 {
-                    return if depth == 0 { i } else { i.saturating_add(1) };
+                    return if depth == 0 { i } else { i + 1 };
                 }
-                depth = depth.saturating_sub(1);
+                depth -= 1;
             }
             Some(c) if depth == 0 && (*c == b',' || c.is_ascii_whitespace()) => return i,
             Some(_) => {}
         }
-        i = i.saturating_add(1);
+        i += 1;
     }
 }
 
@@ -81,6 +100,10 @@ pub struct Item<'a> {
 }
 
 /// The members of the object or array `text` (`open` is `{` or `[`).
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "indexes stay within two bytes past the end of a text held in memory"
+)]
 fn items(text: &str, open: u8) -> Option<Vec<Item<'_>>> {
     let b = text.as_bytes();
     let mut i = skip_ws(b, 0);
@@ -89,7 +112,7 @@ fn items(text: &str, open: u8) -> Option<Vec<Item<'_>>> {
     }
     let mut out = Vec::new();
     loop {
-        i = skip_ws(b, i.saturating_add(1));
+        i = skip_ws(b, i + 1);
         if matches!(b.get(i), Some(b'}' | b']') | None) {
             return Some(out);
         }
@@ -97,7 +120,7 @@ fn items(text: &str, open: u8) -> Option<Vec<Item<'_>>> {
         if open == b'{' {
             let end = string_end(b, i);
             key = text.get(i..end)?;
-            i = skip_ws(b, skip_ws(b, end).saturating_add(1));
+            i = skip_ws(b, skip_ws(b, end) + 1);
         }
         let end = value_end(b, i);
         out.push(Item { key, value: text.get(i..end)? });
@@ -120,7 +143,115 @@ fn unsigned(raw: &str) -> Option<u64> {
     raw.parse().ok().or_else(|| string(raw)?.parse().ok())
 }
 
-/// One JSON object; `what` names it in problems.
+/// A value of the view, read back from the JSON the view writes.
+pub trait FromView: Sized {
+    /// The value `raw` holds. When it holds none, the problem is noted at
+    /// `at` and a stand-in given, so reading goes on in straight lines (the
+    /// read as a whole fails; an early return at each of the ~150 reads,
+    /// with the drops of what was half built, cost more .wasm than this).
+    fn read(raw: &str, at: &At<'_>) -> Self;
+}
+
+/// Where a value is read: the field of an object, to name in a problem.
+#[derive(Clone, Copy)]
+pub struct At<'a> {
+    pub problem: &'a Problem,
+    pub what: &'static str,
+    pub key: &'static str,
+}
+
+impl At<'_> {
+    /// Notes a problem (the first one is kept).
+    pub fn fail(&self, expected: &'static str) {
+        if self.problem.get().is_none() {
+            self.problem.set(Some(Bad { what: self.what, key: self.key, expected }));
+        }
+    }
+}
+
+/// A value read, or the default with the problem noted.
+#[inline(never)]
+fn or_fail<T: Default>(value: Option<T>, at: &At<'_>, expected: &'static str) -> T {
+    value.unwrap_or_else(|| {
+        at.fail(expected);
+        T::default()
+    })
+}
+
+macro_rules! from_view_by {
+    ($ty:ty, $expected:literal, $read:expr) => {
+        impl FromView for $ty {
+            fn read(raw: &str, at: &At<'_>) -> Self {
+                or_fail($read(raw), at, $expected)
+            }
+        }
+    };
+}
+
+from_view_by!(String, "a string", string);
+from_view_by!(u64, "an unsigned integer", unsigned);
+from_view_by!(u32, "an unsigned 32-bit integer", |r| u32::try_from(unsigned(r)?).ok());
+from_view_by!(usize, "an unsigned integer", |r| usize::try_from(unsigned(r)?).ok());
+from_view_by!(Position, "a position", |r| unsigned(r).map(Position));
+from_view_by!(bool, "true or false", |r| match r {
+    "true" => Some(true),
+    "false" => Some(false),
+    _ => None,
+});
+/// Read through the event schema's own definition.
+impl FromView for ErrorKind {
+    fn read(raw: &str, at: &At<'_>) -> Self {
+        serde_json::from_str(raw).unwrap_or_else(|_| {
+            at.fail("an error kind");
+            ErrorKind::Recoverable
+        })
+    }
+}
+
+impl FromView for JsonText {
+    fn read(raw: &str, _: &At<'_>) -> Self {
+        JsonText::from_raw_str(raw)
+    }
+}
+
+impl<T: FromView> FromView for Option<T> {
+    fn read(raw: &str, at: &At<'_>) -> Self {
+        (raw != "null").then(|| T::read(raw, at))
+    }
+}
+
+impl<T: FromView> FromView for Vec<T> {
+    fn read(raw: &str, at: &At<'_>) -> Self {
+        let mut out = Vec::new();
+        let item = At { key: "[]", ..*at };
+        each(raw, b'[', at, &mut |i| out.push(T::read(i.value, &item)));
+        out
+    }
+}
+
+/// An object of values by name (`{"name": value}`).
+impl<T: FromView> FromView for BTreeMap<String, T> {
+    fn read(raw: &str, at: &At<'_>) -> Self {
+        let mut out = BTreeMap::new();
+        each(raw, b'{', at, &mut |i| {
+            let key = String::read(i.key, at);
+            out.insert(key, T::read(i.value, at));
+        });
+        out
+    }
+}
+
+/// Hands each member of the object or array `text` to `f`, or notes that
+/// `text` is not one. (One walk compiled for every item type.)
+#[inline(never)]
+fn each(text: &str, open: u8, at: &At<'_>, f: &mut dyn FnMut(Item<'_>)) {
+    match items(text, open) {
+        Some(list) => list.into_iter().for_each(f),
+        None => at.fail(if open == b'[' { "an array" } else { "an object" }),
+    }
+}
+
+/// One JSON object, its fields read by the types they hold.
 pub struct Obj<'a> {
     fields: Vec<Item<'a>>,
     what: &'static str,
@@ -128,20 +259,15 @@ pub struct Obj<'a> {
 }
 
 impl<'a> Obj<'a> {
-    /// The object `text` (valid JSON, see `is_valid_json`); not an object:
-    /// an empty one, and the problem noted.
+    /// The object `text`, named `what` in problems; not an object: an
+    /// empty one, and the problem noted.
     #[inline(never)]
-    pub fn parse(text: &'a str, what: &'static str, problem: &'a Problem) -> Self {
+    pub fn parse(text: &'a str, what: &'static str, at: &At<'a>) -> Self {
         let fields = items(text, b'{').unwrap_or_else(|| {
-            note(problem, Bad { what, key: "", expected: "an object" });
+            at.fail("an object");
             Vec::new()
         });
-        Obj { fields, what, problem }
-    }
-
-    /// Notes a problem (the first one is kept).
-    pub fn fail(&self, key: &'static str, expected: &'static str) {
-        note(self.problem, Bad { what: self.what, key, expected });
+        Obj { fields, what, problem: at.problem }
     }
 
     /// A field's raw text; a missing field reads as `null`.
@@ -150,129 +276,117 @@ impl<'a> Obj<'a> {
         self.fields.iter().rev().find(|f| quoted(f.key)).map_or("null", |f| f.value)
     }
 
-    #[inline(never)]
-    fn read<T: Default>(
-        &self,
-        key: &'static str,
-        expected: &'static str,
-        read: fn(&'a str) -> Option<T>,
-    ) -> T {
-        read(self.raw(key)).unwrap_or_else(|| {
-            self.fail(key, expected);
-            T::default()
-        })
+    /// Where the field `key` is read.
+    pub fn at(&self, key: &'static str) -> At<'a> {
+        At { problem: self.problem, what: self.what, key }
     }
 
-    pub fn str(&self, key: &'static str) -> String {
-        self.read(key, "a string", string)
-    }
-
-    pub fn opt_str(&self, key: &'static str) -> Option<String> {
-        self.read(key, "a string or null", |r| {
-            if r == "null" {
-                Some(None)
-            } else {
-                string(r).map(Some)
-            }
-        })
-    }
-
-    pub fn u64(&self, key: &'static str) -> u64 {
-        self.read(key, "an unsigned integer", unsigned)
-    }
-
-    pub fn u32(&self, key: &'static str) -> u32 {
-        self.read(key, "an unsigned 32-bit integer", |r| u32::try_from(unsigned(r)?).ok())
-    }
-
-    pub fn usize(&self, key: &'static str) -> usize {
-        self.read(key, "an unsigned integer", |r| usize::try_from(unsigned(r)?).ok())
-    }
-
-    pub fn opt_u32(&self, key: &'static str) -> Option<u32> {
-        self.read(key, "an unsigned 32-bit integer or null", |r| {
-            if r == "null" {
-                Some(None)
-            } else {
-                u32::try_from(unsigned(r)?).ok().map(Some)
-            }
-        })
-    }
-
-    pub fn opt_usize(&self, key: &'static str) -> Option<usize> {
-        self.read(key, "an unsigned integer or null", |r| {
-            if r == "null" {
-                Some(None)
-            } else {
-                usize::try_from(unsigned(r)?).ok().map(Some)
-            }
-        })
-    }
-
-    pub fn bool(&self, key: &'static str) -> bool {
-        self.read(key, "true or false", |r| match r {
-            "true" => Some(true),
-            "false" => Some(false),
-            _ => None,
-        })
-    }
-
-    pub fn strs(&self, key: &'static str) -> Vec<String> {
-        self.read(key, "an array of strings", |r| {
-            items(r, b'[')?.iter().map(|i| string(i.value)).collect()
-        })
-    }
-
-    /// An object of counts (`{"name": n}`).
-    pub fn counts(&self, key: &'static str) -> BTreeMap<String, u64> {
-        self.read(key, "an object of unsigned integers", |r| {
-            let mut out = BTreeMap::new();
-            for i in items(r, b'{')? {
-                out.insert(string(i.key)?, unsigned(i.value)?);
-            }
-            Some(out)
-        })
-    }
-
-    /// A field's JSON as written (`null` when missing).
-    pub fn json(&self, key: &str) -> JsonText {
-        JsonText::from_raw_str(self.raw(key))
-    }
-
-    pub fn obj(&self, key: &str, what: &'static str) -> Obj<'a> {
-        Obj::parse(self.raw(key), what, self.problem)
-    }
-
-    pub fn opt_obj(&self, key: &str, what: &'static str) -> Option<Obj<'a>> {
-        match self.raw(key) {
-            "null" => None,
-            raw => Some(Obj::parse(raw, what, self.problem)),
-        }
-    }
-
-    pub fn list<T>(
-        &self,
-        key: &'static str,
-        what: &'static str,
-        each: impl Fn(Obj<'a>) -> T,
-    ) -> Vec<T> {
-        let mut out = Vec::new();
-        self.each(key, what, &mut |o| out.push(each(o)));
-        out
-    }
-
-    /// The walk behind `list`, compiled once for every item type.
-    #[inline(never)]
-    fn each(&self, key: &'static str, what: &'static str, f: &mut dyn FnMut(Obj<'a>)) {
-        match items(self.raw(key), b'[') {
-            Some(list) => list.into_iter().for_each(|i| f(Obj::parse(i.value, what, self.problem))),
-            None => self.fail(key, "an array"),
-        }
+    /// A field, read by its type (a problem noted when it is wrong).
+    pub fn field<T: FromView>(&self, key: &'static str) -> T {
+        T::read(self.raw(key), &self.at(key))
     }
 }
 
-fn note(problem: &Problem, bad: Bad) {
-    if problem.get().is_none() {
-        problem.set(Some(bad));
+/// Reads `json` whole as a `T`; the first problem found, if any.
+pub fn read_whole<T: FromView>(json: &str, what: &'static str) -> Result<T, Bad> {
+    if !crate::event::syntax::is_valid_json(json) {
+        return Err(Bad { what, key: "", expected: "valid JSON" });
+    }
+    let problem = Problem::new(None);
+    let out = T::read(json, &At { problem: &problem, what, key: "" });
+    match problem.get() {
+        Some(bad) => Err(bad),
+        None => Ok(out),
     }
 }
+
+/// Declares a type of the view and its `FromView` from one definition: a
+/// struct (read field by field), an enum tagged by a field (`as "state"`:
+/// the tag names each variant, written in serde's attributes too), or an
+/// enum of names (`as names`).
+macro_rules! readable {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            $($(#[$fmeta:meta])* $fvis:vis $field:ident: $ty:ty,)*
+        }
+    ) => {
+        $(#[$meta])*
+        $vis struct $name {
+            $($(#[$fmeta])* $fvis $field: $ty,)*
+        }
+
+        impl $crate::view::raw::FromView for $name {
+            fn read(raw: &str, at: &$crate::view::raw::At<'_>) -> Self {
+                let _o = $crate::view::raw::Obj::parse(raw, stringify!($name), at);
+                $name { $($field: _o.field(stringify!($field)),)* }
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident as $tag:literal {
+            $(#[$fvmeta:meta])* $first:ident = $first_name:literal
+                $({ $($(#[$ffmeta:meta])* $ffield:ident: $fty:ty,)* })?,
+            $($(#[$vmeta:meta])* $variant:ident = $vname:literal
+                $({ $($(#[$vfmeta:meta])* $vfield:ident: $vty:ty,)* })?,)*
+        }
+    ) => {
+        $(#[$meta])*
+        #[serde(tag = $tag)]
+        $vis enum $name {
+            $(#[$fvmeta])* #[serde(rename = $first_name)]
+            $first $({ $($(#[$ffmeta])* $ffield: $fty,)* })?,
+            $($(#[$vmeta])* #[serde(rename = $vname)]
+            $variant $({ $($(#[$vfmeta])* $vfield: $vty,)* })?,)*
+        }
+
+        impl $crate::view::raw::FromView for $name {
+            /// An unknown tag reads as the first variant, the problem noted.
+            fn read(raw: &str, at: &$crate::view::raw::At<'_>) -> Self {
+                let _o = $crate::view::raw::Obj::parse(raw, stringify!($name), at);
+                match _o.field::<String>($tag).as_str() {
+                    $($vname => $name::$variant {
+                        $($($vfield: _o.field(stringify!($vfield)),)*)?
+                    },)*
+                    tag => {
+                        if tag != $first_name {
+                            _o.at($tag).fail(concat!("a ", stringify!($name), " ", $tag));
+                        }
+                        $name::$first { $($($ffield: _o.field(stringify!($ffield)),)*)? }
+                    }
+                }
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident as names {
+            $(#[$fvmeta:meta])* $first:ident = $first_name:literal,
+            $($(#[$vmeta:meta])* $variant:ident = $vname:literal,)*
+        }
+    ) => {
+        $(#[$meta])*
+        $vis enum $name {
+            $(#[$fvmeta])* #[serde(rename = $first_name)]
+            $first,
+            $($(#[$vmeta])* #[serde(rename = $vname)] $variant,)*
+        }
+
+        impl $crate::view::raw::FromView for $name {
+            /// An unknown name reads as the first, the problem noted.
+            fn read(raw: &str, at: &$crate::view::raw::At<'_>) -> Self {
+                match String::read(raw, at).as_str() {
+                    $($vname => $name::$variant,)*
+                    name => {
+                        if name != $first_name {
+                            at.fail(concat!("a ", stringify!($name)));
+                        }
+                        $name::$first
+                    }
+                }
+            }
+        }
+    };
+}
+pub(crate) use readable;

@@ -1,6 +1,7 @@
 //! The transcript: the goal, assistant messages, tool calls paired with
 //! their results by call id, denials, suspensions and rollbacks. Entries
-//! between a checkpoint and a rollback to it are marked `rolled_back`.
+//! between a checkpoint and a rollback to it record that rollback's
+//! position (`rolled_back_at`), so time travel knows when they were undone.
 
 use std::collections::HashMap;
 
@@ -8,68 +9,76 @@ use serde::Serialize;
 
 use crate::event::{ErrorKind, SessionEvent, ToolCall};
 use crate::json::JsonText;
+use crate::units::Position;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolOutcome {
-    pub position: u64,
-    pub output: String,
-    pub is_error: bool,
-    pub is_fatal: bool,
-    pub error_kind: Option<ErrorKind>,
-    pub token_count: Option<u32>,
+use super::readable;
+
+readable! {
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct ToolOutcome {
+        pub position: Position,
+        pub output: String,
+        pub is_error: bool,
+        pub is_fatal: bool,
+        pub error_kind: Option<ErrorKind>,
+        pub token_count: Option<u32>,
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum TranscriptEntry {
-    Goal {
-        position: u64,
-        text: String,
-        criteria: Vec<String>,
-    },
-    Assistant {
-        position: u64,
-        turn: u32,
-        text: String,
-        tool_call_ids: Vec<String>,
-        token_count: Option<u32>,
-        rolled_back: bool,
-    },
-    ToolCall {
-        position: u64,
-        turn: u32,
-        call_id: String,
-        /// `None` for a result whose call was never seen.
-        name: Option<String>,
-        /// `null` until the call itself is seen.
-        arguments: JsonText,
-        result: Option<ToolOutcome>,
-        denied: Option<String>,
-        gated: Option<String>,
-        rolled_back: bool,
-    },
-    Suspended {
-        position: u64,
-        turn: u32,
-        reason: String,
-        pending_calls: Vec<String>,
-    },
-    Resumed {
-        position: u64,
-        turn: u32,
-        approved: Vec<String>,
-        denied: Vec<String>,
-    },
-    Rollback {
-        position: u64,
-        turn: u32,
-        checkpoint_history_len: u32,
-        reason: Option<JsonText>,
-    },
+readable! {
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub enum TranscriptEntry as "type" {
+        Goal = "goal" {
+            position: Position,
+            text: String,
+            criteria: Vec<String>,
+        },
+        Assistant = "assistant" {
+            position: Position,
+            turn: u32,
+            text: String,
+            tool_call_ids: Vec<String>,
+            token_count: Option<u32>,
+            /// The first rollback that undid this entry.
+            rolled_back_at: Option<Position>,
+        },
+        ToolCall = "tool_call" {
+            position: Position,
+            turn: u32,
+            call_id: String,
+            /// `None` for a result whose call was never seen.
+            name: Option<String>,
+            /// `null` until the call itself is seen.
+            arguments: JsonText,
+            result: Option<ToolOutcome>,
+            denied: Option<String>,
+            gated: Option<String>,
+            /// The first rollback that undid this entry.
+            rolled_back_at: Option<Position>,
+        },
+        Suspended = "suspended" {
+            position: Position,
+            turn: u32,
+            reason: String,
+            pending_calls: Vec<String>,
+        },
+        Resumed = "resumed" {
+            position: Position,
+            turn: u32,
+            approved: Vec<String>,
+            denied: Vec<String>,
+        },
+        Rollback = "rollback" {
+            position: Position,
+            turn: u32,
+            checkpoint_history_len: u32,
+            reason: Option<JsonText>,
+        },
+    }
 }
 
 impl TranscriptEntry {
-    pub(super) fn position(&self) -> u64 {
+    pub(super) fn position(&self) -> Position {
         match self {
             TranscriptEntry::Goal { position, .. }
             | TranscriptEntry::Assistant { position, .. }
@@ -85,13 +94,13 @@ impl TranscriptEntry {
 pub struct TranscriptFolder {
     calls: HashMap<String, usize>,
     /// checkpoint history_len → position of the latest such checkpoint.
-    checkpoints: HashMap<u32, u64>,
+    checkpoints: HashMap<u32, Position>,
 }
 
 impl TranscriptFolder {
     /// The folder that produced `out`: call ids to their entries, and the
     /// checkpoints (history length → position) a rollback can return to.
-    pub fn restore(out: &[TranscriptEntry], checkpoints: HashMap<u32, u64>) -> Self {
+    pub fn restore(out: &[TranscriptEntry], checkpoints: HashMap<u32, Position>) -> Self {
         let calls = out
             .iter()
             .enumerate()
@@ -107,7 +116,7 @@ impl TranscriptFolder {
         &mut self,
         out: &mut Vec<TranscriptEntry>,
         event: &SessionEvent<'_>,
-        position: u64,
+        position: Position,
     ) {
         use SessionEvent as E;
         match event {
@@ -123,7 +132,7 @@ impl TranscriptFolder {
                     text: e.message.content.text(),
                     tool_call_ids: e.message.tool_calls.iter().map(|c| c.id.to_string()).collect(),
                     token_count: e.message.token_count,
-                    rolled_back: false,
+                    rolled_back_at: None,
                 });
                 for call in &e.message.tool_calls {
                     self.call(out, call, e.turn, position);
@@ -182,10 +191,10 @@ impl TranscriptFolder {
             E::Rollbacked(e) => {
                 if let Some(&since) = self.checkpoints.get(&e.checkpoint_history_len) {
                     for entry in out.iter_mut().rev().take_while(|x| x.position() > since) {
-                        if let TranscriptEntry::Assistant { rolled_back, .. }
-                        | TranscriptEntry::ToolCall { rolled_back, .. } = entry
+                        if let TranscriptEntry::Assistant { rolled_back_at, .. }
+                        | TranscriptEntry::ToolCall { rolled_back_at, .. } = entry
                         {
-                            *rolled_back = true;
+                            rolled_back_at.get_or_insert(position);
                         }
                     }
                 }
@@ -205,12 +214,14 @@ impl TranscriptFolder {
         out: &mut Vec<TranscriptEntry>,
         call: &ToolCall<'_>,
         turn: u32,
-        position: u64,
+        position: Position,
     ) {
         let i = self.slot(out, &call.id, turn, position);
         if let Some(TranscriptEntry::ToolCall { name, arguments, .. }) = out.get_mut(i) {
-            if name.is_none() {
-                *name = Some(call.name.to_string());
+            // A gate or a denial seen first named the entry: the call still
+            // brings its arguments. The first call seen wins for both.
+            name.get_or_insert_with(|| call.name.to_string());
+            if arguments.get() == "null" {
                 *arguments = JsonText::from_raw(call.arguments.0);
             }
         }
@@ -222,11 +233,12 @@ impl TranscriptFolder {
         out: &mut Vec<TranscriptEntry>,
         call_id: &str,
         turn: u32,
-        position: u64,
+        position: Position,
     ) -> usize {
         if let Some(&i) = self.calls.get(call_id) {
             return i;
         }
+        let index = out.len();
         out.push(TranscriptEntry::ToolCall {
             position,
             turn,
@@ -236,9 +248,8 @@ impl TranscriptFolder {
             result: None,
             denied: None,
             gated: None,
-            rolled_back: false,
+            rolled_back_at: None,
         });
-        let index = out.len().saturating_sub(1);
         self.calls.insert(call_id.to_string(), index);
         index
     }

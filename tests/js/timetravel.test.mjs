@@ -106,3 +106,60 @@ test("write and end with onEvent hand over each folded event with its position a
   );
   assert.equal(JSON.parse(got[0]).run_id, "é😀");
 });
+
+/** Just enough of a DOM for the viewer's renderers: elements with their
+ * attributes and children. */
+function fakeDocument() {
+  class Node {}
+  class Element extends Node {
+    constructor(tag) {
+      super();
+      this.tag = tag;
+      this.attributes = {};
+      this.children = [];
+      this.dataset = {};
+    }
+    setAttribute(k, v) {
+      this.attributes[k] = v;
+    }
+    addEventListener() {}
+    append(...c) {
+      this.children.push(...c);
+    }
+    *walk() {
+      yield this;
+      for (const c of this.children) if (c instanceof Element) yield* c.walk();
+    }
+  }
+  globalThis.Node = Node;
+  globalThis.document = { createElement: (tag) => new Element(tag) };
+}
+
+test("time travel marks an entry undone only once the rollback that undid it is reached", async () => {
+  fakeDocument();
+  const { renderTranscript } = await import("../../js/viewer/render.js");
+  const said = (turn) =>
+    JSON.stringify({
+      kind: "llm_completed",
+      turn,
+      message: { role: "assistant", content: `turn ${turn}` },
+    });
+  const log = [
+    '{"kind":"checkpoint_taken","turn":1,"history_len":1}',
+    said(1), // 2: undone by the rollback at 7 only
+    '{"kind":"checkpoint_taken","turn":1,"history_len":2}',
+    said(2), // 4: undone by the rollback at 5
+    '{"kind":"rollbacked","turn":2,"checkpoint_history_len":2}',
+    said(3), // 6: undone by the rollback at 7
+    '{"kind":"rollbacked","turn":3,"checkpoint_history_len":1}',
+  ].join("\n");
+  const view = new SessionState().apply(log).view();
+  const undoneAt = (at) =>
+    [...renderTranscript(view, { at }).walk()]
+      .filter((e) => e.tag === "li" && e.attributes.class.includes("asv-undone"))
+      .map((e) => Number(e.attributes["data-position"]));
+  assert.deepEqual(undoneAt(4), []);
+  assert.deepEqual(undoneAt(5), [4]);
+  assert.deepEqual(undoneAt(6), [4]);
+  assert.deepEqual(undoneAt(7), [2, 4, 6]);
+});

@@ -16,6 +16,7 @@
 )]
 
 mod alloc;
+mod kinds;
 mod live;
 mod wire;
 

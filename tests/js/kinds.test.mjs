@@ -1,0 +1,48 @@
+// The kind table through the package (eventKinds) and what the viewer's
+// describe.js takes from it: categories, alarming events.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { eventKinds, parseLog, sampleLog } from "agent-replay";
+import { categories, categoryOf, isAlarming } from "../../js/viewer/describe.js";
+
+test("eventKinds lists every kind of the sample once, with its category and flags", () => {
+  const { categories: order, kinds } = eventKinds();
+  assert.equal(order.length, 11);
+  assert.equal(order[0], "run");
+  const sampleKinds = new Set(parseLog(sampleLog()).events.map((e) => e.kind));
+  assert.deepEqual(new Set(kinds.map((k) => k.kind)), sampleKinds);
+  assert.equal(kinds.length, sampleKinds.size);
+  for (const k of kinds) assert.ok(order.includes(k.category), k.kind);
+  const pageOut = kinds.find((k) => k.kind === "page_out");
+  assert.deepEqual(
+    { ...pageOut },
+    {
+      kind: "page_out",
+      category: "context",
+      bears_turn: true,
+      kernel_os: true,
+      snapshot_fold: true,
+      alarming: "never",
+    },
+  );
+  assert.ok(Object.isFrozen(eventKinds().kinds[0]));
+});
+
+test("describe.js takes categories and alarms from the table", () => {
+  const grouped = categories();
+  assert.deepEqual(Object.keys(grouped), eventKinds().categories);
+  assert.deepEqual(grouped.permissions, [
+    "permission_requested",
+    "permission_resolved",
+    "suspended",
+    "resumed",
+  ]);
+  assert.equal(categoryOf("tool_gated"), "tools");
+  assert.equal(categoryOf("warp"), "unknown");
+  const result = (is_error) => ({ kind: "tool_completed", results: [{ is_error }] });
+  assert.equal(isAlarming(result(true)), true);
+  assert.equal(isAlarming(result(false)), false);
+  assert.equal(isAlarming({ kind: "entropy_alert" }), true);
+  assert.equal(isAlarming({ kind: "entropy_sample" }), false);
+  assert.equal(isAlarming({ kind: "warp" }), false);
+});
