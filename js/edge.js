@@ -162,7 +162,8 @@ async function authorized(authorize, request, sessionId, method) {
  * - `authorize(request, sessionId, action)` → boolean (or a promise of one);
  *   `action` is "read" or "append". Without it every request is refused.
  * - `session(sessionId)` → the ReplaySession to serve (default: one per id,
- *   over one shared `store`, made from `storeOptions`).
+ *   over one shared `store`, made from `storeOptions`, kept while the store
+ *   holds the session: see `sessionTable`).
  * - `maxBodyBytes` (1 MiB), `maxEventsPerRequest` (1000): past them, 413.
  * - `heartbeatMs` (15000): SSE comment lines that keep idle streams open.
  * - `retryMs` (1000): the reconnection delay sent to EventSource clients.
@@ -214,21 +215,63 @@ export function createReplayHandler({
   };
 }
 
-/** The handler's own sessions: one ReplaySession per id over one shared store. */
+/**
+ * The handler's own sessions: one ReplaySession per id over one shared
+ * store, kept only while the store holds the session, so that memory stays
+ * within the store's bounds. A read of a session it does not hold (unknown
+ * or evicted) is answered from a transient session, as empty as the store
+ * knows it, and keeps nothing; a session the store evicted is dropped and
+ * freed when next asked for, or by a sweep when the table has doubled.
+ */
 function sessionTable(store, storeOptions) {
   const kept = new Map();
-  const open = (id) => {
-    let s = kept.get(id);
-    if (!s) {
-      // Made on the first request: workerd allows no random values (the
-      // store's incarnation) at a Worker's global scope.
-      store ??= new ReplayStore(storeOptions);
-      s = new ReplaySession(id, { store });
-      kept.set(id, s);
-    }
-    return s;
+  let sweepAt = 16;
+  // Made on the first request: workerd allows no random values (the
+  // store's incarnation) at a Worker's global scope.
+  const shared = () => {
+    store ??= new ReplayStore(storeOptions);
+    return store;
   };
-  return { open, read: (id, answer) => answer(open(id)), release: () => {} };
+  const release = (id) => {
+    const s = kept.get(id);
+    if (s && !ReplayStore.core(shared()).holds(id)) {
+      kept.delete(id);
+      s.free();
+    }
+  };
+  const sweep = () => {
+    for (const id of [...kept.keys()]) release(id);
+    sweepAt = Math.max(16, 2 * kept.size);
+  };
+  return {
+    /** The session to append to or stream: kept (made if need be). */
+    open(id) {
+      release(id);
+      let s = kept.get(id);
+      if (!s) {
+        // Swept first: the new session is not held until its append or subscribe.
+        if (kept.size >= sweepAt) sweep();
+        s = new ReplaySession(id, { store: shared() });
+        kept.set(id, s);
+      }
+      return s;
+    },
+    /** `answer(session)` from the kept session, else from a transient one. */
+    read(id, answer) {
+      release(id);
+      const s = kept.get(id);
+      if (s) return answer(s);
+      const transient = new ReplaySession(id, { store: shared() });
+      try {
+        return answer(transient);
+      } finally {
+        transient.free();
+      }
+    },
+    /** Drops the session if the store no longer holds it (after an append
+     * that failed, or a stream that could not subscribe). */
+    release,
+  };
 }
 
 /** Sessions from the `session(id)` hook: the host owns them. */
