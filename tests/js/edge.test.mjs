@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { memoryUsage, parseCursor } from "agent-replay";
 import { createReplayHandler, bearerTokens, toNodeListener } from "agent-replay/edge";
-import { edgeScenario, hostileScenario } from "./edge-scenario.mjs";
+import { edgeScenario, hostileScenario, rawRequest } from "./edge-scenario.mjs";
 
 test("edge handler on Node: resume, gap, status codes", async () => {
   const handler = createReplayHandler({
@@ -93,4 +93,19 @@ test("edge memory: sessions the store evicted are freed", async () => {
   assert.ok(parseCursor(evicted.cursor).position > 0);
   const resumed = await request(`s-1990/events?cursor=${encodeURIComponent(evicted.cursor)}`);
   assert.deepEqual((await resumed.json()).events, []);
+});
+
+test("toNodeListener: a request no URL can be made of is a coded 400", async () => {
+  const handler = createReplayHandler({ authorize: () => true });
+  const server = http.createServer(toNodeListener(handler)).listen(0, "127.0.0.1");
+  await new Promise((r) => server.once("listening", r));
+  try {
+    const base = `http://127.0.0.1:${server.address().port}`;
+    const r = await rawRequest(base, "GET /sessions/s HTTP/1.0\r\nHost: a b");
+    assert.equal(r.status, 400);
+    assert.equal(JSON.parse(r.body).error.code, "invalid_request");
+    assert.equal((await fetch(`${base}/sessions/s`)).status, 200);
+  } finally {
+    server.close();
+  }
 });
