@@ -69,7 +69,7 @@ test("edge memory: reads of unknown sessions create nothing", async () => {
     await stream.body.cancel();
   };
   await read("warm-up");
-  // Each session kept would hold its full state (about a kilobyte) for ever.
+  // Each session kept would hold its full state in WebAssembly memory for ever.
   const grown = await allocatedBy(async () => {
     for (let i = 0; i < 2000; i++) await read(`unknown-${i}`);
   });
