@@ -45,10 +45,35 @@ async function sendFile(res, path, type) {
   }
 }
 
+/** A coded JSON error, as the edge handler answers them. */
+function sendError(res, status, code, message) {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8" });
+  res.end(JSON.stringify({ error: { code, message } }));
+}
+
+/** Thrown for a request whose target is no URL path or not valid percent-encoding. */
+class InvalidRequest extends Error {}
+
+function decodePath(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new InvalidRequest("the path is not valid percent-encoding");
+  }
+}
+
+function pathnameOf(target) {
+  try {
+    return new URL(target, "http://localhost").pathname;
+  } catch {
+    throw new InvalidRequest("the request target is not a URL path");
+  }
+}
+
 function staticPath(pathname) {
   for (const [prefix, dir] of STATIC) {
     if (!pathname.startsWith(prefix)) continue;
-    const path = normalize(join(dir, decodeURIComponent(pathname.slice(prefix.length))));
+    const path = normalize(join(dir, decodePath(pathname.slice(prefix.length))));
     return path.startsWith(dir + sep) ? path : null;
   }
   return null;
@@ -137,8 +162,8 @@ export async function serve({
     served.set(basename(path), path);
   }
 
-  const server = createServer((req, res) => {
-    const { pathname } = new URL(req.url ?? "/", "http://localhost");
+  const respond = (req, res) => {
+    const pathname = pathnameOf(req.url ?? "/");
     if (pathname.startsWith("/api/")) return api(req, res);
     if (req.method !== "GET" && req.method !== "HEAD") return res.writeHead(405).end();
     if (pathname === "/" || pathname === "/index.html")
@@ -153,12 +178,23 @@ export async function serve({
       return res.end(sampleLog());
     }
     if (pathname.startsWith("/files/")) {
-      const path = served.get(decodeURIComponent(pathname.slice("/files/".length)));
+      const path = served.get(decodePath(pathname.slice("/files/".length)));
       return path ? sendFile(res, path, "application/octet-stream") : res.writeHead(404).end();
     }
     const path = staticPath(pathname);
     if (path) return sendFile(res, path);
     res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+  };
+  // Nothing is thrown from here: a throw would end the process.
+  const server = createServer((req, res) => {
+    try {
+      respond(req, res);
+    } catch (e) {
+      if (e instanceof InvalidRequest) return sendError(res, 400, "invalid_request", e.message);
+      console.error(e);
+      if (!res.headersSent) sendError(res, 500, "internal", "internal error");
+      else res.destroy();
+    }
   });
   await new Promise((ok, fail) => {
     server.once("error", fail);

@@ -137,15 +137,16 @@ export class SessionState {
 
   /**
    * Folds, in log order: one event object, an array of events, or a whole
-   * log as a string or bytes. Load errors of a log (tolerant mode) are kept
-   * in `view().load_errors`; `{strict: true}` throws on the first instead.
+   * log as a string or bytes. Load errors of a log or an array (tolerant
+   * mode) are kept in `view().load_errors`; `{strict: true}` throws on the
+   * first instead.
    */
   apply(input, options = this.#options) {
     const core = this.#live();
     const strict = strictOf(options);
     if (typeof input === "string") call(() => core.applyStr(input, strict));
     else if (isBytes(input)) call(() => core.applyBytes(input, strict));
-    else if (Array.isArray(input)) call(() => core.applyStr(JSON.stringify(input), true));
+    else if (Array.isArray(input)) call(() => core.applyStr(JSON.stringify(input), strict));
     else if (input !== null && typeof input === "object")
       call(() => core.applyEvent(JSON.stringify(input)));
     else throw invalidInput("SessionState.apply", input);

@@ -13,7 +13,9 @@ export type Authorize = (
 export interface ReplayHandlerOptions {
   /** Required: nothing is served unless it allows the request. */
   authorize: Authorize;
-  /** The session to serve (default: one per id over one shared store). */
+  /** The session to serve (default: one per id over one shared store, kept
+   * while the store holds the session; reading a session it does not hold
+   * keeps nothing). */
   session?: (sessionId: string) => ReplaySession;
   /** The shared store (default: made from storeOptions on the first request). */
   store?: ReplayStore;

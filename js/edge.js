@@ -98,12 +98,63 @@ export function bearerTokens(tokens) {
   };
 }
 
+/** The routes under `/sessions/{id}`, by method and last segment. */
+const ROUTES = {
+  "POST events": appendEvents,
+  "GET ": observe,
+  "GET events": resume,
+  "GET stream": stream,
+};
+
+/**
+ * `{sessionId, route}` of a request path under `basePath`, or the error
+ * response for a path that names no session route.
+ */
+function parsePath(pathname, basePath) {
+  const prefix = `${basePath}/sessions/`;
+  if (!pathname.startsWith(prefix))
+    return { refused: errorResponse(404, "not_found", "no such route") };
+  const [rawId, route = "", ...extra] = pathname.slice(prefix.length).split("/");
+  let sessionId;
+  try {
+    sessionId = decodeURIComponent(rawId);
+  } catch {
+    const message = "the session id is not valid percent-encoding";
+    return { refused: errorResponse(400, "invalid_session_id", message) };
+  }
+  if (!sessionId || /[\r\n\0]/.test(sessionId)) {
+    const message = "session ids are non-empty, without CR, LF or NUL";
+    return { refused: errorResponse(400, "invalid_session_id", message) };
+  }
+  if (extra.length) return { refused: errorResponse(404, "not_found", "no such route") };
+  return { sessionId, route };
+}
+
+/** The handler of a route and method, or the error response (404, 405). */
+function routeOf(method, route) {
+  const handler = ROUTES[`${method} ${route}`];
+  if (handler) return { handler };
+  const known = ["", "events", "stream"].includes(route);
+  return {
+    refused: known
+      ? errorResponse(405, "method_not_allowed", `${method} is not allowed here`)
+      : errorResponse(404, "not_found", "no such route"),
+  };
+}
+
+/** Whether `authorize` allows the request; without a hook, nothing is allowed. */
+async function authorized(authorize, request, sessionId, method) {
+  const action = method === "POST" ? "append" : "read";
+  return typeof authorize === "function" && Boolean(await authorize(request, sessionId, action));
+}
+
 /**
  * Makes the handler.
  * - `authorize(request, sessionId, action)` → boolean (or a promise of one);
  *   `action` is "read" or "append". Without it every request is refused.
  * - `session(sessionId)` → the ReplaySession to serve (default: one per id,
- *   over one shared `store`, made from `storeOptions`).
+ *   over one shared `store`, made from `storeOptions`, kept while the store
+ *   holds the session: see `sessionTable`).
  * - `maxBodyBytes` (1 MiB), `maxEventsPerRequest` (1000): past them, 413.
  * - `heartbeatMs` (15000): SSE comment lines that keep idle streams open.
  * - `retryMs` (1000): the reconnection delay sent to EventSource clients.
@@ -131,189 +182,258 @@ export function createReplayHandler({
   clientId = (request) => request.headers.get("authorization") ?? "",
   basePath = "",
 } = {}) {
-  /** Open streams, per session and per client. */
-  const open = { session: new Map(), client: new Map() };
-  const count = (map, key, delta) => {
-    const n = (map.get(key) ?? 0) + delta;
-    n > 0 ? map.set(key, n) : map.delete(key);
+  const context = {
+    sessions: session ? hookSessions(session) : sessionTable(store, storeOptions),
+    streams: streamLimits(maxStreamsPerSession, maxStreamsPerClient),
+    limits: { maxBodyBytes, maxEventsPerRequest, heartbeatMs, retryMs, streamIdleMs },
+    clientId,
   };
-  const sessions = new Map();
-  // Made on the first request: workerd allows no random values (the
-  // store's incarnation) at a Worker's global scope.
-  let sharedStore = store;
-  const sessionFor =
-    session ??
-    ((id) => {
-      let s = sessions.get(id);
-      if (!s) {
-        sharedStore ??= new ReplayStore(storeOptions);
-        s = new ReplaySession(id, { store: sharedStore });
-        sessions.set(id, s);
-      }
-      return s;
-    });
-
   return async function handle(request) {
     const url = new URL(request.url);
-    if (!url.pathname.startsWith(`${basePath}/sessions/`))
-      return errorResponse(404, "not_found", "no such route");
-    const [rawId, rest, ...extra] = url.pathname
-      .slice(basePath.length + "/sessions/".length)
-      .split("/");
-    let sessionId;
-    try {
-      sessionId = decodeURIComponent(rawId ?? "");
-    } catch {
-      return errorResponse(
-        400,
-        "invalid_session_id",
-        "the session id is not valid percent-encoding",
-      );
-    }
-    if (!sessionId || /[\r\n\0]/.test(sessionId))
-      return errorResponse(
-        400,
-        "invalid_session_id",
-        "session ids are non-empty, without CR, LF or NUL",
-      );
-    if (extra.length) return errorResponse(404, "not_found", "no such route");
-    const route = rest ?? "";
-    const method = request.method;
-    const action = method === "POST" ? "append" : "read";
-    const allowedRoute =
-      (route === "events" && (method === "POST" || method === "GET")) ||
-      ((route === "" || route === "stream") && method === "GET");
-    if (!allowedRoute) {
-      return ["", "events", "stream"].includes(route)
-        ? errorResponse(405, "method_not_allowed", `${method} is not allowed here`)
-        : errorResponse(404, "not_found", "no such route");
-    }
-    if (typeof authorize !== "function" || !(await authorize(request, sessionId, action))) {
+    const { sessionId, route, refused } = parsePath(url.pathname, basePath);
+    if (refused) return refused;
+    const { handler, refused: wrongRoute } = routeOf(request.method, route);
+    if (wrongRoute) return wrongRoute;
+    if (!(await authorized(authorize, request, sessionId, request.method)))
       return errorResponse(403, "forbidden", "not allowed for this session");
-    }
     try {
-      const s = sessionFor(sessionId);
-      if (method === "POST") return await append(s, request);
-      if (route === "") return new Response(JSON.stringify(s.observe()), { headers: JSON_HEADERS });
-      if (route === "events") return resume(s, url.searchParams.get("cursor"));
-      const client = clientId(request);
-      if ((open.session.get(sessionId) ?? 0) >= maxStreamsPerSession)
-        return errorResponse(429, "too_many_streams", "too many open streams for this session");
-      if ((open.client.get(client) ?? 0) >= maxStreamsPerClient)
-        return errorResponse(429, "too_many_streams", "too many open streams for this client");
-      return stream(
-        s,
-        request.headers.get("last-event-id") ?? url.searchParams.get("cursor"),
-        sessionId,
-        client,
-      );
+      return await handler(context, { request, url, sessionId });
     } catch (e) {
       if (e instanceof AgentReplayError)
         return errorResponse(httpStatusOf(e.code), e.code, e.message, e.errors);
       throw e;
     }
   };
+}
 
-  async function append(s, request) {
-    const body = await readBody(request, maxBodyBytes);
-    if (body === undefined)
-      return errorResponse(413, "limit_exceeded", `the body is larger than ${maxBodyBytes} bytes`);
+/**
+ * The handler's own sessions: one ReplaySession per id over one shared
+ * store, kept only while the store holds the session, so that memory stays
+ * within the store's bounds. A read of a session it does not hold (unknown
+ * or evicted) is answered from a transient session, as empty as the store
+ * knows it, and keeps nothing; a session the store evicted is dropped and
+ * freed when next asked for, or by a sweep when the table has doubled.
+ */
+function sessionTable(store, storeOptions) {
+  const kept = new Map();
+  let sweepAt = 16;
+  // Made on the first request: workerd allows no random values (the
+  // store's incarnation) at a Worker's global scope.
+  const shared = () => {
+    store ??= new ReplayStore(storeOptions);
+    return store;
+  };
+  const release = (id) => {
+    const s = kept.get(id);
+    if (s && !ReplayStore.core(shared()).holds(id)) {
+      kept.delete(id);
+      s.free();
+    }
+  };
+  const sweep = () => {
+    for (const id of [...kept.keys()]) release(id);
+    sweepAt = Math.max(16, 2 * kept.size);
+  };
+  return {
+    /** The session to append to or stream: kept (made if need be). */
+    open(id) {
+      release(id);
+      let s = kept.get(id);
+      if (!s) {
+        // Swept first: the new session is not held until its append or subscribe.
+        if (kept.size >= sweepAt) sweep();
+        s = new ReplaySession(id, { store: shared() });
+        kept.set(id, s);
+      }
+      return s;
+    },
+    /** `answer(session)` from the kept session, else from a transient one. */
+    read(id, answer) {
+      release(id);
+      const s = kept.get(id);
+      if (s) return answer(s);
+      const transient = new ReplaySession(id, { store: shared() });
+      try {
+        return answer(transient);
+      } finally {
+        transient.free();
+      }
+    },
+    /** Drops the session if the store no longer holds it (after an append
+     * that failed, or a stream that could not subscribe). */
+    release,
+  };
+}
+
+/** Sessions from the `session(id)` hook: the host owns them. */
+function hookSessions(session) {
+  return {
+    open: session,
+    read: (id, answer) => answer(session(id)),
+    release: () => {},
+  };
+}
+
+/** Open streams, counted per session and per client against their limits. */
+function streamLimits(maxPerSession, maxPerClient) {
+  const bySession = new Map();
+  const byClient = new Map();
+  const count = (map, key, delta) => {
+    const n = (map.get(key) ?? 0) + delta;
+    n > 0 ? map.set(key, n) : map.delete(key);
+  };
+  return {
+    /** The 429 response when one more stream would pass a limit. */
+    refusal(sessionId, client) {
+      if ((bySession.get(sessionId) ?? 0) >= maxPerSession)
+        return errorResponse(429, "too_many_streams", "too many open streams for this session");
+      if ((byClient.get(client) ?? 0) >= maxPerClient)
+        return errorResponse(429, "too_many_streams", "too many open streams for this client");
+      return undefined;
+    },
+    /** Counts a stream in; returns what counts it out. */
+    enter(sessionId, client) {
+      count(bySession, sessionId, 1);
+      count(byClient, client, 1);
+      return () => {
+        count(bySession, sessionId, -1);
+        count(byClient, client, -1);
+      };
+    },
+  };
+}
+
+/** POST events: the body appended, all or nothing. */
+async function appendEvents({ sessions, limits }, { request, sessionId }) {
+  const { maxBodyBytes, maxEventsPerRequest } = limits;
+  const body = await readBody(request, maxBodyBytes);
+  if (body === undefined)
+    return errorResponse(413, "limit_exceeded", `the body is larger than ${maxBodyBytes} bytes`);
+  const s = sessions.open(sessionId);
+  try {
     // One pass checks every event and counts them, one appends: all or nothing.
     const appended = s.append(body, { maxEvents: maxEventsPerRequest });
     const cursor = appended.length ? appended.at(-1).cursor : s.observe().cursor;
-    return new Response(JSON.stringify({ appended: appended.length, cursor }), {
-      headers: JSON_HEADERS,
-    });
+    return jsonResponse(JSON.stringify({ appended: appended.length, cursor }));
+  } finally {
+    sessions.release(sessionId);
   }
+}
 
-  function resume(s, cursor) {
-    if (cursor === null)
-      return errorResponse(400, "malformed_cursor", "the cursor query parameter is required");
-    const r = s.resume(cursor);
-    const body =
-      r.type === "replayed"
-        ? `{"type":"replayed","events":[${r.events.map(observedJson).join(",")}],"cursor":${JSON.stringify(r.cursor)}}`
-        : JSON.stringify(r);
-    return new Response(body, { headers: JSON_HEADERS });
+/** GET the session: its observation. */
+function observe({ sessions }, { sessionId }) {
+  return jsonResponse(sessions.read(sessionId, (s) => JSON.stringify(s.observe())));
+}
+
+/** GET events?cursor=: the resume result. */
+function resume({ sessions }, { url, sessionId }) {
+  const cursor = url.searchParams.get("cursor");
+  if (cursor === null)
+    return errorResponse(400, "malformed_cursor", "the cursor query parameter is required");
+  return jsonResponse(sessions.read(sessionId, (s) => resumeJson(s.resume(cursor))));
+}
+
+function resumeJson(r) {
+  if (r.type !== "replayed") return JSON.stringify(r);
+  const events = r.events.map(observedJson).join(",");
+  return `{"type":"replayed","events":[${events}],"cursor":${JSON.stringify(r.cursor)}}`;
+}
+
+function jsonResponse(body) {
+  return new Response(body, { headers: JSON_HEADERS });
+}
+
+/** GET stream: Server-Sent Events, replay then live, within the stream limits. */
+function stream({ sessions, streams, limits, clientId }, { request, url, sessionId }) {
+  const client = clientId(request);
+  const refused = streams.refusal(sessionId, client);
+  if (refused) return refused;
+  const cursor = request.headers.get("last-event-id") ?? url.searchParams.get("cursor");
+  let opened;
+  try {
+    // Subscribed now, so a bad cursor is a 400, not a stream that ends.
+    opened = subscribeFrom(sessions.open(sessionId), cursor);
+  } catch (e) {
+    sessions.release(sessionId);
+    throw e;
   }
+  const leave = streams.enter(sessionId, client);
+  const head = [`: agent-replay stream\nretry: ${limits.retryMs}\n\n`, ...opened.head];
+  return new Response(eventStream(opened.subscription, head, leave, limits), {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store",
+      "x-accel-buffering": "no",
+    },
+  });
+}
 
-  function stream(s, cursor, sessionId, client) {
-    // Checked now, so a bad cursor is a 400, not a stream that ends.
-    let subscription;
-    const head = [`: agent-replay stream\nretry: ${retryMs}\n\n`];
-    if (cursor === null) {
-      // No cursor: the full observation first, then live from it.
-      const observation = s.observe();
-      head.push(
-        sse({ event: "observation", id: observation.cursor, data: JSON.stringify(observation) }),
-      );
-      subscription = s.subscribe(observation.cursor);
-    } else {
-      subscription = s.subscribe(cursor);
-    }
-    count(open.session, sessionId, 1);
-    count(open.client, client, 1);
-    const items = subscription[Symbol.asyncIterator]();
-    let heartbeat;
-    let idle;
-    let ended = false;
-    const end = () => {
-      if (ended) return;
-      ended = true;
-      clearInterval(heartbeat);
-      clearTimeout(idle);
-      subscription.close();
-      count(open.session, sessionId, -1);
-      count(open.client, client, -1);
-    };
-    const body = new ReadableStream(
-      {
-        start(controller) {
-          for (const text of head) controller.enqueue(encoder.encode(text));
-          // A heartbeat only when the client has read what it was sent.
-          heartbeat = setInterval(
-            () =>
-              controller.desiredSize > 0 && controller.enqueue(encoder.encode(": heartbeat\n\n")),
-            heartbeatMs,
-          );
-        },
-        // One item when the client wants more: a slow reader lags in its
-        // bounded subscription instead of growing this stream's queue.
-        async pull(controller) {
-          clearTimeout(idle);
-          const timedOut = new Promise(
-            (resolve) =>
-              (idle = setTimeout(() => resolve({ done: true, idle: true }), streamIdleMs)),
-          );
-          const { done, value: item } = await Promise.race([items.next(), timedOut]);
-          if (done || ended) {
-            end();
-            controller.close();
-            return;
-          }
-          // With what is already pending (at most a batch), in one chunk.
-          let text = render(item);
-          for (let i = 1; i < PULL_BATCH; i++) {
-            const more = subscription.next();
-            if (more === undefined) break;
-            text += render(more);
-          }
-          controller.enqueue(encoder.encode(text));
-        },
-        cancel() {
+/** The subscription from `cursor`, or with none, from the observation sent first. */
+function subscribeFrom(s, cursor) {
+  if (cursor !== null) return { head: [], subscription: s.subscribe(cursor) };
+  const observation = s.observe();
+  const data = JSON.stringify(observation);
+  return {
+    head: [sse({ event: "observation", id: observation.cursor, data })],
+    subscription: s.subscribe(observation.cursor),
+  };
+}
+
+/**
+ * The SSE body: `head`, then one pull of pending items at a time when the
+ * client wants more (a slow reader lags in its bounded subscription instead
+ * of growing this stream's queue); heartbeats only when the client has read
+ * what it was sent; ended after `streamIdleMs` without an event.
+ */
+function eventStream(subscription, head, leave, { heartbeatMs, streamIdleMs }) {
+  const items = subscription[Symbol.asyncIterator]();
+  let heartbeat;
+  let idle;
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    clearInterval(heartbeat);
+    clearTimeout(idle);
+    subscription.close();
+    leave();
+  };
+  const idleTimeout = () =>
+    new Promise((resolve) => (idle = setTimeout(() => resolve({ done: true }), streamIdleMs)));
+  return new ReadableStream(
+    {
+      start(controller) {
+        for (const text of head) controller.enqueue(encoder.encode(text));
+        heartbeat = setInterval(
+          () => controller.desiredSize > 0 && controller.enqueue(encoder.encode(": heartbeat\n\n")),
+          heartbeatMs,
+        );
+      },
+      async pull(controller) {
+        clearTimeout(idle);
+        const { done, value } = await Promise.race([items.next(), idleTimeout()]);
+        if (done || ended) {
           end();
-        },
+          controller.close();
+          return;
+        }
+        controller.enqueue(encoder.encode(withPending(value, subscription)));
       },
-      { highWaterMark: 1 },
-    );
-    return new Response(body, {
-      headers: {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-store",
-        "x-accel-buffering": "no",
-      },
-    });
+      cancel: end,
+    },
+    { highWaterMark: 1 },
+  );
+}
+
+/** An item as SSE text with what is already pending after it (a batch at most). */
+function withPending(item, subscription) {
+  let text = render(item);
+  for (let i = 1; i < PULL_BATCH; i++) {
+    const more = subscription.next();
+    if (more === undefined) break;
+    text += render(more);
   }
+  return text;
 }
 
 /**
@@ -325,40 +445,54 @@ export function toNodeListener(handler) {
     const controller = new AbortController();
     res.on("close", () => controller.abort());
     try {
-      const url = `http://${req.headers.host ?? "localhost"}${req.url}`;
-      const hasBody = req.method !== "GET" && req.method !== "HEAD";
-      const request = new Request(url, {
-        method: req.method,
-        headers: Object.entries(req.headers).flatMap(([k, v]) =>
-          Array.isArray(v) ? v.map((x) => [k, x]) : v === undefined ? [] : [[k, v]],
-        ),
-        body: hasBody ? (await import("node:stream")).Readable.toWeb(req) : undefined,
-        duplex: hasBody ? "half" : undefined,
-        signal: controller.signal,
-      });
-      const response = await handler(request);
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      if (!response.body) return res.end();
-      const reader = response.body.getReader();
-      controller.signal.addEventListener("abort", () => reader.cancel().catch(() => {}));
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        // Backpressure: a slow client is waited for, not buffered for.
-        if (!res.write(value))
-          await new Promise((resolve) => {
-            res.once("drain", resolve);
-            res.once("close", resolve);
-          });
-      }
-      res.end();
+      const request = await fetchRequest(req, controller.signal);
+      const response = request
+        ? await handler(request)
+        : errorResponse(400, "invalid_request", "no URL can be made of the request");
+      await sendResponse(response, res, controller.signal);
     } catch (e) {
-      if (!res.headersSent) {
-        res.writeHead(500, JSON_HEADERS);
-        res.end(JSON.stringify({ error: { code: "internal", message: "internal error" } }));
-      } else {
-        res.destroy(e);
-      }
+      if (res.headersSent) return res.destroy(e);
+      await sendResponse(errorResponse(500, "internal", "internal error"), res, controller.signal);
     }
   };
+}
+
+/** A Node request as a fetch Request, or undefined when its target and
+ * Host header make no URL. */
+async function fetchRequest(req, signal) {
+  let url;
+  try {
+    url = new URL(`http://${req.headers.host ?? "localhost"}${req.url}`);
+  } catch {
+    return undefined;
+  }
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  return new Request(url, {
+    method: req.method,
+    headers: Object.entries(req.headers).flatMap(([k, v]) =>
+      Array.isArray(v) ? v.map((x) => [k, x]) : v === undefined ? [] : [[k, v]],
+    ),
+    body: hasBody ? (await import("node:stream")).Readable.toWeb(req) : undefined,
+    duplex: hasBody ? "half" : undefined,
+    signal,
+  });
+}
+
+/** Writes a fetch Response to a Node response, waiting on a slow client. */
+async function sendResponse(response, res, signal) {
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  if (!response.body) return res.end();
+  const reader = response.body.getReader();
+  signal.addEventListener("abort", () => reader.cancel().catch(() => {}));
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    // Backpressure: a slow client is waited for, not buffered for.
+    if (!res.write(value))
+      await new Promise((resolve) => {
+        res.once("drain", resolve);
+        res.once("close", resolve);
+      });
+  }
+  res.end();
 }

@@ -699,6 +699,7 @@ export interface FoldedEvent {
  * (the core's table, src/error.rs; `errorCodes()` lists it at run time). */
 export type ErrorCode =
   | "invalid_input"
+  | "invalid_request"
   | "invalid_log"
   | "invalid_event"
   | "invalid_observation"

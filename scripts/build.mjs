@@ -1,15 +1,72 @@
 #!/usr/bin/env node
 // Builds the WebAssembly package into pkg/: cargo (wasm32, the size-tuned
 // `wasm` profile) → wasm-bindgen (--target web, one build for every host)
-// → wasm-opt; and pkg/sample.js, the embedded sample session as a module.
+// → wasm-opt; pkg/sample.js, the embedded sample session as a module; and
+// the CommonJS entries (see bundleCommonJs).
 // `--if-needed` skips the build when pkg/ is newer than every source.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
+import * as esbuild from "esbuild";
 
 const root = new URL("..", import.meta.url).pathname;
 const out = join(root, "pkg");
 const wasm = join(out, "agent_replay_bg.wasm");
+
+/**
+ * `require("agent-replay")` and `require("agent-replay/edge")` on Node:
+ * the ESM API bundled as CommonJS, which `require` can load (js/node.js
+ * awaits at top level, which it cannot). The bundle compiles the .wasm
+ * beside it synchronously. Its types are js/*.d.ts copied as .d.cts, so
+ * TypeScript reads them as CommonJS declarations.
+ */
+async function bundleCommonJs() {
+  const common = {
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    logLevel: "warning",
+    // Only the async init of the bindings reads import.meta.url; initSync does not.
+    logOverride: { "empty-import-meta": "silent" },
+  };
+  await esbuild.build({
+    ...common,
+    stdin: {
+      contents: [
+        'import { readFileSync } from "node:fs";',
+        'import { join } from "node:path";',
+        'import { initSync } from "./pkg/agent_replay.js";',
+        "// __dirname: pkg/, where this bundle and the .wasm are.",
+        'initSync({ module: new WebAssembly.Module(readFileSync(join(__dirname, "agent_replay_bg.wasm"))) });',
+        'export * from "./js/api.js";',
+        'export * from "./js/live.js";',
+      ].join("\n"),
+      resolveDir: root,
+      sourcefile: "agent_replay.cjs",
+    },
+    outfile: join(out, "agent_replay.cjs"),
+  });
+  // The edge handler requires the CommonJS entry, so both share one instance.
+  await esbuild.build({
+    ...common,
+    entryPoints: [join(root, "js/edge.js")],
+    external: ["agent-replay"],
+    outfile: join(out, "edge.cjs"),
+  });
+  copyFileSync(join(root, "js/index.d.ts"), join(out, "agent_replay.d.cts"));
+  const edgeTypes = readFileSync(join(root, "js/edge.d.ts"), "utf8");
+  writeFileSync(
+    join(out, "edge.d.cts"),
+    edgeTypes.replaceAll('from "./index.js"', 'from "agent-replay"'),
+  );
+}
 
 function newest(dir) {
   let t = 0;
@@ -27,7 +84,10 @@ if (process.argv.includes("--if-needed") && existsSync(wasm)) {
     newest(join(root, "wasm/src")),
     newest(join(root, "data")),
   );
-  if (statSync(wasm).mtimeMs > sources) process.exit(0);
+  if (statSync(wasm).mtimeMs > sources) {
+    await bundleCommonJs();
+    process.exit(0);
+  }
 }
 
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: "inherit" });
@@ -67,4 +127,5 @@ if (existsSync(wasmOpt)) {
     wasm,
   ]);
 }
+await bundleCommonJs();
 console.error(`built ${wasm} (${statSync(wasm).size} bytes)`);

@@ -66,6 +66,8 @@ error_codes! {
         "An object used after `free()` (a defect of the code holding it).";
     Forbidden = "forbidden", 403,
         "The edge handler's `authorize` hook refused the request.";
+    InvalidRequest = "invalid_request", 400,
+        "An HTTP request whose target is no URL (bad percent-encoding, a bad Host).";
     NotFound = "not_found", 404,
         "No edge route at this path.";
     MethodNotAllowed = "method_not_allowed", 405,

@@ -603,6 +603,11 @@ impl ReplayStore {
         self.live
     }
 
+    /// Whether the session is held now: neither unknown nor evicted.
+    pub fn holds(&self, session_id: &str) -> bool {
+        self.live_buffer(session_id).is_some()
+    }
+
     /// Number of events retained for a session now (without trimming).
     pub fn retained(&self, session_id: &str) -> usize {
         self.live_buffer(session_id).map_or(0, |s| s.events.len())

@@ -195,6 +195,21 @@ test("integers beyond 2^53-1 arrive as exact strings, never rounded", () => {
   );
 });
 
+test("an array of events folds as tolerantly as the same log as text", () => {
+  const events = [JSON.parse(A), { kind: "warp_drive", turn: 1 }, { kind: "page_in", turn: -1 }];
+  const fromArray = new SessionState().apply(events).view();
+  assert.deepEqual(fromArray, new SessionState().apply(JSON.stringify(events)).view());
+  assert.equal(fromArray.unknown[0].kind, "warp_drive", "an unknown kind folds, as in an object");
+  assert.equal(fromArray.load_errors[0].code, "invalid_event");
+  assert.equal(fromArray.load_errors[0].index, 2);
+  assert.throws(() => new SessionState().apply(events, { strict: true }), {
+    code: "invalid_log",
+  });
+  assert.throws(() => new SessionState(undefined, { strict: true }).apply(events), {
+    code: "invalid_log",
+  });
+});
+
 test("wrong inputs throw AgentReplayError with a code", () => {
   assert.throws(() => parseLog(42), { name: "AgentReplayError", code: "invalid_input" });
   assert.throws(() => rebuildOsSnapshot(null), { code: "invalid_input" });

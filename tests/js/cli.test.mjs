@@ -1,11 +1,12 @@
 // The command line, run as a user runs it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { rebuildOsSnapshot, sampleLog } from "agent-replay";
+import { rawRequest } from "./edge-scenario.mjs";
 
 const cli = new URL("../../bin/agent-replay.js", import.meta.url).pathname;
 const run = (args, input) =>
@@ -45,4 +46,46 @@ test("errors print with positions and exit non-zero", () => {
   assert.match(strict.stderr, /stdin:1:\d+: unknown_kind/);
   assert.equal(run(["snapshot", "/no/such/file"]).status, 2);
   assert.equal(run(["frobnicate"]).status, 2);
+});
+
+/** Runs `agent-replay serve` on a free port until `use(url)` is done. */
+async function withServer(args, use) {
+  const child = spawn(process.execPath, [cli, "serve", "--port", "0", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let out = "";
+      child.stdout.on("data", (d) => {
+        out += d;
+        const m = /viewer: (http:\S+)\//.exec(out);
+        if (m) resolve(m[1]);
+      });
+      child.on("exit", (code) => reject(new Error(`serve exited ${code}`)));
+    });
+    await use(url);
+  } finally {
+    child.kill();
+  }
+}
+
+test("serve: a malformed path or request target is a coded 400, and it keeps serving", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-replay-"));
+  const file = join(dir, "log.jsonl");
+  writeFileSync(file, sampleLog());
+  await withServer(["--no-demo", file], async (url) => {
+    for (const path of ["/www/%E0%A4%A", "/files/%E0%A4%A", "/agent-replay/js/%ZZ"]) {
+      const r = await fetch(url + path);
+      assert.equal(r.status, 400, path);
+      assert.equal((await r.json()).error.code, "invalid_request", path);
+    }
+    for (const target of ["http://[", "//x:99999/"]) {
+      const r = await rawRequest(url, `GET ${target} HTTP/1.0\r\nHost: localhost`);
+      assert.equal(r.status, 400, target);
+      assert.equal(JSON.parse(r.body).error.code, "invalid_request", target);
+    }
+    assert.equal((await fetch(`${url}/files/log.jsonl`)).status, 200, "still serving");
+    const r = await fetch(`${url}/api/sessions/%E0%A4%A`);
+    assert.equal((await r.json()).error.code, "invalid_session_id");
+  });
 });

@@ -257,3 +257,21 @@ export async function hostileScenario(base, session = "run:1") {
   const delivered = text.split('\ndata: {"kind"').length - 1;
   assert.ok(delivered < 1000, `only what the socket held was sent, not everything (${delivered})`);
 }
+
+/** Sends `head` (an HTTP/1.0 request line and headers, CRLF-separated, no
+ * blank line) as is, for what fetch refuses to send; resolves to
+ * `{status, body}` (HTTP/1.0: the body is not chunked). */
+export async function rawRequest(base, head) {
+  const { hostname, port } = new URL(base);
+  const text = await new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () =>
+      socket.write(`${head}\r\nConnection: close\r\n\r\n`),
+    );
+    let received = "";
+    socket.on("data", (d) => (received += d));
+    socket.on("end", () => resolve(received));
+    socket.on("error", reject);
+  });
+  const [status] = /^HTTP\/1\.[01] (\d+)/.exec(text)?.slice(1) ?? [];
+  return { status: Number(status), body: text.slice(text.indexOf("\r\n\r\n") + 4) };
+}

@@ -1,8 +1,10 @@
 // The edge handler on Node (node:http on 127.0.0.1), with a real EventSource client.
 import { test } from "node:test";
+import assert from "node:assert/strict";
 import http from "node:http";
+import { memoryUsage, parseCursor } from "agent-replay";
 import { createReplayHandler, bearerTokens, toNodeListener } from "agent-replay/edge";
-import { edgeScenario, hostileScenario } from "./edge-scenario.mjs";
+import { edgeScenario, hostileScenario, rawRequest } from "./edge-scenario.mjs";
 
 test("edge handler on Node: resume, gap, status codes", async () => {
   const handler = createReplayHandler({
@@ -37,6 +39,73 @@ test("edge handler on Node: hostile clients (stream limits, idle streams, slow r
     await hostileScenario(`http://127.0.0.1:${server.address().port}`);
   } finally {
     server.closeAllConnections();
+    server.close();
+  }
+});
+
+/** The handler called in-process, every request allowed. */
+function inProcess(options) {
+  const handler = createReplayHandler({ authorize: () => true, ...options });
+  return (path, init) => handler(new Request(`http://edge.test/sessions/${path}`, init));
+}
+
+/** Bytes allocated in WebAssembly memory after `work`, less those before it. */
+async function allocatedBy(work) {
+  const before = memoryUsage().allocated_bytes;
+  await work();
+  return memoryUsage().allocated_bytes - before;
+}
+
+test("edge memory: reads of unknown sessions create nothing", async () => {
+  const request = inProcess({ storeOptions: { maxSessions: 2 } });
+  const read = async (id) => {
+    const observation = await (await request(id)).json();
+    assert.equal(observation.revision, 0);
+    assert.equal(observation.state.event_count, 0, "an empty observation");
+    const resumed = await request(`${id}/events?cursor=${encodeURIComponent(observation.cursor)}`);
+    assert.deepEqual((await resumed.json()).events, [], "nothing to replay");
+    const stream = await request(`${id}/stream`);
+    assert.equal(stream.status, 200);
+    await stream.body.cancel();
+  };
+  await read("warm-up");
+  // Each session kept would hold its full state in WebAssembly memory for ever.
+  const grown = await allocatedBy(async () => {
+    for (let i = 0; i < 2000; i++) await read(`unknown-${i}`);
+  });
+  assert.ok(grown < 64 * 1024, `2000 unknown sessions read: ${grown} bytes still allocated`);
+});
+
+test("edge memory: sessions the store evicted are freed", async () => {
+  const request = inProcess({ storeOptions: { maxSessions: 2 } });
+  const append = (id) =>
+    request(`${id}/events`, { method: "POST", body: '{"kind":"page_out","turn":1}' });
+  await append("warm-up");
+  const grown = await allocatedBy(async () => {
+    for (let i = 0; i < 2000; i++) assert.equal((await append(`s-${i}`)).status, 200);
+  });
+  assert.ok(grown < 256 * 1024, `2000 sessions through a store of 2: ${grown} bytes allocated`);
+  const held = await (await request("s-1999")).json();
+  assert.equal(held.state.event_count, 1, "a session the store holds keeps its state");
+  // An evicted session's state went with it; its cursor stands where it stopped.
+  const evicted = await (await request("s-1990")).json();
+  assert.equal(evicted.state.event_count, 0);
+  assert.ok(parseCursor(evicted.cursor).position > 0);
+  const resumed = await request(`s-1990/events?cursor=${encodeURIComponent(evicted.cursor)}`);
+  assert.deepEqual((await resumed.json()).events, []);
+});
+
+test("toNodeListener: a request no URL can be made of is a coded 400", async () => {
+  const handler = createReplayHandler({ authorize: () => true });
+  const server = http.createServer(toNodeListener(handler)).listen(0, "127.0.0.1");
+  await new Promise((r) => server.once("listening", r));
+  try {
+    const base = `http://127.0.0.1:${server.address().port}`;
+    const r = await rawRequest(base, "GET /sessions/s HTTP/1.0\r\nHost: a b");
+    assert.equal(r.status, 400);
+    assert.equal(JSON.parse(r.body).error.code, "invalid_request");
+    assert.equal((await fetch(`${base}/sessions/s`)).status, 200);
+  } finally {
     server.close();
   }
 });

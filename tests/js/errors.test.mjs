@@ -46,6 +46,7 @@ test("the table has every code once, each with a status and a description", () =
     "malformed_cursor",
     "wrong_session",
     "invalid_session_id",
+    "invalid_request",
     "limit_exceeded",
     "store_full",
     "closed",

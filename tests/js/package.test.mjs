@@ -5,13 +5,14 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SessionState, rebuildOsSnapshot, sampleLog } from "agent-replay";
+import { SessionState, parseLog, rebuildOsSnapshot, sampleLog } from "agent-replay";
 import { EXPECTED } from "../package/work.mjs";
 import {
   bin,
   bundleWorker,
   installProject,
   port,
+  root,
   serve as start,
   startWorkerd,
 } from "../package/harness.mjs";
@@ -50,6 +51,33 @@ test("Node: the installed package works with no init", () => {
     encoding: "utf8",
   });
   assert.deepEqual(JSON.parse(out), EXPECTED);
+});
+
+test("Node CommonJS: require() of the package and its edge handler, no init", () => {
+  const out = execFileSync(process.execPath, ["checks/require.cjs"], {
+    cwd: project,
+    encoding: "utf8",
+  });
+  const got = JSON.parse(out);
+  assert.deepEqual(got.snapshot, rebuildOsSnapshot(sampleLog()), "the ESM entry's snapshot");
+  const view = new SessionState("s").apply(sampleLog()).view();
+  assert.deepEqual(got.view, view);
+  assert.equal(got.appended, parseLog(sampleLog()).events.length);
+  assert.deepEqual(got.observed, view, "the edge handler folded what it was sent");
+});
+
+test("TypeScript (module node16): the declarations resolve from CommonJS and ESM", () => {
+  execFileSync(
+    bin("tsc"),
+    [
+      ...["--noEmit", "--strict", "--module", "node16", "--moduleResolution", "node16"],
+      ...["--target", "es2022", "--lib", "es2022,esnext.disposable,dom"],
+      ...["--types", "node", "--typeRoots", join(root, "node_modules/@types")],
+      "checks/types.cts",
+      "checks/types.mts",
+    ],
+    { cwd: project, encoding: "utf8" },
+  );
 });
 
 test("Deno: the installed package works", () => {

@@ -152,6 +152,11 @@ impl ReplayStoreHandle {
         self.inner.borrow_mut().trim_session(session_id, millis(now));
     }
 
+    /// Whether the session is held now (a handle on an evicted one can go).
+    pub fn holds(&self, session_id: &str) -> bool {
+        self.inner.borrow().holds(session_id)
+    }
+
     /// Ends every subscription; the store stays usable.
     #[wasm_bindgen(js_name = closeSubscriptions)]
     pub fn close_subscriptions(&self) {

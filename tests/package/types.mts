@@ -1,0 +1,7 @@
+// Type-checked against the installed package (tsc, module node16): the
+// ESM declarations resolve, as types.cts checks the CommonJS ones.
+import { rebuildOsSnapshot, sampleLog } from "agent-replay";
+import { createReplayHandler } from "agent-replay/edge";
+
+const pagesOut: number = rebuildOsSnapshot(sampleLog()).page_out_count;
+export const handler = createReplayHandler({ authorize: () => pagesOut > 0 });
