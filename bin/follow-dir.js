@@ -84,7 +84,7 @@ class FollowedFile {
       if (reset) this.#startGeneration(reset, info);
       this.mtimeMs = info.mtimeMs;
       this.readError = null;
-      this.#row = null;
+      this.#row = null; // the new mtime even when nothing was appended
       // Up to the size seen now, in bounded chunks; later appends come with the next change.
       while (this.offset < info.size) {
         const want = Math.min(this.chunkBytes, info.size - this.offset);
@@ -158,6 +158,7 @@ class FollowedFile {
       } else this.partial = Buffer.concat(this.partial ? [this.partial, rest] : [rest]);
     }
     this.#append(entries);
+    this.#row = null;
   }
 
   /** `{line, text}` of a stored entry's event, or null (with a line error). */
@@ -264,9 +265,13 @@ export class DirectoryFollower {
   /**
    * Options: `pollMs` (1000, at least 50), `storeOptions` (each generation's ReplayStore),
    * `chunkBytes` (1 MiB read at a time), `maxLineBytes` (16 MiB: a longer
-   * line is skipped with a line error).
+   * line is skipped with a line error), `watch` (true; false leaves the
+   * poll alone, for filesystems where fs.watch misbehaves).
    */
-  constructor(dir, { pollMs = 1000, storeOptions = {}, chunkBytes = 1 << 20, maxLineBytes } = {}) {
+  constructor(
+    dir,
+    { pollMs = 1000, storeOptions = {}, chunkBytes = 1 << 20, maxLineBytes, watch = true } = {},
+  ) {
     if (!Number.isInteger(pollMs) || pollMs < MIN_POLL_MS)
       throw new AgentReplayError(
         "invalid_input",
@@ -278,6 +283,7 @@ export class DirectoryFollower {
       storeOptions,
       chunkBytes,
       maxLineBytes: maxLineBytes ?? 16 << 20,
+      watch,
     };
   }
 
@@ -287,11 +293,13 @@ export class DirectoryFollower {
     if (!info.isDirectory())
       throw Object.assign(new Error(`${this.#dir} is not a directory`), { code: "ENOTDIR" });
     await this.scan();
-    try {
-      this.#watcher = watch(this.#dir, (type, name) => this.#changed(type, name));
-      this.#watcher.on("error", () => this.#stopWatching());
-    } catch {
-      this.#watcher = null; // the poll alone follows the directory
+    if (this.#options.watch) {
+      try {
+        this.#watcher = watch(this.#dir, (type, name) => this.#changed(type, name));
+        this.#watcher.on("error", () => this.#stopWatching());
+      } catch {
+        this.#watcher = null; // the poll alone follows the directory
+      }
     }
     this.#timer = setInterval(() => this.scan().catch(() => {}), this.#options.pollMs);
     this.#timer.unref();

@@ -1,0 +1,254 @@
+// `agent-replay serve DIR` on a FileSessionLog directory: a writer appends
+// real deepstrike logs line by line (as the runtime does) and the server's
+// list, resume and streams must see exactly what was written; a truncated
+// or replaced file must come back as a gap, never merged.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  appendFileSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SessionState } from "agent-replay";
+import { serve } from "../../bin/serve.js";
+import { DirectoryFollower } from "../../bin/follow-dir.js";
+
+const corpus = new URL("../corpus/deepstrike-0.2.77/", import.meta.url).pathname;
+const linesOf = (name) => readFileSync(join(corpus, name), "utf8").trimEnd().split("\n");
+const tools = linesOf("tools.jsonl");
+/** The event's own text in a stored entry `{"seq":N,"event":{…}}`. */
+const eventText = (line) => line.slice(line.indexOf(',"event":') + 9, -1);
+
+let dir;
+let server;
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), "serve-dir-"));
+  writeFileSync(join(dir, "notes.txt"), "not a session log\n");
+  server = await serve({ port: 0, dir, pollMs: 100 });
+});
+after(async () => {
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const api = async (path) => {
+  const response = await fetch(`${server.url}/api${path}`);
+  return { status: response.status, body: await response.json() };
+};
+const list = async () => (await api("/sessions")).body.sessions;
+const rowOf = async (id) => (await list()).find((s) => s.session_id === id);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until the session's list row satisfies `check`; returns the row. */
+async function until(id, check, what) {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const row = await rowOf(id);
+    if (row && check(row)) return row;
+    if (Date.now() > deadline) assert.fail(`${what}: ${JSON.stringify(row)}`);
+    await sleep(10);
+  }
+}
+
+test("a log appended line by line is followed exactly, a partial line waits for its newline", async () => {
+  const path = join(dir, "tools.jsonl");
+  writeFileSync(path, "");
+  await until("tools", (r) => r.events === 0, "the new empty log is listed");
+  const start = (await api("/sessions/tools")).body.cursor;
+  for (const [i, line] of tools.entries()) {
+    if (i === 20) {
+      // Half a line: nothing new until its newline comes.
+      appendFileSync(path, line.slice(0, 40));
+      await sleep(300);
+      assert.equal((await rowOf("tools")).events, 20);
+      appendFileSync(path, `${line.slice(40)}\n`);
+    } else appendFileSync(path, `${line}\n`);
+    await until("tools", (r) => r.events === i + 1, `event ${i + 1} is seen`);
+  }
+  const resumed = (await api(`/sessions/tools/events?cursor=${encodeURIComponent(start)}`)).body;
+  assert.equal(resumed.type, "replayed");
+  assert.deepEqual(
+    resumed.events.map((e) => JSON.stringify(e.event)),
+    tools.map((l) => JSON.stringify(JSON.parse(l).event)),
+  );
+  // The row: the whole log's summary, as the package folds it.
+  const summary = new SessionState().apply(readFileSync(path, "utf8")).summary();
+  const row = await rowOf("tools");
+  assert.deepEqual(
+    [row.status, row.turns, row.tokens, row.errors, row.events],
+    [summary.status, summary.turns_used, summary.total_tokens, summary.errors, tools.length],
+  );
+  assert.equal(row.status.state, "terminal");
+  assert.deepEqual([row.generation, row.reset, row.line_errors.count], [1, null, 0]);
+  assert.equal(row.bytes, readFileSync(path).length);
+});
+
+test("the list is most recently written first and a new file appears in it", async () => {
+  writeFileSync(join(dir, "later.jsonl"), `${tools.slice(0, 3).join("\n")}\n`);
+  const row = await until("later", (r) => r.events === 3, "the new file is listed");
+  const sessions = await list();
+  assert.equal(sessions[0].session_id, "later");
+  assert.ok(!sessions.some((s) => s.session_id === "notes"), "only *.jsonl files are sessions");
+  for (const key of ["session_id", "status", "turns", "tokens", "errors", "events", "modified_ms"])
+    assert.ok(key in row, key);
+  assert.deepEqual(
+    sessions.map((s) => s.modified_ms),
+    sessions.map((s) => s.modified_ms).sort((a, b) => b - a),
+  );
+});
+
+/** An SSE response's messages until the stream ends: `[{event, id, data}]`. */
+async function readStream(response, stopWhen = () => false) {
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  const messages = [];
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { messages, ended: true };
+    text += value;
+    let end = text.indexOf("\n\n");
+    while (end >= 0) {
+      const message = { event: "message", data: "" };
+      for (const line of text.slice(0, end).split("\n")) {
+        const [field, ...rest] = line.split(": ");
+        if (field === "event" || field === "id") message[field] = rest.join(": ");
+        if (field === "data") message.data += rest.join(": ");
+      }
+      if (message.data) messages.push(message);
+      text = text.slice(end + 2);
+      end = text.indexOf("\n\n");
+    }
+    if (stopWhen(messages)) {
+      await reader.cancel();
+      return { messages, ended: false };
+    }
+  }
+}
+
+test("a truncated file is a new generation: its open streams end, an old cursor gets a gap", async () => {
+  const path = join(dir, "cut.jsonl");
+  writeFileSync(path, `${tools.slice(0, 30).join("\n")}\n`);
+  await until("cut", (r) => r.events === 30, "the log is read");
+  const stream = await fetch(`${server.url}/api/sessions/cut/stream`);
+  const read = readStream(stream);
+  const old = (await api("/sessions/cut")).body.cursor;
+  writeFileSync(path, `${tools.slice(0, 5).join("\n")}\n`);
+  const row = await until("cut", (r) => r.generation === 2, "the truncation is seen");
+  assert.deepEqual([row.reset, row.events], ["truncated", 5]);
+  const { ended } = await read;
+  assert.ok(ended, "the old generation's stream ends (the client reconnects with its cursor)");
+
+  const resumed = (await api(`/sessions/cut/events?cursor=${encodeURIComponent(old)}`)).body;
+  assert.equal(resumed.type, "gap");
+  assert.equal(resumed.gap.reason, "unavailable");
+  assert.equal(resumed.observation.state.event_count, 5);
+  // Over SSE: the reconnect with Last-Event-ID gets the gap, then the observation.
+  const again = await fetch(`${server.url}/api/sessions/cut/stream`, {
+    headers: { "last-event-id": old },
+  });
+  const { messages } = await readStream(again, (m) => m.length >= 2);
+  assert.deepEqual(
+    messages.map((m) => m.event),
+    ["gap", "observation"],
+  );
+  assert.equal(JSON.parse(messages[1].data).state.event_count, 5);
+  // The new generation is followed on.
+  appendFileSync(path, `${tools.slice(5, 8).join("\n")}\n`);
+  await until("cut", (r) => r.events === 8, "appends after the truncation");
+  const after = (await api(`/sessions/cut/events?cursor=${encodeURIComponent(messages[1].id)}`))
+    .body;
+  assert.deepEqual(
+    after.events.map((e) => JSON.stringify(e.event)),
+    tools.slice(5, 8).map((l) => JSON.stringify(JSON.parse(l).event)),
+  );
+});
+
+test("a replaced file (a new inode) and a file rewritten longer are new generations", async () => {
+  const path = join(dir, "swap.jsonl");
+  writeFileSync(path, `${tools.slice(0, 10).join("\n")}\n`);
+  await until("swap", (r) => r.events === 10, "the log is read");
+  const old = (await api("/sessions/swap")).body.cursor;
+  writeFileSync(join(dir, "swap.tmp"), `${tools.slice(0, 12).join("\n")}\n`);
+  renameSync(join(dir, "swap.tmp"), path);
+  const row = await until("swap", (r) => r.generation === 2, "the replacement is seen");
+  assert.deepEqual([row.reset, row.events], ["replaced", 12]);
+  const resumed = (await api(`/sessions/swap/events?cursor=${encodeURIComponent(old)}`)).body;
+  assert.equal(resumed.type, "gap");
+
+  // Same inode, truncated and written past the old size before the follower looked.
+  const longer = linesOf("loop.jsonl").slice(0, 20);
+  writeFileSync(path, `${longer.join("\n")}\n`);
+  const rewritten = await until("swap", (r) => r.generation === 3, "the rewrite is seen");
+  assert.deepEqual([rewritten.reset, rewritten.events], ["rewritten", 20]);
+});
+
+test("lines the reader rejects are left out and counted, the rest is followed", async () => {
+  const permissions = linesOf("permissions.jsonl");
+  writeFileSync(
+    join(dir, "odd.jsonl"),
+    `${[permissions[0], "{not json", ...permissions.slice(1, 20)].join("\n")}\n`,
+  );
+  const row = await until("odd", (r) => r.line_errors.count === 2, "the bad lines are counted");
+  assert.equal(row.events, 19); // 20 entries, one of them an event the reader rejects
+  assert.deepEqual(
+    row.line_errors.last.map((e) => [e.line, e.code]),
+    [
+      [2, "not_a_stored_entry"],
+      [13, "invalid_event"],
+    ],
+  );
+});
+
+test("followed sessions are read-only, /api/sessions lists only with a directory", async () => {
+  const post = await fetch(`${server.url}/api/sessions/tools/events`, {
+    method: "POST",
+    body: tools[0],
+  });
+  assert.equal(post.status, 403);
+  const page = await fetch(`${server.url}/`, { redirect: "manual" });
+  assert.equal(page.status, 302);
+  assert.equal(page.headers.get("location"), "/sessions");
+  assert.match(await (await fetch(`${server.url}/sessions`)).text(), /sessions\.js/);
+  const plain = await serve({ port: 0, demo: false });
+  try {
+    const response = await fetch(`${plain.url}/api/sessions`);
+    assert.equal(response.status, 404);
+    assert.equal((await response.json()).error.code, "not_found");
+  } finally {
+    await plain.close();
+  }
+});
+
+test("without fs.watch the poll follows, reading in small chunks", async () => {
+  const own = mkdtempSync(join(tmpdir(), "serve-dir-poll-"));
+  const follower = await new DirectoryFollower(own, {
+    pollMs: 50,
+    watch: false,
+    chunkBytes: 7,
+  }).start();
+  try {
+    const path = join(own, "tools.jsonl");
+    writeFileSync(path, "");
+    const deadline = Date.now() + 5000;
+    while (!follower.has("tools") && Date.now() < deadline) await sleep(20);
+    const start = follower.session("tools").observe().cursor;
+    appendFileSync(path, `${tools.slice(0, 10).join("\n")}\n`);
+    while (follower.list()[0]?.events !== 10 && Date.now() < deadline) await sleep(20);
+    appendFileSync(path, `${tools.slice(10).join("\n")}\n`);
+    while (follower.list()[0]?.events !== tools.length && Date.now() < deadline) await sleep(20);
+    // Byte for byte: each event's text as the runtime wrote it.
+    const { events } = follower.session("tools").resume(start);
+    assert.deepEqual(
+      events.map((e) => e.json),
+      tools.map(eventText),
+    );
+  } finally {
+    follower.close();
+    rmSync(own, { recursive: true, force: true });
+  }
+});
