@@ -4,8 +4,10 @@
 // or replaced file must come back as a gap, never merged.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import {
   appendFileSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   renameSync,
@@ -14,10 +16,14 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { chromium } from "playwright-core";
 import { SessionState } from "agent-replay";
 import { serve } from "../../bin/serve.js";
 import { DirectoryFollower } from "../../bin/follow-dir.js";
 
+const root = new URL("../..", import.meta.url).pathname;
+const shots = join(root, "target/screenshots");
+mkdirSync(shots, { recursive: true });
 const corpus = new URL("../corpus/deepstrike-0.2.77/", import.meta.url).pathname;
 const linesOf = (name) => readFileSync(join(corpus, name), "utf8").trimEnd().split("\n");
 const tools = linesOf("tools.jsonl");
@@ -249,6 +255,127 @@ test("without fs.watch the poll follows, reading in small chunks", async () => {
     );
   } finally {
     follower.close();
+    rmSync(own, { recursive: true, force: true });
+  }
+});
+
+/** Starts `agent-replay serve ARGS` as the CLI runs it; resolves to {url, stop}. */
+function startCli(args) {
+  const child = spawn(process.execPath, [join(root, "bin/agent-replay.js"), "serve", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stderr.on("data", (d) => (err += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 20_000);
+    child.on("exit", (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = /viewer: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
+      if (!m || !/following /.test(out)) return;
+      clearTimeout(timer);
+      resolve({
+        url: m[1],
+        stop: () =>
+          new Promise((ok) => {
+            child.once("exit", ok);
+            child.kill("SIGTERM");
+          }),
+      });
+    });
+  });
+}
+
+test("in Chromium: the list follows a running agent's log, the viewer follows it across a disconnect", async () => {
+  const own = mkdtempSync(join(tmpdir(), "serve-dir-e2e-"));
+  const path = join(own, "long_run.jsonl");
+  const log = linesOf("long_run.jsonl").slice(0, 400);
+  writeFileSync(path, `${log.slice(0, 50).join("\n")}\n`);
+  writeFileSync(join(own, "tools.jsonl"), `${tools.join("\n")}\n`);
+  const cli = await startCli(["--port", "0", "--poll-ms", "200", own]);
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
+  });
+  let written = 50;
+  /** The writer: the runtime appending its log, one line at a time. */
+  const write = async (upTo) => {
+    for (; written < upTo; written += 1) {
+      appendFileSync(path, `${log[written]}\n`);
+      await sleep(5);
+    }
+  };
+  const observe = async () => (await fetch(`${cli.url}/api/sessions/long_run`)).json();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 500 } });
+    const problems = [];
+    page.on("pageerror", (e) => problems.push(e.message));
+    page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
+    await page.goto(`${cli.url}/`);
+    assert.equal(
+      new URL(page.url()).pathname,
+      "/sessions",
+      "the directory's list is the start page",
+    );
+    const eventsShown = (id) =>
+      page.$eval(`tr[data-session="${id}"] td:nth-child(6)`, (td) => td.textContent);
+    await page.waitForSelector('tr[data-session="tools"]');
+    assert.equal(await eventsShown("long_run"), "50");
+    await write(120);
+    await page.waitForFunction(
+      () =>
+        document.querySelector('tr[data-session="long_run"] td:nth-child(6)')?.textContent ===
+        "120",
+    );
+    // The session written last is first.
+    assert.equal(await page.$eval("tbody tr", (tr) => tr.dataset.session), "long_run");
+    await page.screenshot({ path: join(shots, "sessions.png") });
+
+    await page.click('tr[data-session="long_run"] a');
+    const status = () => page.locator("[data-testid=live-status]").textContent();
+    await page.waitForFunction(
+      () => document.querySelector("[data-testid=live-status]")?.textContent === "open",
+    );
+    /** Once the server has read all that was written, the viewer shows exactly its state. */
+    const matches = async () => {
+      let server = await observe();
+      while (server.state.event_count < written) {
+        await sleep(20);
+        server = await observe();
+      }
+      const n = server.state.event_count;
+      await page.waitForFunction(
+        (t) => document.querySelector("[data-testid=position]")?.textContent.includes(t),
+        `event ${n} of ${n}`,
+        { timeout: 20_000 },
+      );
+      const mine = await page.evaluate(() => window.agentReplayViewer.exportState());
+      assert.deepEqual(mine.view, server.state);
+    };
+    await write(200); // followed live as the runtime appends
+    await matches();
+    await page.click("[data-testid=connect]");
+    await page.waitForFunction(
+      () => document.querySelector("[data-testid=live-status]").textContent === "disconnected",
+    );
+    await write(300); // while disconnected
+    await page.click("[data-testid=connect]"); // resumes from its cursor
+    await page.waitForFunction(
+      () => document.querySelector("[data-testid=live-status]").textContent === "open",
+    );
+    await write(400);
+    await matches();
+    assert.equal(await status(), "open");
+    assert.equal(
+      await page.locator("[data-testid=gaps] li").count(),
+      1,
+      "only the first observation: nothing missed across the disconnect",
+    );
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await cli.stop();
     rmSync(own, { recursive: true, force: true });
   }
 });
