@@ -12,8 +12,9 @@ import { AgentReplayError, ReplaySession, ReplayStore, SessionState } from "../j
 
 const SUFFIX = ".jsonl";
 const NEWLINE = 0x0a;
-/** A stored entry as FileSessionLog writes it; group 2 is the event's own text. */
-const ENTRY = /^\{"seq":(0|[1-9][0-9]*),"event":(\{.*\})\}$/;
+/** A stored entry as FileSessionLog writes it; group 2 is the event's own text. With `s`,
+ * as the SDK writes U+2028 and U+2029 raw, and `.` alone stops at them. */
+const ENTRY = /^\{"seq":(0|[1-9][0-9]*),"event":(\{.*\})\}$/s;
 /** Line errors kept per file (the count goes on). */
 const KEEP_LINE_ERRORS = 20;
 /** The fallback poll's shortest period: it lists the directory and stats each log. */
@@ -189,8 +190,9 @@ class FollowedFile {
         return;
       } catch (e) {
         if (!(e instanceof AgentReplayError)) throw e;
-        if (attempt > 0 || !e.errors?.length) return this.#appendEach(batch);
-        const bad = new Set(e.errors.map((err) => err.line));
+        const bad = new Set(e.errors?.map((err) => err.line));
+        const placed = [...bad].every((line) => batch[line - 1] !== undefined);
+        if (attempt > 0 || !bad.size || !placed) return this.#appendEach(batch);
         for (const err of e.errors)
           this.#lineError(batch[err.line - 1].line, err.code, err.message);
         batch = batch.filter((_, i) => !bad.has(i + 1));

@@ -210,6 +210,16 @@ test("lines the reader rejects are left out and counted, the rest is followed", 
   );
 });
 
+test("an event holding U+2028 or U+2029 (written raw, as ensure_ascii=False does) is followed", async () => {
+  const entry = tools[0].replace('"goal":"', '"goal":"line\u2028separator\u2029paragraph ');
+  assert.notEqual(entry, tools[0]);
+  writeFileSync(join(dir, "separators.jsonl"), `${entry}\n${tools[1]}\n`);
+  const row = await until("separators", (r) => r.events + r.line_errors.count === 2, "both read");
+  assert.deepEqual([row.events, row.line_errors.last], [2, []]);
+  const { body } = await api("/sessions/separators");
+  assert.match(body.state.run.goal, /^line\u2028separator\u2029paragraph /);
+});
+
 test("followed sessions are read-only, /api/sessions lists only with a directory", async () => {
   const post = await fetch(`${server.url}/api/sessions/tools/events`, {
     method: "POST",
