@@ -106,7 +106,7 @@ async function runServer(argv) {
     );
   }
   process.stdout.write(`agent-replay viewer: ${server.url}/\n`);
-  if (options.demo !== false)
+  if (options.demo ?? !options.dir)
     process.stdout.write(
       `  the sample session plays live (a new run each loop); open the URL to follow it\n`,
     );
