@@ -8,8 +8,8 @@ import { SessionState, sampleLog, AgentReplayError } from "../js/node.js";
 import { summarize } from "./summary.js";
 
 const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--strict]
-       agent-replay serve [FILE...] [--port N] [--no-demo] [--interval-ms N] [--pause-ms N]
-                          [--max-events N] [--max-age-ms N] [--write-token T]
+       agent-replay serve [FILE...|DIR] [--port N] [--no-demo] [--interval-ms N] [--pause-ms N]
+                          [--max-events N] [--max-age-ms N] [--write-token T] [--poll-ms N]
 
   snapshot   print the kernel OS snapshot of the log as JSON
   summary    print a readable summary: status, turns, tools, processes, budgets, errors
@@ -18,7 +18,11 @@ const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--stric
              each FILE ready to open; --interval-ms paces the demo (1100) and
              --pause-ms separates its runs (5000),
              --max-events/--max-age-ms bound the live buffer, --write-token
-             allows POST /api/sessions/ID/events with that bearer token
+             allows POST /api/sessions/ID/events with that bearer token;
+             given a DIR (the agent runtime's FileSessionLog directory, one
+             SESSION.jsonl per session), it lists its sessions at /sessions and
+             follows each live as it grows (no demo), polling every
+             --poll-ms (1000) besides watching it
   FILE       a JSON, JSON Lines or stored-entry log; - reads stdin
   --sample   use the embedded sample session
   --strict   stop at the first error (unknown kinds included)`;
@@ -73,6 +77,7 @@ async function runServer(argv) {
     "--pause-ms": "pauseMs",
     "--max-events": "maxEventsPerSession",
     "--max-age-ms": "maxAgeMs",
+    "--poll-ms": "pollMs",
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -83,7 +88,10 @@ async function runServer(argv) {
       if (!Number.isInteger(n) || n < 0) fail(`${a} needs a whole number`);
       options[numeric[a]] = n;
     } else if (a.startsWith("-")) fail(USAGE);
-    else options.files.push(a);
+    else if (isDirectory(a)) {
+      if (options.dir) fail("serve follows one directory");
+      options.dir = a;
+    } else options.files.push(a);
   }
   const { serve } = await import("./serve.js");
   let server;
@@ -98,15 +106,25 @@ async function runServer(argv) {
     );
   }
   process.stdout.write(`agent-replay viewer: ${server.url}/\n`);
-  if (options.demo !== false)
+  if (options.demo ?? !options.dir)
     process.stdout.write(
       `  the sample session plays live (a new run each loop); open the URL to follow it\n`,
     );
+  if (options.dir)
+    process.stdout.write(`  following ${options.dir}: its sessions at ${server.url}/sessions\n`);
   for (const u of server.files) process.stdout.write(`  ${u}\n`);
   process.stdout.write(`  Ctrl-C stops it\n`);
   const stop = () => server.close().then(() => process.exit(0));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+}
+
+function isDirectory(path) {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // serve reports a missing file
+  }
 }
 
 async function main(argv) {

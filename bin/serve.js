@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 import { ReplaySession, ReplayStore, sampleLog } from "../js/node.js";
 import { createReplayHandler, toNodeListener } from "../js/edge.js";
+import { followDirectory } from "./follow-dir.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const uplotDir = join(createRequire(import.meta.url).resolve("uplot"), "..");
@@ -62,9 +63,9 @@ function decodePath(text) {
   }
 }
 
-function pathnameOf(target) {
+function urlOf(target) {
   try {
-    return new URL(target, "http://localhost").pathname;
+    return new URL(target, "http://localhost");
   } catch {
     throw new InvalidRequest("the request target is not a URL path");
   }
@@ -77,6 +78,19 @@ function staticPath(pathname) {
     return path.startsWith(dir + sep) ? path : null;
   }
   return null;
+}
+
+/** `GET /api/sessions`: the followed directory's session list (docs/viewer.md). */
+function sendSessionList(res, follower) {
+  const headers = {
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+  };
+  if (!follower) {
+    const error = { code: "not_found", message: "this server follows no session directory" };
+    return res.writeHead(404, headers).end(JSON.stringify({ error }));
+  }
+  res.writeHead(200, headers).end(JSON.stringify({ sessions: follower.list() }));
 }
 
 /**
@@ -116,7 +130,10 @@ function startDemo(sessions, store, { intervalMs, pauseMs, keep = 3 }) {
 
 /**
  * Starts the server. Options: `port` (0 picks one), `files` (logs served
- * at /files/NAME), `demo` (default true), `intervalMs` (1100: the sample
+ * at /files/NAME), `dir` (a FileSessionLog directory followed live: its
+ * sessions listed at /sessions and /api/sessions, served under
+ * /api/sessions/ID; bin/follow-dir.js), `pollMs` (1000, its fallback poll),
+ * `demo` (default true without `dir`), `intervalMs` (1100: the sample
  * takes about a minute), `pauseMs` (5000), `maxEventsPerSession`,
  * `maxAgeMs` (the live buffer), `writeToken` (enables POST with
  * `Authorization: Bearer TOKEN`). Resolves to `{ url, close() }`.
@@ -124,7 +141,9 @@ function startDemo(sessions, store, { intervalMs, pauseMs, keep = 3 }) {
 export async function serve({
   port = 8080,
   files = [],
-  demo = true,
+  dir,
+  pollMs,
+  demo = !dir,
   intervalMs = 1100,
   pauseMs = 5000,
   maxEventsPerSession,
@@ -133,6 +152,14 @@ export async function serve({
 } = {}) {
   const store = new ReplayStore({ maxEventsPerSession, maxAgeMs });
   const sessions = new Map();
+  const follower = dir
+    ? await followDirectory(resolve(dir), {
+        pollMs,
+        storeOptions: { maxEventsPerSession, maxAgeMs },
+      })
+    : null;
+  // A followed file's session is read from the file only: never appended to over HTTP.
+  const followed = (id) => follower?.has(id) ?? false;
   const MAX_SESSIONS = 1000;
   const handler = createReplayHandler({
     basePath: "/api",
@@ -140,11 +167,13 @@ export async function serve({
     heartbeatMs: 5000,
     authorize: (request, id, action) =>
       action === "read"
-        ? sessions.has(id)
-        : Boolean(writeToken) &&
+        ? sessions.has(id) || followed(id)
+        : !followed(id) &&
+          Boolean(writeToken) &&
           request.headers.get("authorization") === `Bearer ${writeToken}` &&
           (sessions.has(id) || sessions.size < MAX_SESSIONS),
     session: (id) => {
+      if (followed(id)) return follower.session(id);
       let s = sessions.get(id);
       if (!s) {
         s = new ReplaySession(id, { store });
@@ -163,9 +192,13 @@ export async function serve({
   }
 
   const respond = (req, res) => {
-    const pathname = pathnameOf(req.url ?? "/");
-    if (pathname.startsWith("/api/")) return api(req, res);
+    const { pathname, search } = urlOf(req.url ?? "/");
+    if (pathname.startsWith("/api/") && pathname !== "/api/sessions") return api(req, res);
     if (req.method !== "GET" && req.method !== "HEAD") return res.writeHead(405).end();
+    if (pathname === "/api/sessions") return sendSessionList(res, follower);
+    if (pathname === "/" && follower && !search)
+      return res.writeHead(302, { location: "/sessions" }).end();
+    if (pathname === "/sessions") return sendFile(res, join(root, "www/sessions.html"));
     if (pathname === "/" || pathname === "/index.html")
       return sendFile(res, join(root, "www/index.html"));
     if (pathname === "/demo") {
@@ -206,6 +239,7 @@ export async function serve({
     files: [...served.keys()].map((name) => `${url}/?log=${encodeURIComponent(`/files/${name}`)}`),
     close: () => {
       player?.stop();
+      follower?.close();
       server.closeAllConnections();
       return new Promise((ok) => server.close(ok));
     },
