@@ -427,7 +427,7 @@ export interface LogError {
   /** Path of the field at fault, e.g. `results[0].is_error`. */
   field?: string;
 }
-export type Framing = "json_array" | "json_lines" | "stored_entries";
+export type Framing = "json_array" | "json_lines" | "stored_entries" | "stored_entries_array";
 export interface ParsedLog {
   framing: Framing;
   events: LoggedEvent[];
