@@ -442,7 +442,18 @@ export interface LoadOptions {
 export interface OsSnapshot {
   last_suspend: { turn: number; reason: string; pending_calls: string[] } | null;
   last_resumed_turn: number | null;
-  process_by_agent: { turn: number; agent_id: string; parent_session_id: string; state: string }[];
+  /** Core 0.2.60's record for an event with `parent_session_id` and no `parent_task_id`;
+   * otherwise the SDKs': each parent only when non-empty, `state` never empty. */
+  process_by_agent: (
+    | { turn: number; agent_id: string; parent_session_id: string; state: string }
+    | {
+        turn: number;
+        agent_id: string;
+        parent_task_id?: string;
+        parent_session_id?: string;
+        state: string;
+      }
+  )[];
   budget_exceeded: {
     turn: number;
     operation_id: string;

@@ -408,8 +408,9 @@ impl LogReader {
     /// (unknown kinds are parsed in strict mode, to be reported).
     fn parse<'t>(&self, text: &'t str) -> Result<Option<SessionEvent<'t>>, EventError> {
         match self.only {
+            None if self.strict => SessionEvent::from_json_strict(text).map(Some),
             None => SessionEvent::from_json(text).map(Some),
-            Some(only) => SessionEvent::from_json_if(text, &|kind| {
+            Some(only) => SessionEvent::from_json_if(text, self.strict, &|kind| {
                 only(kind) || (self.strict && !SessionEvent::is_known_kind(kind))
             }),
         }

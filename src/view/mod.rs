@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use crate::event::{Responder, SessionEvent, Str};
+use crate::event::{SessionEvent, Str};
 use crate::json::JsonText;
 use crate::log::LogError;
 pub use restore::os_snapshot_of;
@@ -435,11 +435,7 @@ impl SessionViewFolder {
                     req.resolution = Some(PermissionResolution {
                         position,
                         approved: e.approved,
-                        responder: match e.responder {
-                            Responder::User => "user",
-                            Responder::PolicyGate => "policy_gate",
-                        }
-                        .to_string(),
+                        responder: e.responder.as_str().to_string(),
                     });
                 }
             }
@@ -491,7 +487,7 @@ impl SessionViewFolder {
                 };
                 let latest = ProcessView {
                     agent_id: e.agent_id.to_string(),
-                    parent_session_id: e.parent_session_id.to_string(),
+                    parent_session_id: e.parent_session_id.as_deref().unwrap_or("").to_string(),
                     role: e.role.to_string(),
                     isolation: e.isolation.to_string(),
                     context_inheritance: e.context_inheritance.to_string(),

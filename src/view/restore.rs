@@ -25,10 +25,7 @@ fn error_kind(o: &Obj<'_>, key: &'static str) -> Option<ErrorKind> {
         Some("provider_failure") => ErrorKind::ProviderFailure,
         Some("timeout") => ErrorKind::Timeout,
         Some("user_interrupt") => ErrorKind::UserInterrupt,
-        Some(_) => {
-            o.fail(key, "an error kind");
-            return None;
-        }
+        Some(other) => ErrorKind::Other(other.to_string()),
     })
 }
 
@@ -343,7 +340,8 @@ pub fn os_snapshot_of(view: &SessionView) -> std::result::Result<OsSnapshot, Str
         .map(|p| ProcessRecord {
             turn: p.last_turn,
             agent_id: p.agent_id.clone(),
-            parent_session_id: p.parent_session_id.clone(),
+            parent_session_id: Some(p.parent_session_id.clone()),
+            parent_task_id: None,
             state: p.state.clone(),
         })
         .collect();
