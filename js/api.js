@@ -132,7 +132,7 @@ export class SessionState {
     const strict = strictOf(options);
     if (typeof input === "string") call(() => core.applyStr(input, strict));
     else if (isBytes(input)) call(() => core.applyBytes(input, strict));
-    else if (Array.isArray(input)) call(() => core.applyStr(JSON.stringify(input), true));
+    else if (Array.isArray(input)) call(() => core.applyStr(JSON.stringify(input), strict));
     else if (input !== null && typeof input === "object")
       call(() => core.applyEvent(JSON.stringify(input)));
     else throw invalidInput("SessionState.apply", input);
