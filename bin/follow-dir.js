@@ -153,7 +153,7 @@ class FollowedFile {
     const rest = bytes.subarray(start);
     if (rest.length && !this.skipping) {
       if ((this.partial?.length ?? 0) + rest.length > this.maxLineBytes) {
-        this.#lineError(this.line + 1, "line_too_long", `longer than ${this.maxLineBytes} bytes`);
+        this.#lineError(this.line + 1, "limit_exceeded", `longer than ${this.maxLineBytes} bytes`);
         this.partial = null;
         this.skipping = true;
       } else this.partial = Buffer.concat(this.partial ? [this.partial, rest] : [rest]);
@@ -169,7 +169,7 @@ class FollowedFile {
     if (!text.trim()) return null;
     const match = ENTRY.exec(text);
     if (!match) {
-      this.#lineError(this.line, "not_a_stored_entry", 'expected {"seq":N,"event":{...}}');
+      this.#lineError(this.line, "invalid_entry", 'expected {"seq":N,"event":{...}}');
       return null;
     }
     const seq = Number(match[1]);

@@ -459,7 +459,7 @@ export interface LogError {
   /** Path of the field at fault, e.g. `results[0].is_error`. */
   field?: string;
 }
-export type Framing = "json_array" | "json_lines" | "stored_entries";
+export type Framing = "json_array" | "json_lines" | "stored_entries" | "stored_entries_array";
 export interface ParsedLog {
   framing: Framing;
   events: LoggedEvent[];
@@ -474,7 +474,18 @@ export interface LoadOptions {
 export interface OsSnapshot {
   last_suspend: { turn: number; reason: string; pending_calls: string[] } | null;
   last_resumed_turn: number | null;
-  process_by_agent: { turn: number; agent_id: string; parent_session_id: string; state: string }[];
+  /** Core 0.2.60's record for an event with `parent_session_id` and no `parent_task_id`;
+   * otherwise the SDKs': each parent only when non-empty, `state` never empty. */
+  process_by_agent: (
+    | { turn: number; agent_id: string; parent_session_id: string; state: string }
+    | {
+        turn: number;
+        agent_id: string;
+        parent_task_id?: string;
+        parent_session_id?: string;
+        state: string;
+      }
+  )[];
   budget_exceeded: {
     turn: number;
     operation_id: string;
@@ -580,7 +591,10 @@ export type TranscriptEntry =
     };
 export interface ProcessView {
   agent_id: string;
+  /** `""` when the runtime names the parent by task (deepstrike 0.2.77). */
   parent_session_id: string;
+  /** The parent task, as deepstrike 0.2.77 writes it instead of a session. */
+  parent_task_id: string | null;
   role: string;
   isolation: string;
   context_inheritance: string;

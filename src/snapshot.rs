@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::event::{CancellationReason, SessionEvent};
+use crate::event::{AgentProcessChanged, CancellationReason, SessionEvent, Str};
 use crate::log::{self, LoadReport, LogError, LogOptions};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -16,12 +16,47 @@ pub struct SuspendRecord {
     pub pending_calls: Vec<String>,
 }
 
+/// A process as the fold keeps it. deepstrike-core 0.2.60's record always
+/// has `parent_session_id`; the SDKs' (for an event with `parent_task_id`)
+/// has each parent only when it is non-empty (`ProcessRecord::of`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProcessRecord {
     pub turn: u32,
     pub agent_id: String,
-    pub parent_session_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_session_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_task_id: Option<String>,
     pub state: String,
+}
+
+impl ProcessRecord {
+    /// The record of an `agent_process_changed` event. An event in
+    /// deepstrike-core 0.2.60's schema (`parent_session_id`, no
+    /// `parent_task_id`) gets the core's record: `{turn, agent_id,
+    /// parent_session_id, state}` as written. Any other (the SDKs') gets the
+    /// SDKs' record (`os_snapshot.py`): each parent only when non-empty, and
+    /// an empty `state` becomes `"running"`.
+    pub fn of(e: &AgentProcessChanged<'_>) -> Self {
+        let non_empty =
+            |s: &Option<Str<'_>>| s.as_deref().filter(|s| !s.is_empty()).map(str::to_string);
+        let (parent_session_id, parent_task_id, state) =
+            match (&e.parent_session_id, &e.parent_task_id) {
+                (Some(session), None) => (Some(session.to_string()), None, e.state.as_str()),
+                (session, task) => (
+                    non_empty(session),
+                    non_empty(task),
+                    if e.state.is_empty() { "running" } else { e.state.as_str() },
+                ),
+            };
+        ProcessRecord {
+            turn: e.turn,
+            agent_id: e.agent_id.to_string(),
+            parent_session_id,
+            parent_task_id,
+            state: state.to_string(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -148,12 +183,7 @@ impl OsSnapshotFolder {
             E::Resumed(e) => snap.last_resumed_turn = Some(e.turn),
             E::ToolGated(_) => bump(&mut snap.tool_gated_count),
             E::AgentProcessChanged(e) => {
-                let record = ProcessRecord {
-                    turn: e.turn,
-                    agent_id: e.agent_id.to_string(),
-                    parent_session_id: e.parent_session_id.to_string(),
-                    state: e.state.to_string(),
-                };
+                let record = ProcessRecord::of(e);
                 match self
                     .process_index
                     .get(e.agent_id.as_str())
@@ -184,7 +214,7 @@ impl OsSnapshotFolder {
             E::OperationCancelled(e) => snap.cancellations.push(CancellationRecord {
                 turn: e.turn,
                 operation_id: e.operation_id.to_string(),
-                reason: e.reason,
+                reason: e.reason.clone(),
                 pending_call_ids: owned(&e.pending_call_ids),
             }),
             E::SignalDeliveryDisposed(e) => snap.signals.push(SignalRecord {

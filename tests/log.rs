@@ -236,6 +236,10 @@ fn chunked_loading_equals_one_shot_loading() {
     logs.push(format!("{A}\r\n{{\"bad\r\n\n{B}\n{{\"kind\":\"page_in\",\"tu"));
     logs.push(format!("{{\"seq\":0,\"event\":{A}}}\n{{\"seq\":2,\"event\":{B}}}\n"));
     logs.push(format!("\r\n\n  [{A},{B}]"));
+    logs.push(entries_array(true));
+    logs.push(format!(
+        "[{{\"seq\":0,\"event\":{A}}},{{\"seq\":5,\"event\":{B}}},{{\"seq\":\"\"}}]"
+    ));
     logs.push(format!("\u{feff}\n \n{A}\n{{\"kind\":1}}\n"));
     for log in &logs {
         let expected = load(log, false).unwrap();
@@ -287,4 +291,58 @@ fn a_long_line_in_small_chunks_is_copied_in_linear_time() {
             line.len()
         );
     }
+}
+
+/// The SDK's dump: a JSON array of stored entries, compact or pretty-printed.
+fn entries_array(pretty: bool) -> String {
+    let sep = if pretty { ",\n  " } else { "," };
+    let entries = [A, B, C]
+        .iter()
+        .enumerate()
+        .map(|(seq, e)| format!("{{\"seq\": {seq}, \"event\": {e}}}"))
+        .collect::<Vec<_>>()
+        .join(sep);
+    if pretty {
+        format!("[\n  {entries}\n]\n")
+    } else {
+        format!("[{entries}]")
+    }
+}
+
+#[test]
+fn an_array_of_stored_entries_gives_the_events_of_its_lines() {
+    for pretty in [false, true] {
+        let (events, report) = load(&entries_array(pretty), true).unwrap();
+        assert_eq!(events, [A, B, C], "pretty: {pretty}");
+        assert_eq!(report.framing, Framing::StoredEntriesArray);
+        assert!(report.errors.is_empty());
+    }
+    let (_, report) = load("[]", true).unwrap();
+    assert_eq!(report.framing, Framing::JsonArray);
+}
+
+#[test]
+fn an_array_of_stored_entries_checks_seq_and_places_its_errors() {
+    let text = format!(
+        "[\n{{\"seq\":0,\"event\":{A}}},\n{{\"seq\":2,\"event\":{B}}},\n{{\"seq\":1,\"event\":{C}}},\n\
+         {{\"seq\":\"x\",\"event\":{A}}},\n{{\"seq\":3,\"event\":{{\"kind\":\"page_in\",\"turn\":-1,\"entry_count\":1}}}}\n]"
+    );
+    let (events, report) = load(&text, false).unwrap();
+    assert_eq!(events, [A, B, C]);
+    let found: Vec<_> = report
+        .errors
+        .iter()
+        .map(|e| (e.index, e.line, e.column, e.code, e.field.as_deref()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (Some(1), 3, 1, LogErrorCode::SeqGap, Some("seq")),
+            (Some(2), 4, 1, LogErrorCode::SeqDisorder, Some("seq")),
+            (Some(3), 5, 10, LogErrorCode::InvalidEntry, Some("seq")),
+            (Some(4), 6, 44, LogErrorCode::InvalidEvent, Some("turn")),
+        ]
+    );
+    let err = load(&text, true).unwrap_err();
+    assert_eq!((err.index, err.line, err.code), (Some(1), 3, LogErrorCode::SeqGap));
 }

@@ -152,7 +152,9 @@ fn every_field_log() -> String {
     let resumed = r#"{"kind":"resumed","turn":8,"approved":[],"denied":["call-9"]}"#;
     let unknown = r#"{"kind":"warp","turn":9}"#;
     let invalid = r#"{"kind":"page_in"}"#;
-    format!("{SAMPLE_JSONL}{resumed}\n{unknown}\n{invalid}\nnot json\n")
+    // A sub-agent as deepstrike 0.2.77 writes it: its parent named by task.
+    let by_task = r#"{"kind":"agent_process_changed","turn":9,"agent_id":"node-1","parent_task_id":"task-1","role":"worker","isolation":"readonly","context_inheritance":"systemonly","state":"","permitted_capability_ids":[]}"#;
+    format!("{SAMPLE_JSONL}{resumed}\n{by_task}\n{unknown}\n{invalid}\nnot json\n")
 }
 
 /// Every field path of a JSON value (array items as `[]`, each tagged

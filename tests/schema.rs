@@ -11,8 +11,9 @@ fn parse(text: &str) -> SessionEvent<'_> {
     SessionEvent::from_json(text).unwrap_or_else(|e| panic!("{text}: {e:?}"))
 }
 
+/// The error strict reading (deepstrike-core 0.2.60's) gives.
 fn err(text: &str) -> agent_replay::event::EventError {
-    SessionEvent::from_json(text).expect_err(text)
+    SessionEvent::from_json_strict(text).expect_err(text)
 }
 
 #[test]
@@ -381,4 +382,112 @@ fn value_error_paths_inside_arrays_and_objects() {
         let e = err(text);
         assert_eq!(e.field.as_deref(), Some(field), "{text}: {e:?}");
     }
+}
+
+/// Enum values a newer runtime writes: tolerant reading keeps them as
+/// written; strict reading refuses those of the enums the kernel types.
+#[test]
+fn unknown_enum_values_are_kept_when_tolerant_and_refused_when_strict() {
+    let cases = [
+        (
+            r#"{"kind":"operation_cancelled","turn":1,"operation_id":"o","reason":"bored"}"#,
+            "reason",
+            "bored",
+        ),
+        (
+            r#"{"kind":"tool_completed","turn":1,"results":[{"call_id":"c","output":"x","is_error":true,"error_kind":"sandbox_escape"}]}"#,
+            "results[0].error_kind",
+            "sandbox_escape",
+        ),
+        (
+            r#"{"kind":"llm_completed","turn":1,"message":{"role":"critic","content":"x"}}"#,
+            "message.role",
+            "critic",
+        ),
+        (
+            r#"{"kind":"memory_written","turn":1,"record_id":"m","scope":{"tenant_id":"t","namespace":"n"},"memory_kind":"episodic","name":"n","size_bytes":1}"#,
+            "memory_kind",
+            "episodic",
+        ),
+    ];
+    for (text, field, value) in cases {
+        let written = parse(text).to_json();
+        assert!(written.contains(&format!("\"{value}\"")), "kept as written: {written}");
+        let e = err(text);
+        assert_eq!(e.field.as_deref(), Some(field), "{text}: {e:?}");
+        assert!(e.message.contains("unknown variant"), "{text}: {}", e.message);
+    }
+    let SessionEvent::OperationCancelled(e) = parse(cases[0].0) else { panic!() };
+    assert_eq!(e.reason, agent_replay::event::CancellationReason::Other("bored".into()));
+}
+
+/// The kernel types `responder` as a plain string: any value reads, strict
+/// or not; the runtimes' values are named.
+#[test]
+fn any_responder_reads_in_both_modes() {
+    use agent_replay::event::Responder;
+    for (name, expected) in [
+        ("user", Responder::User),
+        ("policy_gate", Responder::PolicyGate),
+        ("host", Responder::Host),
+        ("permission_handler", Responder::PermissionHandler),
+        ("auditor", Responder::Other("auditor".into())),
+    ] {
+        let text = format!(
+            r#"{{"kind":"permission_resolved","turn":1,"approved":true,"responder":"{name}"}}"#
+        );
+        for event in [parse(&text), SessionEvent::from_json_strict(&text).unwrap()] {
+            let SessionEvent::PermissionResolved(e) = &event else { panic!("{text}") };
+            assert_eq!((&e.responder, e.responder.as_str()), (&expected, name));
+            assert_eq!(event.to_json(), text);
+        }
+    }
+}
+
+/// JS round trips write big integers as decimal strings: tolerant reading
+/// takes them back; the kernel (strict reading) refuses a string.
+#[test]
+fn a_u64_as_a_string_reads_only_when_tolerant() {
+    let cases = [
+        (
+            r#"{"kind":"run_terminal","reason":"done","turns_used":1,"total_tokens":"18446744073709551615"}"#,
+            "total_tokens",
+        ),
+        (r#"{"kind":"compressed","turn":1,"archived_seq_range":["1",2]}"#, "archived_seq_range[0]"),
+        (
+            r#"{"kind":"budget_usage_reported","turn":1,"operation_id":"o","reservation_id":"r","tokens":"7","subagents":0,"rounds":0}"#,
+            "tokens",
+        ),
+    ];
+    for (text, field) in cases {
+        assert_eq!(parse(text).kind(), serde_json::from_str::<Value>(text).unwrap()["kind"]);
+        let e = err(text);
+        assert_eq!(e.field.as_deref(), Some(field), "{text}: {e:?}");
+        assert!(e.message.contains("invalid type"), "{text}: {}", e.message);
+    }
+    let SessionEvent::RunTerminal(e) = parse(cases[0].0) else { panic!() };
+    assert_eq!(e.total_tokens, u64::MAX);
+    let number = r#"{"kind":"run_terminal","reason":"done","turns_used":1,"total_tokens":18446744073709551615}"#;
+    assert!(SessionEvent::from_json_strict(number).is_ok());
+}
+
+/// The SDKs write `parent_task_id` and no `parent_session_id`; the kernel
+/// requires `parent_session_id`.
+#[test]
+fn a_process_without_parent_session_id_reads_only_when_tolerant() {
+    let text = r#"{"kind":"agent_process_changed","turn":0,"agent_id":"wf-node0","parent_task_id":"root","role":"explore","isolation":"readonly","context_inheritance":"systemonly","state":"running","permitted_capability_ids":[]}"#;
+    let SessionEvent::AgentProcessChanged(e) = parse(text) else { panic!() };
+    assert_eq!(
+        (e.parent_session_id, e.parent_task_id.as_deref(), e.isolation.as_str()),
+        (None, Some("root"), "readonly")
+    );
+    let e = err(text);
+    assert_eq!((e.field.as_deref(), e.offset), (Some("parent_session_id"), text.len() - 1));
+    assert!(e.message.starts_with("missing field"), "{e:?}");
+    let core = text.replace(r#""parent_task_id":"root""#, r#""parent_session_id":"s""#);
+    let SessionEvent::AgentProcessChanged(e) = SessionEvent::from_json_strict(&core).unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!((e.parent_session_id.as_deref(), e.parent_task_id), (Some("s"), None));
 }

@@ -52,6 +52,47 @@ fn process_by_agent_keeps_first_seen_order_and_the_newest_record() {
     );
 }
 
+/// deepstrike-core 0.2.60's record keeps `parent_session_id` and `state` as
+/// written, empty or not: byte for byte the kernel's JSON.
+#[test]
+fn a_core_process_record_keeps_its_fields_as_written() {
+    let s = snapshot_of(&[
+        r#"{"kind":"agent_process_changed","turn":1,"agent_id":"a","parent_session_id":"","role":"r","isolation":"i","context_inheritance":"c","state":""}"#,
+    ]);
+    assert!(s.to_json().contains(
+        r#""process_by_agent":[{"turn":1,"agent_id":"a","parent_session_id":"","state":""}]"#
+    ));
+}
+
+/// The SDKs' process records (`parent_task_id`, no `parent_session_id`)
+/// fold as the SDKs' `os_snapshot.py` does: each parent only when
+/// non-empty, an empty `state` as `"running"`.
+#[test]
+fn an_sdk_process_record_follows_the_sdk_fold() {
+    let event = |turn: u32, agent: &str, parents: &str, state: &str| {
+        format!(
+            r#"{{"kind":"agent_process_changed","turn":{turn},"agent_id":"{agent}",{parents}"role":"explore","isolation":"readonly","context_inheritance":"systemonly","state":"{state}","permitted_capability_ids":[]}}"#
+        )
+    };
+    let lines = [
+        event(0, "n0", r#""parent_task_id":"root","#, "running"),
+        event(0, "n1", r#""parent_task_id":"","#, ""),
+        event(1, "n2", r#""parent_task_id":"n1","parent_session_id":"s","#, "joined"),
+        event(2, "n3", "", "joined"),
+        event(3, "n0", r#""parent_task_id":"root","#, "joined"),
+    ];
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    assert_eq!(
+        snapshot_json(&lines)["process_by_agent"],
+        json!([
+            {"turn":3,"agent_id":"n0","parent_task_id":"root","state":"joined"},
+            {"turn":0,"agent_id":"n1","state":"running"},
+            {"turn":1,"agent_id":"n2","parent_task_id":"n1","parent_session_id":"s","state":"joined"},
+            {"turn":2,"agent_id":"n3","state":"joined"},
+        ])
+    );
+}
+
 #[test]
 fn lists_are_pushed_in_order_with_their_fields() {
     let s = snapshot_json(&[

@@ -316,7 +316,7 @@ export function renderSnapshot(snap, lengths = {}) {
     table(
       [
         ["agent", (p) => p.agent_id],
-        ["parent", (p) => p.parent_session_id],
+        ["parent", parentOf],
         ["state", (p) => p.state],
         ["turn", (p) => p.turn],
       ],
@@ -377,6 +377,9 @@ export function renderSnapshot(snap, lengths = {}) {
   );
 }
 
+/** A process's parent: its session, or the task deepstrike 0.2.77 names instead. */
+const parentOf = (p) => p.parent_session_id || p.parent_task_id || "";
+
 /** State transitions shown per process (the latest). */
 const HISTORY = 12;
 
@@ -385,8 +388,8 @@ const HISTORY = 12;
 export function renderProcesses(processes, rootId, historyLengths = {}) {
   const byParent = new Map();
   for (const p of processes) {
-    if (!byParent.has(p.parent_session_id)) byParent.set(p.parent_session_id, []);
-    byParent.get(p.parent_session_id).push(p);
+    if (!byParent.has(parentOf(p))) byParent.set(parentOf(p), []);
+    byParent.get(parentOf(p)).push(p);
   }
   const ids = new Set(processes.map((p) => p.agent_id));
   const node = (p, seen) =>

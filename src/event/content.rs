@@ -10,16 +10,17 @@ use serde_json::Value;
 
 use super::{RawJson, Str};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Role {
     System,
     User,
     Assistant,
     Tool,
+    /// A value this version does not know, as written (refused when strict).
+    Other(String),
 }
 
-names!(Role { System = "system", User = "user", Assistant = "assistant", Tool = "tool" });
+names!(open Role, strict_refuses: true { System = "system", User = "user", Assistant = "assistant", Tool = "tool" });
 
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(bound(deserialize = "'de: 'a"))]
@@ -103,15 +104,16 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ImageDetail {
     Auto,
     Low,
     High,
+    /// A value this version does not know, as written (refused when strict).
+    Other(String),
 }
 
-names!(ImageDetail { Auto = "auto", Low = "low", High = "high" });
+names!(open ImageDetail, strict_refuses: true { Auto = "auto", Low = "low", High = "high" });
 
 /// Deserialized through `tagged::ContentPartWire`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -151,8 +153,7 @@ pub struct ToolCall<'a> {
     pub arguments: RawJson<'a>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ErrorKind {
     Recoverable,
     Fatal,
@@ -160,9 +161,11 @@ pub enum ErrorKind {
     ProviderFailure,
     Timeout,
     UserInterrupt,
+    /// A value this version does not know, as written (refused when strict).
+    Other(String),
 }
 
-names!(ErrorKind { Recoverable = "recoverable", Fatal = "fatal", GovernanceDenied = "governance_denied", ProviderFailure = "provider_failure", Timeout = "timeout", UserInterrupt = "user_interrupt" });
+names!(open ErrorKind, strict_refuses: true { Recoverable = "recoverable", Fatal = "fatal", GovernanceDenied = "governance_denied", ProviderFailure = "provider_failure", Timeout = "timeout", UserInterrupt = "user_interrupt" });
 
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(bound(deserialize = "'de: 'a"))]

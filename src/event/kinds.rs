@@ -140,14 +140,26 @@ body!(PermissionRequested<'a> {
     reason: Option<Str<'a>>,
 });
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// Who resolved a permission request. The kernel types it as a plain
+/// string: the values the runtimes write are named, any other is kept in
+/// `Other`, strict or not.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Responder {
     User,
     PolicyGate,
+    /// The host's handler answered (a bool, or a response without a responder).
+    Host,
+    /// The host's handler raised.
+    PermissionHandler,
+    Other(String),
 }
 
-names!(Responder { User = "user", PolicyGate = "policy_gate" });
+names!(open Responder, strict_refuses: false {
+    User = "user",
+    PolicyGate = "policy_gate",
+    Host = "host",
+    PermissionHandler = "permission_handler",
+});
 
 body!(PermissionResolved { turn: u32, approved: bool, responder: Responder });
 
@@ -247,10 +259,16 @@ body!(Rollbacked<'a> {
     reason: Option<RollbackReason<'a>>,
 });
 
+// deepstrike-core 0.2.60 writes (and strictly requires) `parent_session_id`;
+// the SDKs write `parent_task_id` instead (the spawning task: `root` or an
+// agent id).
 body!(AgentProcessChanged<'a> {
     turn: u32,
     agent_id: Str<'a>,
-    parent_session_id: Str<'a>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    parent_session_id: Option<Str<'a>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    parent_task_id: Option<Str<'a>>,
     role: Str<'a>,
     isolation: Str<'a>,
     context_inheritance: Str<'a>,

@@ -23,16 +23,32 @@ pub struct EventError {
 }
 
 impl<'a> SessionEvent<'a> {
-    /// Parses one event. Unknown kinds become `SessionEvent::Unknown`.
+    /// Parses one event tolerantly: open to what newer runtimes write (an
+    /// enum value this version does not know is kept as written, a u64 may
+    /// be a decimal string, a process may name `parent_task_id` instead of
+    /// `parent_session_id`). Unknown kinds become `SessionEvent::Unknown`.
     pub fn from_json(text: &'a str) -> Result<Self, EventError> {
-        Self::parse_kind_and_body(read_kind(text)?, text)
+        Self::read(text, false)
     }
 
-    /// Parses one event if `wanted(kind)`; other events are only checked to
-    /// be well-formed JSON and give `None` (a fold that ignores them need
-    /// not pay for building them).
+    /// Parses one event as deepstrike-core 0.2.60 does, no more, no less:
+    /// unknown values of the enums it types are errors, a u64 must be a
+    /// number, and `agent_process_changed` needs its `parent_session_id`.
+    /// Unknown kinds still become `SessionEvent::Unknown` (the caller decides).
+    pub fn from_json_strict(text: &'a str) -> Result<Self, EventError> {
+        Self::read(text, true)
+    }
+
+    fn read(text: &'a str, strict: bool) -> Result<Self, EventError> {
+        Self::parse_kind_and_body(read_kind(text)?, text, strict)
+    }
+
+    /// Parses one event if `wanted(kind)` (strictly or not); other events
+    /// are only checked to be well-formed JSON and give `None` (a fold that
+    /// ignores them need not pay for building them).
     pub fn from_json_if(
         text: &'a str,
+        strict: bool,
         wanted: &dyn Fn(&str) -> bool,
     ) -> Result<Option<Self>, EventError> {
         let kind = read_kind(text)?;
@@ -44,12 +60,15 @@ impl<'a> SessionEvent<'a> {
             }
             return Ok(None);
         }
-        Self::parse_kind_and_body(kind, text).map(Some)
+        Self::parse_kind_and_body(kind, text, strict).map(Some)
     }
 
-    fn parse_kind_and_body(kind: Str<'a>, text: &'a str) -> Result<Self, EventError> {
-        match SessionEvent::parse_body(&kind, text) {
-            Some(Ok(event)) => Ok(event),
+    fn parse_kind_and_body(kind: Str<'a>, text: &'a str, strict: bool) -> Result<Self, EventError> {
+        match super::text::reading(strict, || SessionEvent::parse_body(&kind, text)) {
+            Some(Ok(event)) => match event.missing_in_strict().filter(|_| strict) {
+                None => Ok(event),
+                Some(field) => Err(missing_field(text, kind, field)),
+            },
             Some(Err(e)) => Err(EventError {
                 kind: Some(kind.into_owned()),
                 ..EventError::from_serde(text, &e)
@@ -60,6 +79,31 @@ impl<'a> SessionEvent<'a> {
                 Ok(SessionEvent::Unknown(UnknownEvent { kind, json: text }))
             }
         }
+    }
+}
+
+impl SessionEvent<'_> {
+    /// A field deepstrike-core 0.2.60 requires that tolerant reading lets
+    /// newer runtimes leave out.
+    fn missing_in_strict(&self) -> Option<&'static str> {
+        match self {
+            SessionEvent::AgentProcessChanged(e) if e.parent_session_id.is_none() => {
+                Some("parent_session_id")
+            }
+            _ => None,
+        }
+    }
+}
+
+/// serde's error for a missing field, placed as serde places it: at the
+/// event's closing brace.
+fn missing_field(text: &str, kind: Str<'_>, field: &str) -> EventError {
+    EventError {
+        message: format!("missing field `{field}`"),
+        offset: text.rfind('}').unwrap_or(0),
+        field: Some(field.to_string()),
+        kind: Some(kind.into_owned()),
+        class: serde_json::error::Category::Data,
     }
 }
 
@@ -174,16 +218,20 @@ enum Frame {
 ///
 /// serde_json places an error at the last byte it read. An error of a value
 /// lands on the value, or on the byte before it when the value is a
-/// container: the walk goes through that byte. An error raised as a
-/// container closes lands on its closing bracket: the walk stops before it,
+/// container: the walk goes through that byte. An error raised after a
+/// value was read whole (one read raw, then checked) lands on the comma
+/// after it: the walk stops before that comma, in the value's member. An
+/// error raised as a container closes lands on its closing bracket: the
+/// walk stops before it,
 /// leaving that container open. There a named field (serde's missing field,
 /// any error of a `tagged::read_via_wire` type) is the object's own field;
 /// otherwise the container's last member is at fault (a value that failed
 /// after it was read, like an unknown name).
 fn field_path(text: &str, offset: usize, message: &str) -> Option<String> {
     let named = quoted_field(message);
-    let at_close = matches!(text.as_bytes().get(offset), Some(b'}' | b']'));
-    let end = if at_close { offset } else { through(offset) };
+    let byte = text.as_bytes().get(offset);
+    let at_close = matches!(byte, Some(b'}' | b']'));
+    let end = if at_close || byte == Some(&b',') { offset } else { through(offset) };
     let mut stack = open_containers(text, end)?;
     let field_of_top =
         at_close && named.is_some() && matches!(stack.last(), Some(Frame::Object(_)));

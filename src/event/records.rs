@@ -7,16 +7,17 @@ use serde_json::Value;
 
 use super::Str;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CancellationReason {
     User,
     Deadline,
     LeaseLost,
     HostShutdown,
+    /// A value this version does not know, as written (refused when strict).
+    Other(String),
 }
 
-names!(CancellationReason { User = "user", Deadline = "deadline", LeaseLost = "lease_lost", HostShutdown = "host_shutdown" });
+names!(open CancellationReason, strict_refuses: true { User = "user", Deadline = "deadline", LeaseLost = "lease_lost", HostShutdown = "host_shutdown" });
 
 /// Deserialized through `tagged::RollbackReasonWire`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -37,16 +38,17 @@ pub struct MemoryScope<'a> {
     pub namespace: Str<'a>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MemoryKind {
     User,
     Feedback,
     Project,
     Reference,
+    /// A value this version does not know, as written (refused when strict).
+    Other(String),
 }
 
-names!(MemoryKind { User = "user", Feedback = "feedback", Project = "project", Reference = "reference" });
+names!(open MemoryKind, strict_refuses: true { User = "user", Feedback = "feedback", Project = "project", Reference = "reference" });
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
@@ -99,22 +101,24 @@ pub struct Provenance<'a> {
     pub evidence_refs: Option<Vec<Str<'a>>>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Author {
     Model,
     Host,
     Extraction,
+    /// A value this version does not know, as written (refused when strict).
+    Other(String),
 }
 
-names!(Author { Model = "model", Host = "host", Extraction = "extraction" });
+names!(open Author, strict_refuses: true { Model = "model", Host = "host", Extraction = "extraction" });
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Trust {
     Untrusted,
     UserAsserted,
     HostVerified,
+    /// A value this version does not know, as written (refused when strict).
+    Other(String),
 }
 
-names!(Trust { Untrusted = "untrusted", UserAsserted = "user_asserted", HostVerified = "host_verified" });
+names!(open Trust, strict_refuses: true { Untrusted = "untrusted", UserAsserted = "user_asserted", HostVerified = "host_verified" });

@@ -2,6 +2,7 @@
 //! string has no escapes, so parsing a large log allocates little.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::fmt;
 use std::ops::Deref;
 
@@ -92,9 +93,36 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
     }
 }
 
-/// A u64 as JSON gives it, or as this package's JS-safe output does beyond
-/// 2^53-1: a decimal string. Events read back from JavaScript (or from a
-/// view's records) carry big integers that way. Used for every u64 field.
+thread_local! {
+    /// Whether the event being parsed is read strictly: as deepstrike-core
+    /// 0.2.60 reads it. A flag beside the parse, not a parameter: serde's
+    /// `Deserialize` takes none, and a seed threaded through every nested
+    /// type would repeat the derived code.
+    static STRICT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `read` with strict reading on or off, restoring the previous mode
+/// after (also if `read` unwinds).
+pub(crate) fn reading<R>(strict: bool, read: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            STRICT.set(self.0);
+        }
+    }
+    let _restore = Restore(STRICT.replace(strict));
+    read()
+}
+
+/// Whether the event being parsed is read strictly (see `reading`).
+pub(crate) fn is_strict() -> bool {
+    STRICT.get()
+}
+
+/// A u64 as JSON gives it, or, read tolerantly, as this package's JS-safe
+/// output does beyond 2^53-1: a decimal string. Events read back from
+/// JavaScript (or from a view's records) carry big integers that way; the
+/// kernel refuses them, and so does strict reading. Used for every u64 field.
 pub struct LenientU64(pub u64);
 
 impl<'de> Deserialize<'de> for LenientU64 {
@@ -103,7 +131,14 @@ impl<'de> Deserialize<'de> for LenientU64 {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = RawJson::deserialize(d)?;
         let text = raw.get();
-        let digits = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(text);
+        let quoted = text.strip_prefix('"').and_then(|t| t.strip_suffix('"'));
+        if quoted.is_some() && is_strict() {
+            return Err(de::Error::invalid_type(
+                de::Unexpected::Other(text),
+                &"an unsigned integer",
+            ));
+        }
+        let digits = quoted.unwrap_or(text);
         match digits.bytes().next() {
             Some(b'0'..=b'9') => digits.parse().ok().map(LenientU64),
             _ => None,
@@ -132,6 +167,13 @@ pub fn opt_u64_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D
 /// `Deserialize` for an enum of names (unit variants): read through `Str`'s
 /// one string path, then matched. A derived impl per enum costs ~1 KB of
 /// .wasm each (its own identifier visitor); this costs the match.
+///
+/// The `open` form is for an enum with an `Other(String)` variant: a name
+/// this version does not know is kept there as written (a newer runtime's
+/// value never costs its event). Strict reading refuses it when the kernel
+/// types the field as this enum (`strict_refuses: true`) and keeps it when
+/// the kernel types it as a plain string. `as_str` gives the name back, and
+/// serialization writes it.
 macro_rules! names {
     ($ty:ident { $($variant:ident = $name:literal),* $(,)? }) => {
         impl<'de> serde::Deserialize<'de> for $ty {
@@ -142,6 +184,37 @@ macro_rules! names {
                     $($name => Ok($ty::$variant),)*
                     other => Err(serde::de::Error::unknown_variant(other, NAMES)),
                 }
+            }
+        }
+    };
+    (open $ty:ident, strict_refuses: $refuses:literal { $($variant:ident = $name:literal),* $(,)? }) => {
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                const NAMES: &[&str] = &[$($name),*];
+                let name = <crate::event::Str<'de> as serde::Deserialize>::deserialize(d)?;
+                match name.as_str() {
+                    $($name => Ok($ty::$variant),)*
+                    other if $refuses && crate::event::text::is_strict() => {
+                        Err(serde::de::Error::unknown_variant(other, NAMES))
+                    }
+                    _ => Ok($ty::Other(name.into_owned())),
+                }
+            }
+        }
+
+        impl $ty {
+            /// The name as written.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $($ty::$variant => $name,)*
+                    $ty::Other(name) => name,
+                }
+            }
+        }
+
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
             }
         }
     };

@@ -1,5 +1,6 @@
-//! Loading event logs: a JSON array, JSON Lines, or the kernel's stored-entry
-//! lines `{"seq","event"}`, from a string, bytes, or chunks. Tolerant by
+//! Loading event logs: a JSON array, JSON Lines, or the kernel's stored
+//! entries `{"seq","event"}` as lines or as a JSON array (the SDKs' dump),
+//! from a string, bytes, or chunks. Tolerant by
 //! default (every valid event is delivered, errors are collected beside
 //! them); strict stops at the first error.
 
@@ -27,13 +28,16 @@ pub struct LogOptions {
     pub only: Option<fn(&str) -> bool>,
 }
 
-/// The three framings a log can come in.
+/// The framings a log can come in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Framing {
     JsonArray,
     JsonLines,
+    /// Stored entries, one a line: the kernel's file log.
     StoredEntries,
+    /// A JSON array of stored entries: the SDKs' dump of a session log.
+    StoredEntriesArray,
 }
 
 /// Receives each valid event with its original JSON text, in log order.
@@ -289,13 +293,18 @@ impl LogReader {
             self.framing = detect_line_framing(text);
         }
         let (event_text, base) = if self.framing == Some(Framing::StoredEntries) {
+            let place = |mut err: LogError| {
+                err.column = column_at(raw, lead + err.column);
+                err
+            };
             match self.entry(text) {
-                Ok(Some(event_text)) => (event_text, offset_in(text, event_text)),
-                Ok(None) => return Ok(()),
-                Err(mut err) => {
-                    err.column = column_at(raw, lead + err.column);
-                    return self.fail(self.finish_error(err, terminated));
+                Ok((event_text, seq_problem)) => {
+                    if let Some(err) = seq_problem {
+                        self.fail(place(err))?;
+                    }
+                    (event_text, offset_in(text, event_text))
                 }
+                Err(err) => return self.fail(self.finish_error(place(err), terminated)),
             }
         } else {
             (text, 0)
@@ -330,9 +339,11 @@ impl LogReader {
         err
     }
 
-    /// A stored entry: checks `seq` and returns the event's text. The error's
-    /// `column` is a byte offset into `text` until the caller converts it.
-    fn entry<'t>(&mut self, text: &'t str) -> Result<Option<&'t str>, LogError> {
+    /// A stored entry: the event's text, and the problem with its `seq` when
+    /// it is not the next one (the event itself is valid: the caller reports
+    /// the problem and keeps it). An error's `column` is a byte offset into
+    /// `text` until the caller places it.
+    fn entry<'t>(&mut self, text: &'t str) -> Result<(&'t str, Option<LogError>), LogError> {
         #[derive(Deserialize)]
         struct Entry<'a> {
             seq: u64,
@@ -359,46 +370,47 @@ impl LogReader {
         // `seq` is input: past a seq of u64::MAX the next expected stays
         // there (no log holds that many entries; only a hostile one gets there).
         self.next_seq = expected.max(entry.seq.saturating_add(1));
-        if entry.seq != expected {
-            let (code, message) = if entry.seq > expected {
-                #[allow(clippy::arithmetic_side_effects, reason = "`entry.seq > expected`")]
-                let missing = entry.seq - expected;
-                (
-                    LogErrorCode::SeqGap,
-                    format!(
-                        "seq {} where {} was expected: {missing} entries missing",
-                        entry.seq, expected
-                    ),
-                )
-            } else {
-                (
-                    LogErrorCode::SeqDisorder,
-                    format!(
-                        "seq {} where {} was expected: out of order or repeated",
-                        entry.seq, expected
-                    ),
-                )
-            };
-            // The event itself is valid: report the seq problem and keep it.
-            self.fail(LogError {
-                line: self.lines_done,
-                column: 1,
-                index: None,
-                code,
-                message,
-                kind: None,
-                field: Some("seq".into()),
-            })?;
+        if entry.seq == expected {
+            return Ok((entry.event.get(), None));
         }
-        Ok(Some(entry.event.get()))
+        let (code, message) = if entry.seq > expected {
+            #[allow(clippy::arithmetic_side_effects, reason = "`entry.seq > expected`")]
+            let missing = entry.seq - expected;
+            (
+                LogErrorCode::SeqGap,
+                format!(
+                    "seq {} where {} was expected: {missing} entries missing",
+                    entry.seq, expected
+                ),
+            )
+        } else {
+            (
+                LogErrorCode::SeqDisorder,
+                format!(
+                    "seq {} where {} was expected: out of order or repeated",
+                    entry.seq, expected
+                ),
+            )
+        };
+        let problem = LogError {
+            line: self.lines_done,
+            column: 0,
+            index: None,
+            code,
+            message,
+            kind: None,
+            field: Some("seq".into()),
+        };
+        Ok((entry.event.get(), Some(problem)))
     }
 
     /// Parses an event, or only checks it when `only` rejects its kind
     /// (unknown kinds are parsed in strict mode, to be reported).
     fn parse<'t>(&self, text: &'t str) -> Result<Option<SessionEvent<'t>>, EventError> {
         match self.only {
+            None if self.strict => SessionEvent::from_json_strict(text).map(Some),
             None => SessionEvent::from_json(text).map(Some),
-            Some(only) => SessionEvent::from_json_if(text, &|kind| {
+            Some(only) => SessionEvent::from_json_if(text, self.strict, &|kind| {
                 only(kind) || (self.strict && !SessionEvent::is_known_kind(kind))
             }),
         }
@@ -487,38 +499,75 @@ impl<'de> Visitor<'de> for ArraySeed<'_, '_, '_> {
         clippy::arithmetic_side_effects,
         reason = "an element's index and offsets count within the array's text, held in memory"
     )]
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
         let mut index = 0usize;
         while let Some(raw) = seq.next_element::<&'de RawValue>()? {
-            let element = raw.get();
-            // The deserializer reads `self.text`: elements borrow from it.
-            let base = offset_in(self.text, element);
-            let outcome = match self.reader.parse(element) {
-                Ok(event) => self.reader.deliver(element, event, self.sink).map_err(|kind| {
-                    let (line, column) = self.cursor.locate(base);
-                    unknown_kind(line, column, Some(index), kind)
-                }),
-                Err(e) => {
-                    let (line, column) = self.cursor.locate(base + e.offset);
-                    let err = LogError {
-                        line,
-                        column,
-                        index: Some(index),
-                        code: code_of(&e),
-                        message: e.message,
-                        kind: e.kind,
-                        field: e.field,
-                    };
-                    self.reader.fail(err)
-                }
-            };
-            if let Err(err) = outcome {
+            if let Err(err) = self.element(raw.get(), index) {
                 *self.stop = Some(err);
                 return Err(de::Error::custom("stopped at the first error (strict)"));
             }
             index += 1;
         }
         Ok(())
+    }
+}
+
+impl ArraySeed<'_, '_, '_> {
+    /// One element: an event, or a stored entry when the array's first
+    /// element is one. `Err` only to stop (strict).
+    fn element(&mut self, element: &str, index: usize) -> Result<(), LogError> {
+        if index == 0 && detect_line_framing(element) == Some(Framing::StoredEntries) {
+            self.reader.framing = Some(Framing::StoredEntriesArray);
+        }
+        let event_text = if self.reader.framing == Some(Framing::StoredEntriesArray) {
+            match self.reader.entry(element) {
+                Ok((event_text, seq_problem)) => {
+                    if let Some(err) = seq_problem {
+                        let err = self.place(err, element, 0, index);
+                        self.reader.fail(err)?;
+                    }
+                    event_text
+                }
+                Err(err) => {
+                    let offset = err.column;
+                    let err = self.place(err, element, offset, index);
+                    return self.reader.fail(err);
+                }
+            }
+        } else {
+            element
+        };
+        match self.reader.parse(event_text) {
+            Ok(event) => self.reader.deliver(event_text, event, self.sink).map_err(|kind| {
+                let (line, column) = self.cursor.locate(offset_in(self.text, event_text));
+                unknown_kind(line, column, Some(index), kind)
+            }),
+            Err(e) => {
+                let err = LogError {
+                    line: 0,
+                    column: 0,
+                    index: None,
+                    code: code_of(&e),
+                    message: e.message,
+                    kind: e.kind,
+                    field: e.field,
+                };
+                let err = self.place(err, event_text, e.offset, index);
+                self.reader.fail(err)
+            }
+        }
+    }
+
+    /// `err`, found at byte `offset` of `part` (a part of the array's text),
+    /// with its line, column and element index in the array.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "an offset in `part` plus where `part` starts is an offset in the array's text"
+    )]
+    fn place(&mut self, mut err: LogError, part: &str, offset: usize, index: usize) -> LogError {
+        (err.line, err.column) = self.cursor.locate(offset_in(self.text, part) + offset);
+        err.index = Some(index);
+        err
     }
 }
 

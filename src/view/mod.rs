@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 pub(crate) use raw::readable;
 use serde::Serialize;
 
-use crate::event::{AgentProcessChanged, Responder, SessionEvent, Str};
+use crate::event::{AgentProcessChanged, SessionEvent, Str};
 use crate::json::JsonText;
 use crate::log::LogError;
 use crate::units::Position;
@@ -93,7 +93,10 @@ readable! {
     #[derive(Debug, Clone, PartialEq, Serialize)]
     pub struct ProcessView {
         pub agent_id: String,
+        /// `""` when the runtime names the parent by task instead (deepstrike 0.2.77).
         pub parent_session_id: String,
+        /// The parent task, as deepstrike 0.2.77 writes it instead of a session.
+        pub parent_task_id: Option<String>,
         pub role: String,
         pub isolation: String,
         pub context_inheritance: String,
@@ -587,14 +590,10 @@ fn fold_permissions(
         }),
         E::PermissionResolved(e) => {
             if let Some(req) = v.permissions.requests.iter_mut().find(|r| r.resolution.is_none()) {
-                let responder = match e.responder {
-                    Responder::User => "user",
-                    Responder::PolicyGate => "policy_gate",
-                };
                 req.resolution = Some(PermissionResolution {
                     position,
                     approved: e.approved,
-                    responder: responder.to_string(),
+                    responder: e.responder.as_str().to_string(),
                 });
             }
         }
@@ -634,7 +633,8 @@ fn fold_process(
     };
     let latest = ProcessView {
         agent_id: e.agent_id.to_string(),
-        parent_session_id: e.parent_session_id.to_string(),
+        parent_session_id: e.parent_session_id.as_deref().unwrap_or("").to_string(),
+        parent_task_id: opt(&e.parent_task_id),
         role: e.role.to_string(),
         isolation: e.isolation.to_string(),
         context_inheritance: e.context_inheritance.to_string(),

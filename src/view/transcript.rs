@@ -150,7 +150,7 @@ impl TranscriptFolder {
                         output: r.output.text(),
                         is_error: r.is_error,
                         is_fatal: r.is_fatal,
-                        error_kind: r.error_kind,
+                        error_kind: r.error_kind.clone(),
                         token_count: r.token_count,
                     };
                     let i = self.slot(out, &r.call_id, e.turn, position);

@@ -195,16 +195,16 @@ test("a replaced file (a new inode) and a file rewritten longer are new generati
 
 test("lines the reader rejects are left out and counted, the rest is followed", async () => {
   const permissions = linesOf("permissions.jsonl");
-  writeFileSync(
-    join(dir, "odd.jsonl"),
-    `${[permissions[0], "{not json", ...permissions.slice(1, 20)].join("\n")}\n`,
-  );
+  // A permission_resolved without the approved flag: not a valid event.
+  const invalid = '{"seq":11,"event":{"kind":"permission_resolved","turn":1,"responder":"host"}}';
+  const lines = [permissions[0], "{not json", ...permissions.slice(1, 11), invalid];
+  writeFileSync(join(dir, "odd.jsonl"), `${[...lines, ...permissions.slice(12, 20)].join("\n")}\n`);
   const row = await until("odd", (r) => r.line_errors.count === 2, "the bad lines are counted");
   assert.equal(row.events, 19); // 20 entries, one of them an event the reader rejects
   assert.deepEqual(
     row.line_errors.last.map((e) => [e.line, e.code]),
     [
-      [2, "not_a_stored_entry"],
+      [2, "invalid_entry"],
       [13, "invalid_event"],
     ],
   );
