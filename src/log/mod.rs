@@ -42,13 +42,25 @@ pub enum Framing {
 
 /// Receives each valid event with its original JSON text, in log order.
 pub trait EventSink {
-    fn event(&mut self, json: &str, event: SessionEvent<'_>);
+    /// Takes the event, or refuses it with why (the live store refuses an
+    /// event past its bounds): the reader then reports it where it is in
+    /// the log, as a `limit_exceeded` load error, so nothing goes unsaid.
+    fn event(&mut self, json: &str, event: SessionEvent<'_>) -> Result<(), String>;
 }
 
 impl<F: FnMut(&str, SessionEvent<'_>)> EventSink for F {
-    fn event(&mut self, json: &str, event: SessionEvent<'_>) {
-        self(json, event)
+    fn event(&mut self, json: &str, event: SessionEvent<'_>) -> Result<(), String> {
+        self(json, event);
+        Ok(())
     }
+}
+
+/// Why a valid event was not delivered.
+enum Rejected {
+    /// A kind this version does not know, in strict mode.
+    UnknownKind(String),
+    /// The sink refused it (its kind, and why).
+    Refused(String, String),
 }
 
 /// What a finished load found besides its events.
@@ -310,10 +322,13 @@ impl LogReader {
             (text, 0)
         };
         match self.parse(event_text) {
-            Ok(event) => self.deliver(event_text, event, sink).map_err(|kind| {
-                let column = column_at(raw, lead + base);
-                unknown_kind(self.lines_done, column, None, kind)
-            }),
+            Ok(event) => match self.deliver(event_text, event, sink) {
+                Ok(()) => Ok(()),
+                Err(why) => {
+                    let column = column_at(raw, lead + base);
+                    self.fail(rejected(self.lines_done, column, None, why))
+                }
+            },
             Err(e) => {
                 let err = LogError {
                     line: self.lines_done,
@@ -417,13 +432,14 @@ impl LogReader {
     }
 
     /// Hands a valid event to the sink; in strict mode an unknown kind is
-    /// an error instead (returned as the kind's name for the caller to place).
+    /// an error instead, and so is an event the sink refuses (returned for
+    /// the caller to place).
     fn deliver(
         &mut self,
         text: &str,
         event: Option<SessionEvent<'_>>,
         sink: &mut dyn EventSink,
-    ) -> Result<(), String> {
+    ) -> Result<(), Rejected> {
         // Saturating, like line numbers: a stream can bring more events
         // than a 32-bit usize counts.
         let Some(event) = event else {
@@ -431,10 +447,11 @@ impl LogReader {
             return Ok(());
         };
         if let (true, SessionEvent::Unknown(u)) = (self.strict, &event) {
-            return Err(u.kind.to_string());
+            return Err(Rejected::UnknownKind(u.kind.to_string()));
         }
+        let kind = event.kind().to_string();
+        sink.event(text, event).map_err(|why| Rejected::Refused(kind, why))?;
         self.events = self.events.saturating_add(1);
-        sink.event(text, event);
         Ok(())
     }
 
@@ -538,10 +555,13 @@ impl ArraySeed<'_, '_, '_> {
             element
         };
         match self.reader.parse(event_text) {
-            Ok(event) => self.reader.deliver(event_text, event, self.sink).map_err(|kind| {
-                let (line, column) = self.cursor.locate(offset_in(self.text, event_text));
-                unknown_kind(line, column, Some(index), kind)
-            }),
+            Ok(event) => match self.reader.deliver(event_text, event, self.sink) {
+                Ok(()) => Ok(()),
+                Err(why) => {
+                    let (line, column) = self.cursor.locate(offset_in(self.text, event_text));
+                    self.reader.fail(rejected(line, column, Some(index), why))
+                }
+            },
             Err(e) => {
                 let err = LogError {
                     line: 0,
@@ -609,16 +629,15 @@ fn invalid_utf8(line: usize, column: usize) -> LogError {
     }
 }
 
-fn unknown_kind(line: usize, column: usize, index: Option<usize>, kind: String) -> LogError {
-    LogError {
-        line,
-        column,
-        index,
-        code: LogErrorCode::UnknownKind,
-        message: format!("unknown event kind `{kind}` (strict mode)"),
-        kind: Some(kind),
-        field: Some("kind".into()),
-    }
+fn rejected(line: usize, column: usize, index: Option<usize>, why: Rejected) -> LogError {
+    let (code, message, kind, field) = match why {
+        Rejected::UnknownKind(kind) => {
+            let message = format!("unknown event kind `{kind}` (strict mode)");
+            (LogErrorCode::UnknownKind, message, kind, Some("kind".into()))
+        }
+        Rejected::Refused(kind, why) => (LogErrorCode::LimitExceeded, why, kind, None),
+    };
+    LogError { line, column, index, code, message, kind: Some(kind), field }
 }
 
 fn code_of(e: &EventError) -> LogErrorCode {
