@@ -491,3 +491,35 @@ fn a_process_without_parent_session_id_reads_only_when_tolerant() {
     };
     assert_eq!((e.parent_session_id.as_deref(), e.parent_task_id), (Some("s"), None));
 }
+
+/// Provider-native and opaque fields are carried as their exact text (never
+/// parsed into a tree), inside tagged blocks, completions and memory records.
+#[test]
+fn opaque_fields_are_kept_as_written() {
+    let options = r#"{"cache": [1, 2.50, {"ttl": "5m"}]}"#;
+    let block = format!(
+        r#"{{"type":"image","source":{{"kind":"url","url":"u"}},"provider_options":{options}}}"#
+    );
+    let tool = format!(
+        r#"{{"kind":"tool_completed","turn":1,"results":[{{"call_id":"c","output":"x",
+        "is_error":false,"durable_content":{{"blocks":[{block}]}}}}]}}"#
+    );
+    let replay = r#"{"kind":"llm_completed","turn":1,"message":{"role":"assistant","content":"",
+        "tool_calls":[]},"provider_replay":{"protocol":"p","native_blocks":[{"b": 1.0}],
+        "reasoning_details":{"r":[]},"native_message":null,"tool_calls":[{"id":"1"}]}}"#;
+    let recall = r#"{"kind":"memory_retrieval_result","hits":[{"record":{"record_id":"r",
+        "scope":{"tenant_id":"t","namespace":"n"},"name":"n","kind":"project","content":"c",
+        "description":"d","provenance":{"author":"host","trust":"host_verified",
+        "evidence_refs":[],"session_id":null},"created_at":1,"updated_at":1,
+        "last_recalled_at":null,"recall_count":0,"confidence":1.0,
+        "links":[{"to":"r2","weight": 0.50}],"pinned":false,"ttl_days":null},
+        "score":0.85,"why":"w"}]}"#;
+    let tool = parse(&tool).to_json();
+    assert!(tool.contains(&format!(r#""provider_options":{options}"#)), "{tool}");
+    let replay = parse(replay).to_json();
+    for kept in [r#""native_blocks":[{"b": 1.0}]"#, r#""reasoning_details":{"r":[]}"#] {
+        assert!(replay.contains(kept), "{replay}");
+    }
+    let recall = parse(recall).to_json();
+    assert!(recall.contains(r#""links":[{"to":"r2","weight": 0.50}]"#), "{recall}");
+}

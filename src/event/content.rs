@@ -6,7 +6,6 @@ use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
 use serde::{Serialize, Serializer};
-use serde_json::Value;
 
 use super::{RawJson, Str};
 
@@ -207,7 +206,7 @@ pub struct MediaBlock<'a> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub media_type: Option<Str<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provider_options: Option<Value>,
+    pub provider_options: Option<RawJson<'a>>,
 }
 
 /// Deserialized through `tagged::MediaSourceWire`.
@@ -237,13 +236,13 @@ pub struct ProviderReplay<'a> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<Str<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub native_blocks: Option<Vec<Value>>,
+    pub native_blocks: Option<Vec<RawJson<'a>>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_content: Option<Str<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning_details: Option<Value>,
+    pub reasoning_details: Option<RawJson<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub native_message: Option<Value>,
+    pub native_message: Option<RawJson<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_calls: Option<Vec<Value>>,
+    pub tool_calls: Option<Vec<RawJson<'a>>>,
 }

@@ -2,8 +2,8 @@
 //! and the closed memory types.
 
 use super::text::names;
+use super::text::RawJson;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::Str;
 
@@ -83,7 +83,7 @@ pub struct MemoryRecord<'a> {
     pub recall_count: u64,
     pub confidence: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub links: Option<Vec<Value>>,
+    pub links: Option<Vec<RawJson<'a>>>,
     #[serde(default)]
     pub pinned: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -9,9 +9,9 @@
 use std::marker::PhantomData;
 
 use super::text::names;
+use super::text::RawJson;
 use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::content::{
     ContentPart, DurableBlock, DurableContent, FileAffinity, ImageDetail, MediaBlock, MediaSource,
@@ -149,7 +149,7 @@ pub(super) struct DurableBlockWire<'a> {
     text: Option<Str<'a>>,
     source: Option<MediaSource<'a>>,
     media_type: Option<Str<'a>>,
-    provider_options: Option<Value>,
+    provider_options: Option<RawJson<'a>>,
 }
 
 impl<'a> TryFrom<DurableBlockWire<'a>> for DurableBlock<'a> {
