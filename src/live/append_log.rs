@@ -49,10 +49,10 @@ impl<'a> Locator<'a> {
         let mut at = (text.as_ptr() as usize).wrapping_sub(self.bytes.as_ptr() as usize);
         if at >= self.bytes.len() {
             let needle = text.as_bytes();
-            let rest = self.bytes.get(self.end..).unwrap_or_default();
-            // Found: the reader's copies are verbatim parts of the input.
-            at =
-                self.end + rest.windows(needle.len().max(1)).position(|w| w == needle).unwrap_or(0);
+            let mut windows = self.bytes.windows(needle.len().max(1)).skip(self.end);
+            // Found: the reader's copies are verbatim parts of the input (were
+            // one not, it would be placed where the last event ended).
+            at = self.end + windows.position(|w| w == needle).unwrap_or(0);
         }
         self.end = at + text.len();
         self.locate(at)
@@ -63,7 +63,7 @@ impl<'a> Locator<'a> {
         reason = "lines and columns count bytes of an input held in memory"
     )]
     fn locate(&mut self, offset: usize) -> (usize, usize) {
-        for &b in self.bytes.get(self.offset..offset).unwrap_or_default() {
+        for &b in self.bytes.iter().take(offset).skip(self.offset) {
             if b == b'\n' {
                 self.line += 1;
                 self.column = 1;
@@ -98,8 +98,12 @@ impl ReplayStore {
             if fatal.is_some() {
                 return;
             }
-            match self.append_checked(session_id, json, event.turn(), None, now.0) {
-                Ok(_) => appended = appended.saturating_add(1),
+            match self.append_checked(session_id, json, event.turn(), None, now) {
+                #[allow(
+                    clippy::arithmetic_side_effects,
+                    reason = "at most one event per byte of an input held in memory"
+                )]
+                Ok(_) => appended += 1,
                 Err(e @ AppendError::EventTooLarge(_)) => {
                     let (line, column) = locator.place(json);
                     refused.push(LogError {
