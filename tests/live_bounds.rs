@@ -188,3 +188,26 @@ fn append_log_to_a_session_the_store_has_no_room_for_is_store_full() {
     assert_eq!(err.code, agent_replay::ErrorCode::StoreFull);
     assert_eq!(s.current_cursor("b", None), format!("arc1:{INC}:0:0:b"));
 }
+
+#[test]
+fn subscribing_to_a_new_session_while_its_admission_raises_the_floor_misses_nothing() {
+    // max_sessions 1: tombstones hold 8; "first" (tail 3) then 8 others fill them.
+    let mut s = store(1, 1 << 20);
+    for t in 1..=3 {
+        s.append("first", &ev(t), None, Millis(0)).unwrap();
+    }
+    for i in 0..8 {
+        s.append(&format!("other{i}"), &ev(1), None, Millis(0)).unwrap();
+    }
+    // "ghost" stands at the floor, 0, when its cursor is checked; admitting it
+    // evicts "other7", which forgets "first": it starts at the new floor, 3.
+    let SubscribeResult::Subscribed(sub) =
+        s.subscribe(&format!("arc1:{INC}:0:0:ghost"), Millis(0)).unwrap()
+    else {
+        panic!("the cursor stood where the session did")
+    };
+    assert_eq!(sub.try_next(), None, "nothing was appended to ghost");
+    s.append("ghost", &ev(1), None, Millis(0)).unwrap();
+    let Some(SubscriptionItem::Event(e)) = sub.try_next() else { panic!("the live event") };
+    assert_eq!(e.position, Position(4), "above the forgotten tail of first");
+}
