@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
 
 use agent_replay::live::{ReplayStore, StoreConfig, SubscribeResult, Subscription};
+use agent_replay::units::Millis;
 
 struct Counting;
 static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
@@ -51,7 +52,7 @@ fn main() {
         let mut s = store(2048);
         let ns = ns_per(n, || {
             for _ in 0..n {
-                s.append("s", json, None, 0).unwrap();
+                s.append("s", json, None, Millis(0)).unwrap();
             }
         });
         out.push(format!("\"{name}\":{ns:.1}"));
@@ -60,7 +61,7 @@ fn main() {
     for (cap, ks) in [(2048usize, vec![1u64, 100, 2048]), (1_000_000, vec![100])] {
         let mut s = store(cap);
         for _ in 0..cap {
-            s.append("s", SMALL, None, 0).unwrap();
+            s.append("s", SMALL, None, Millis(0)).unwrap();
         }
         for k in ks {
             let cursor = s
@@ -69,7 +70,7 @@ fn main() {
             let reps = (200_000 / k as usize).max(50);
             let ns = ns_per(reps, || {
                 for _ in 0..reps {
-                    std::hint::black_box(s.replay_after(&cursor, 0).unwrap());
+                    std::hint::black_box(s.replay_after(&cursor, Millis(0)).unwrap());
                 }
             });
             out.push(format!("\"replay_{k}_of_{cap}_ns\":{ns:.1}"));
@@ -79,7 +80,7 @@ fn main() {
     for subs in [1usize, 100] {
         let mut s = store(2048);
         let readers: Vec<Subscription> = (0..subs)
-            .map(|_| match s.subscribe("arc1:bench:0:0:s", 0).unwrap() {
+            .map(|_| match s.subscribe("arc1:bench:0:0:s", Millis(0)).unwrap() {
                 SubscribeResult::Subscribed(x) => x,
                 SubscribeResult::Gap(g) => panic!("{g:?}"),
             })
@@ -87,7 +88,7 @@ fn main() {
         let n = 20_000;
         let ns = ns_per(n * subs, || {
             for _ in 0..n {
-                s.append("s", SMALL, None, 0).unwrap();
+                s.append("s", SMALL, None, Millis(0)).unwrap();
                 for r in &readers {
                     std::hint::black_box(r.try_next());
                 }
@@ -99,7 +100,7 @@ fn main() {
     let before = ALLOCATED.load(Relaxed);
     let mut s = store(1_000_000);
     for _ in 0..1_000_000 {
-        s.append("s", SMALL, None, 0).unwrap();
+        s.append("s", SMALL, None, Millis(0)).unwrap();
     }
     let per = (ALLOCATED.load(Relaxed) - before) as f64 / 1e6;
     out.push(format!(

@@ -9,6 +9,7 @@ use agent_replay::generate::SAMPLE_JSONL;
 use agent_replay::json::to_js_json;
 use agent_replay::live::{ReplaySession, ReplayStore, Resume, StoreConfig};
 use agent_replay::state::SessionState;
+use agent_replay::units::Millis;
 use agent_replay::SessionEvent;
 
 /// Events with every optional field present, and with none.
@@ -62,8 +63,8 @@ fn main() {
     ));
     let session = ReplaySession::new("fixture", store).expect("session");
     let start = session.cursor();
-    session.append(SAMPLE_JSONL.as_bytes(), 0, None).expect("sample appends");
-    let gaps = match session.resume(&start, 0).expect("resume") {
+    session.append(SAMPLE_JSONL.as_bytes(), Millis(0), None).expect("sample appends");
+    let gaps = match session.resume(&start, Millis(0)).expect("resume") {
         Resume::Gap { gap, observation } => format!(
             "{{\"type\":\"gap\",\"gap\":{},\"observation\":{}}}",
             to_js_json(&gap),

@@ -6,8 +6,9 @@
 //! WebAssembly bindings live in the `wasm/` crate and only delegate here.
 
 // Nothing reachable from input may panic: a panic in WebAssembly is a trap,
-// and a trapped instance is dead for every later call. Arithmetic is
-// explicit (saturating or wrapping) so that no build can overflow-panic.
+// and a trapped instance is dead for every later call. Arithmetic that
+// input can overflow saturates (and says so); arithmetic an invariant keeps
+// in range is plain, under a scoped `allow` that states the invariant.
 #![cfg_attr(
     not(test),
     deny(

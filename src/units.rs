@@ -40,6 +40,15 @@ impl Position {
     }
 }
 
+impl Millis {
+    /// Milliseconds from `earlier` to this reading; 0 when the clock went
+    /// backwards. Saturating is the meaning here: the host's clock is input,
+    /// and a reading older than an earlier one ages nothing.
+    pub fn since(self, earlier: Millis) -> u64 {
+        self.0.saturating_sub(earlier.0)
+    }
+}
+
 impl std::fmt::Display for Position {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.0.fmt(f)
@@ -62,5 +71,11 @@ mod tests {
             serde_json::to_string(&(Position(7), Revision(3), Millis(9))).unwrap_or_default();
         assert_eq!(json, "[7,3,9]");
         assert_eq!(Position::START.next(), Position(1));
+    }
+
+    #[test]
+    fn a_clock_going_backwards_ages_nothing() {
+        assert_eq!(Millis(1_500).since(Millis(1_000)), 500);
+        assert_eq!(Millis(1_000).since(Millis(1_500)), 0);
     }
 }

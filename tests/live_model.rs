@@ -8,6 +8,7 @@ mod common;
 use std::collections::{HashMap, VecDeque};
 
 use agent_replay::live::*;
+use agent_replay::units::{Millis, Position, Revision};
 use common::Rng;
 
 const INC: &str = "model";
@@ -107,7 +108,7 @@ fn out_of(replay: Result<Replay, CursorError>) -> Out {
         Err(_) => Out::Malformed,
         Ok(Replay::Gap(g)) => Out::Gap(g),
         Ok(Replay::Replayed(events)) => {
-            Out::Replayed(events.iter().map(|e| (e.revision, e.position)).collect())
+            Out::Replayed(events.iter().map(|e| (e.revision.0, e.position.0)).collect())
         }
     }
 }
@@ -132,14 +133,14 @@ fn run(seed: u64, steps: usize) {
                 let turn = rng.below(20);
                 let given = (rng.below(5) == 0).then(|| rng.below(100));
                 let json = format!(r#"{{"kind":"page_in","turn":{turn},"entry_count":1}}"#);
-                let got = store.append(session, &json, given, now).unwrap();
+                let got = store.append(session, &json, given.map(Revision), Millis(now)).unwrap();
                 let want = model.append(session, turn, given, now);
-                assert_eq!((got.revision, got.position), want, "{ctx}: append");
+                assert_eq!((got.revision.0, got.position.0), want, "{ctx}: append");
                 assert_eq!(&*got.json, json);
             }
             35..=49 => now += rng.below(age * 2 / 3 + 1),
             50..=54 => {
-                store.trim_session(session, now);
+                store.trim_session(session, Millis(now));
                 model.trim(session, now);
             }
             55..=84 => {
@@ -163,12 +164,12 @@ fn run(seed: u64, steps: usize) {
                 };
                 if rng.below(3) > 0 {
                     assert_eq!(
-                        out_of(store.replay_after(&cursor, now)),
+                        out_of(store.replay_after(&cursor, Millis(now))),
                         want,
                         "{ctx}: replay {cursor}"
                     );
                 } else {
-                    let got = store.subscribe(&cursor, now);
+                    let got = store.subscribe(&cursor, Millis(now));
                     match (got, want) {
                         (Err(_), Out::Malformed) => {}
                         (Ok(SubscribeResult::Gap(g)), Out::Gap(w)) => assert_eq!(g, w, "{ctx}"),
@@ -207,8 +208,8 @@ fn run(seed: u64, steps: usize) {
                         m.delivered = e;
                         SubscriptionItem::Event(ObservedEvent {
                             session_id: m.session.as_str().into(),
-                            revision: e.0,
-                            position: e.1,
+                            revision: Revision(e.0),
+                            position: Position(e.1),
                             json: "".into(),
                         })
                     })

@@ -3,6 +3,7 @@
 //! every replay is the contiguous run of positions right after its cursor.
 #![no_main]
 use agent_replay::live::{Replay, ReplayStore, StoreConfig, SubscribeResult, Subscription};
+use agent_replay::units::{Millis, Revision};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -25,21 +26,26 @@ fuzz_target!(|data: &[u8]| {
                     r#"{{"kind":"page_out","turn":{b},"summary":"{}"}}"#,
                     "x".repeat(usize::from(a))
                 );
-                let _ = store.append(session, &json, (b % 5 == 0).then_some(u64::from(b)), now);
+                let _ = store.append(
+                    session,
+                    &json,
+                    (b % 5 == 0).then_some(Revision(u64::from(b))),
+                    Millis(now),
+                );
             }
             2 => now += u64::from(b),
-            3 => store.trim_session(session, now),
+            3 => store.trim_session(session, Millis(now)),
             4 => {
                 let cursor = format!("arc1:f:0:{}:{session}", b % 12);
-                if let Ok(Replay::Replayed(events)) = store.replay_after(&cursor, now) {
+                if let Ok(Replay::Replayed(events)) = store.replay_after(&cursor, Millis(now)) {
                     for (i, e) in events.iter().enumerate() {
-                        assert_eq!(e.position, u64::from(b % 12) + 1 + i as u64);
+                        assert_eq!(e.position.0, u64::from(b % 12) + 1 + i as u64);
                     }
                 }
             }
             5 => {
                 if let Ok(SubscribeResult::Subscribed(s)) =
-                    store.subscribe(&format!("arc1:f:0:{}:{session}", b % 6), now)
+                    store.subscribe(&format!("arc1:f:0:{}:{session}", b % 6), Millis(now))
                 {
                     subs.push(s);
                 }

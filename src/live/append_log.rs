@@ -32,14 +32,24 @@ struct Appender<'s> {
     fatal: Option<AppendError>,
 }
 
+impl Appender<'_> {
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "counts events of one input held in memory: below usize::MAX"
+    )]
+    fn count_appended(&mut self) {
+        self.appended += 1;
+    }
+}
+
 impl EventSink for Appender<'_> {
     fn event(&mut self, json: &str, event: SessionEvent<'_>) -> Result<(), String> {
         if self.fatal.is_some() {
             return Ok(());
         }
-        match self.store.append_checked(self.session_id, json, event.turn(), None, self.now.0) {
+        match self.store.append_checked(self.session_id, json, event.turn(), None, self.now) {
             Ok(_) => {
-                self.appended = self.appended.saturating_add(1);
+                self.count_appended();
                 Ok(())
             }
             Err(e @ AppendError::EventTooLarge(_)) => Err(e.to_string()),

@@ -6,6 +6,7 @@ use std::fmt;
 
 use crate::error::{Error, ErrorCode};
 use crate::json::MAX_SAFE_INTEGER;
+use crate::units::{Position, Revision};
 
 /// What every cursor starts with (the format's version).
 const PREFIX: &str = "arc1:";
@@ -13,8 +14,8 @@ const PREFIX: &str = "arc1:";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionCursor {
     pub incarnation: String,
-    pub revision: u64,
-    pub position: u64,
+    pub revision: Revision,
+    pub position: Position,
     pub session_id: String,
 }
 
@@ -85,7 +86,12 @@ fn canonical_u53(s: &str) -> Option<u64> {
 }
 
 impl SessionCursor {
-    pub fn new(incarnation: &str, revision: u64, position: u64, session_id: &str) -> Self {
+    pub fn new(
+        incarnation: &str,
+        revision: Revision,
+        position: Position,
+        session_id: &str,
+    ) -> Self {
         SessionCursor {
             incarnation: incarnation.into(),
             revision,
@@ -120,7 +126,7 @@ impl SessionCursor {
         if session_id.is_empty() {
             return bad("session id is empty");
         }
-        Ok(SessionCursor::new(incarnation, revision, position, session_id))
+        Ok(SessionCursor::new(incarnation, Revision(revision), Position(position), session_id))
     }
 
     /// Parses and checks the cursor belongs to `session_id`.
@@ -143,7 +149,12 @@ impl fmt::Display for SessionCursor {
 }
 
 /// Formats a cursor without building a `SessionCursor`.
-pub fn format_cursor(incarnation: &str, revision: u64, position: u64, session_id: &str) -> String {
+pub fn format_cursor(
+    incarnation: &str,
+    revision: Revision,
+    position: Position,
+    session_id: &str,
+) -> String {
     let mut out = String::new();
     let _ = write_cursor(&mut out, incarnation, revision, position, session_id);
     out
@@ -154,17 +165,17 @@ pub fn format_cursor(incarnation: &str, revision: u64, position: u64, session_id
 pub fn write_cursor(
     out: &mut impl fmt::Write,
     incarnation: &str,
-    revision: u64,
-    position: u64,
+    revision: Revision,
+    position: Position,
     session_id: &str,
 ) -> fmt::Result {
     let mut digits = itoa::Buffer::new();
     out.write_str(PREFIX)?;
     out.write_str(incarnation)?;
     out.write_char(':')?;
-    out.write_str(digits.format(revision))?;
+    out.write_str(digits.format(revision.0))?;
     out.write_char(':')?;
-    out.write_str(digits.format(position))?;
+    out.write_str(digits.format(position.0))?;
     out.write_char(':')?;
     out.write_str(session_id)
 }

@@ -17,13 +17,14 @@ use crate::event::SessionEvent;
 use crate::json::JsonText;
 use crate::log::{self, LogError, LogOptions};
 use crate::state::SessionState;
+use crate::units::{Millis, Revision};
 use crate::view::SessionView;
 
 /// The current complete observation of a session.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Observation<V> {
     pub session_id: String,
-    pub revision: u64,
+    pub revision: Revision,
     pub cursor: String,
     pub state: V,
 }
@@ -34,7 +35,7 @@ pub struct LiveReplayGap {
     pub session_id: String,
     pub requested_cursor: String,
     pub latest_cursor: String,
-    pub latest_revision: u64,
+    pub latest_revision: Revision,
     pub reason: GapReason,
 }
 
@@ -116,7 +117,7 @@ impl ReplaySession {
     pub fn append(
         &self,
         input: &[u8],
-        now: u64,
+        now: Millis,
         max_events: Option<usize>,
     ) -> Result<Vec<ObservedEvent>, SessionAppendError> {
         let strict = LogOptions { strict: false, ..Default::default() };
@@ -162,7 +163,7 @@ impl ReplaySession {
         }
     }
 
-    pub fn revision(&self) -> u64 {
+    pub fn revision(&self) -> Revision {
         self.inner.store.borrow().latest_revision(&self.inner.id)
     }
 
@@ -205,7 +206,7 @@ impl ReplaySession {
     /// The events after `cursor`, or a gap with a fresh observation. A
     /// malformed cursor or one of another session is an error, found
     /// before the store is asked anything.
-    pub fn resume(&self, cursor: &str, now: u64) -> Result<Resume, CursorError> {
+    pub fn resume(&self, cursor: &str, now: Millis) -> Result<Resume, CursorError> {
         SessionCursor::parse_for_session(cursor, &self.inner.id)?;
         let replay = self.inner.store.borrow_mut().replay_after(cursor, now)?;
         Ok(match replay {
@@ -219,7 +220,7 @@ impl ReplaySession {
 
     /// Replay then live from `cursor`; on a gap, first the gap with a fresh
     /// observation, then live from its cursor; on lag, recovers by itself.
-    pub fn subscribe(&self, cursor: &str, now: u64) -> Result<SessionSubscription, CursorError> {
+    pub fn subscribe(&self, cursor: &str, now: Millis) -> Result<SessionSubscription, CursorError> {
         SessionCursor::parse_for_session(cursor, &self.inner.id)?;
         let mut sub =
             SessionSubscription { session: self.clone(), current: None, pending: VecDeque::new() };
@@ -238,7 +239,7 @@ pub struct SessionSubscription {
 impl SessionSubscription {
     /// Subscribes the store from `cursor`; on a gap, queues the gap and
     /// subscribes from the observation's cursor instead.
-    fn attach(&mut self, cursor: &str, now: u64) -> Result<(), CursorError> {
+    fn attach(&mut self, cursor: &str, now: Millis) -> Result<(), CursorError> {
         let result = self.session.inner.store.borrow_mut().subscribe(cursor, now)?;
         match result {
             SubscribeResult::Subscribed(s) => self.current = Some(s),
@@ -258,7 +259,7 @@ impl SessionSubscription {
     }
 
     /// The next item if one is pending. `now` is used only to recover from lag.
-    pub fn try_next(&mut self, now: u64) -> Option<SessionItem> {
+    pub fn try_next(&mut self, now: Millis) -> Option<SessionItem> {
         loop {
             if let Some(item) = self.pending.pop_front() {
                 return Some(item);

@@ -18,6 +18,7 @@ use super::subscription::{SubQueue, Subscription};
 use crate::error::{Error, ErrorCode};
 use crate::event::{EventError, SessionEvent};
 use crate::json::MAX_SAFE_INTEGER;
+use crate::units::{Millis, Position, Revision};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StoreConfig {
@@ -55,8 +56,8 @@ impl Default for StoreConfig {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ObservedEvent {
     pub session_id: Rc<str>,
-    pub revision: u64,
-    pub position: u64,
+    pub revision: Revision,
+    pub position: Position,
     pub json: Rc<str>,
 }
 
@@ -138,16 +139,16 @@ impl From<AppendError> for Error {
 #[derive(Debug)]
 struct Retained {
     json: Rc<str>,
-    revision: u64,
-    appended_at: u64,
+    revision: Revision,
+    appended_at: Millis,
 }
 
 /// Where a session stands when it has no buffer: its tail and revision.
 #[derive(Debug, Clone, Copy)]
 struct Standing {
-    tail: u64,
-    revision: u64,
-    max_turn: u64,
+    tail: Position,
+    revision: Revision,
+    max_turn: Revision,
 }
 
 #[derive(Debug)]
@@ -155,10 +156,12 @@ struct SessionBuffer {
     id: Rc<str>,
     events: VecDeque<Retained>,
     /// Position of the newest event; 0 before any.
-    tail: u64,
-    revision: u64,
-    max_turn: u64,
-    /// Retained bytes as the store's budget counts them.
+    tail: Position,
+    revision: Revision,
+    /// The largest turn seen: the revision of an append that gives none.
+    max_turn: Revision,
+    /// Retained bytes as the store's budget counts them (saturating, as
+    /// every sum of input sizes here).
     bytes: usize,
     /// The tick of its last activity (its live entry in the store's LRU queue).
     active: u64,
@@ -170,8 +173,11 @@ struct SessionBuffer {
     subscribers: Vec<Rc<std::cell::RefCell<SubQueue>>>,
 }
 
+/// What the budget counts for one event: its text held in memory, and the
+/// overhead (a text's length is below `isize::MAX`, the sum below `usize::MAX`).
+#[allow(clippy::arithmetic_side_effects, reason = "a length held in memory plus 32")]
 fn cost(json: &str) -> usize {
-    json.len().saturating_add(EVENT_OVERHEAD)
+    json.len() + EVENT_OVERHEAD
 }
 
 impl SessionBuffer {
@@ -190,28 +196,31 @@ impl SessionBuffer {
         }
     }
 
-    fn oldest_position(&self) -> u64 {
-        // Never below 1 while events are retained: tail counts every one.
-        self.tail.saturating_add(1).saturating_sub(self.events.len() as u64)
+    /// The position of the oldest retained event (`tail.next()` when none is).
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "tail counts every event appended to the session, so at least those \
+                  retained: len <= tail"
+    )]
+    fn oldest_position(&self) -> Position {
+        Position(self.tail.next().0 - self.events.len() as u64)
     }
 
     fn pop_oldest(&mut self) -> usize {
         let freed = self.events.pop_front().map_or(0, |e| cost(&e.json));
+        // Saturating: byte counts are sums of input sizes (see `bytes`).
         self.bytes = self.bytes.saturating_sub(freed);
         freed
     }
 
-    /// Trims by count, then by age; returns the bytes freed.
-    fn trim(&mut self, config: &StoreConfig, now: u64) -> usize {
+    /// Trims by count, then by age; returns the bytes freed (saturating: a
+    /// sum of input sizes).
+    fn trim(&mut self, config: &StoreConfig, now: Millis) -> usize {
         let mut freed = 0usize;
         while self.events.len() > config.max_events_per_session {
             freed = freed.saturating_add(self.pop_oldest());
         }
-        while self
-            .events
-            .front()
-            .is_some_and(|e| now.saturating_sub(e.appended_at) > config.max_age_ms)
-        {
+        while self.events.front().is_some_and(|e| now.since(e.appended_at) > config.max_age_ms) {
             freed = freed.saturating_add(self.pop_oldest());
         }
         freed
@@ -221,21 +230,43 @@ impl SessionBuffer {
         self.subscribers.iter().any(SubQueue::is_alive)
     }
 
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "an index of a retained event: oldest + index <= tail"
+    )]
     fn observed(&self, index: usize) -> Option<ObservedEvent> {
         let e = self.events.get(index)?;
         Some(ObservedEvent {
             session_id: Rc::clone(&self.id),
             revision: e.revision,
-            position: self.oldest_position().saturating_add(index as u64),
+            position: Position(self.oldest_position().0 + index as u64),
             json: Rc::clone(&e.json),
         })
     }
 
-    /// Every retained event after position `p` (which must be ≥ oldest - 1).
-    fn after(&self, p: u64) -> Vec<ObservedEvent> {
-        let start = p.saturating_add(1).saturating_sub(self.oldest_position()) as usize;
-        (start..self.events.len()).filter_map(|i| self.observed(i)).collect()
+    /// The retained events after position `p`: the newest `tail - p`, or all
+    /// of them. All, with none missed, once the replay checks passed; all
+    /// too when admitting a session raised the floor it starts at past `p`
+    /// (nothing of it was missed: it holds no event yet).
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "p <= tail: rule 5 of the replay checks, and a tail only grows"
+    )]
+    fn after(&self, p: Position) -> Vec<ObservedEvent> {
+        let held = self.events.len() as u64;
+        let start = held - held.min(self.tail.0 - p.0);
+        (start as usize..self.events.len()).filter_map(|i| self.observed(i)).collect()
     }
+}
+
+/// Advances the store's tick and returns it.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "one tick per touch or eviction, each an operation: never 2^64 of them"
+)]
+fn next_tick(tick: &mut u64) -> u64 {
+    *tick += 1;
+    *tick
 }
 
 /// The store. Dropping it ends every subscription.
@@ -253,7 +284,8 @@ pub struct ReplayStore {
     lru: VecDeque<(u64, Rc<str>)>,
     /// Counts touches and evictions.
     tick: u64,
-    /// Retained bytes across sessions, as the budget counts them.
+    /// Retained bytes across sessions, as the budget counts them
+    /// (saturating, as every sum of input sizes here).
     total_bytes: usize,
     /// Evicted sessions with their eviction tick, oldest first (entries of
     /// revived or re-evicted sessions no longer match and are skipped).
@@ -261,7 +293,7 @@ pub struct ReplayStore {
     /// Where a session with neither buffer nor tombstone stands: 0, until
     /// tombstones overflow; then above every forgotten session's tail, so a
     /// forgotten session's old cursor can only ever get a gap.
-    floor: u64,
+    floor: Position,
 }
 
 impl ReplayStore {
@@ -285,12 +317,13 @@ impl ReplayStore {
             tick: 0,
             total_bytes: 0,
             tombstones: VecDeque::new(),
-            floor: 0,
+            floor: Position::START,
         })
     }
 
     /// Tombstones kept for evicted sessions before the oldest are forgotten.
     fn max_tombstones(&self) -> usize {
+        // Saturating: `max_sessions` is input (any number the host passes).
         self.config.max_sessions.saturating_mul(8)
     }
 
@@ -303,17 +336,26 @@ impl ReplayStore {
     fn standing(&self, session_id: &str) -> Standing {
         match self.sessions.get(session_id) {
             Some(s) => Standing { tail: s.tail, revision: s.revision, max_turn: s.max_turn },
-            None => Standing { tail: self.floor, revision: 0, max_turn: 0 },
+            None => Standing { tail: self.floor, revision: Revision(0), max_turn: Revision(0) },
         }
+    }
+
+    /// The LRU queue's bound before compaction: 4 entries per live session.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "live counts sessions held in memory, each far larger than 4 bytes"
+    )]
+    fn max_lru_entries(&self) -> usize {
+        self.live.max(16) * 4
     }
 
     /// Marks a live session as just active (last in eviction order).
     fn touch(&mut self, session_id: &str) {
         let Some(s) = self.sessions.get_mut(session_id).filter(|s| !s.evicted) else { return };
-        self.tick = self.tick.saturating_add(1);
-        s.active = self.tick;
-        self.lru.push_back((self.tick, Rc::clone(&s.id)));
-        if self.lru.len() > self.live.max(16).saturating_mul(4) {
+        let tick = next_tick(&mut self.tick);
+        s.active = tick;
+        self.lru.push_back((tick, Rc::clone(&s.id)));
+        if self.lru.len() > self.max_lru_entries() {
             let sessions = &self.sessions;
             self.lru.retain(|(tick, id)| {
                 sessions.get(id).is_some_and(|s| !s.evicted && s.active == *tick)
@@ -324,6 +366,7 @@ impl ReplayStore {
     /// Drops a session's events and subscribers, leaving its tombstone.
     fn evict(&mut self, session_id: &str) {
         let Some(s) = self.sessions.get_mut(session_id).filter(|s| !s.evicted) else { return };
+        // Saturating: byte counts are sums of input sizes (see `bytes`).
         self.total_bytes = self.total_bytes.saturating_sub(s.bytes);
         for queue in s.subscribers.drain(..) {
             SubQueue::close(&queue);
@@ -331,10 +374,12 @@ impl ReplayStore {
         s.events = VecDeque::new();
         s.bytes = 0;
         s.evicted = true;
-        self.tick = self.tick.saturating_add(1);
-        s.evicted_at = self.tick;
-        self.live = self.live.saturating_sub(1);
-        self.tombstones.push_back((self.tick, Rc::clone(&s.id)));
+        s.evicted_at = next_tick(&mut self.tick);
+        #[allow(clippy::arithmetic_side_effects, reason = "s was live: `live` counts it")]
+        {
+            self.live -= 1;
+        }
+        self.tombstones.push_back((s.evicted_at, Rc::clone(&s.id)));
         // Past the bound, the oldest tombstones are forgotten, and the floor
         // rises above their tails.
         while self.tombstones.len() > self.max_tombstones() {
@@ -402,7 +447,13 @@ impl ReplayStore {
             if !self.admit() {
                 return Err(AppendError::TooManySessions);
             }
-            self.live = self.live.saturating_add(1);
+            #[allow(
+                clippy::arithmetic_side_effects,
+                reason = "admitted: live < max_sessions <= usize::MAX"
+            )]
+            {
+                self.live += 1;
+            }
             match self.sessions.get_mut(session_id) {
                 Some(s) => s.evicted = false,
                 None => {
@@ -431,6 +482,7 @@ impl ReplayStore {
             if freed == 0 {
                 break;
             }
+            // Saturating: byte counts are sums of input sizes (see `bytes`).
             self.total_bytes = self.total_bytes.saturating_sub(freed);
         }
     }
@@ -448,8 +500,8 @@ impl ReplayStore {
         &mut self,
         session_id: &str,
         json: &str,
-        revision: Option<u64>,
-        now: u64,
+        revision: Option<Revision>,
+        now: Millis,
     ) -> Result<ObservedEvent, AppendError> {
         let event = SessionEvent::from_json(json).map_err(AppendError::InvalidEvent)?;
         self.append_checked(session_id, json, event.turn(), revision, now)
@@ -461,13 +513,13 @@ impl ReplayStore {
         session_id: &str,
         json: &str,
         turn: Option<u32>,
-        revision: Option<u64>,
-        now: u64,
+        revision: Option<Revision>,
+        now: Millis,
     ) -> Result<ObservedEvent, AppendError> {
         if !is_valid_session_id(session_id) {
             return Err(AppendError::InvalidSessionId);
         }
-        if revision.is_some_and(|r| r > MAX_SAFE_INTEGER) {
+        if revision.is_some_and(|r| r.0 > MAX_SAFE_INTEGER) {
             return Err(AppendError::InvalidRevision);
         }
         if json.len() > self.config.max_event_bytes {
@@ -476,9 +528,9 @@ impl ReplayStore {
         let config = self.config;
         self.touch(session_id);
         let session = self.buffer(session_id)?;
-        session.max_turn = session.max_turn.max(turn.map_or(0, u64::from));
+        session.max_turn = session.max_turn.max(Revision(turn.map_or(0, u64::from)));
         session.revision = revision.unwrap_or(session.max_turn);
-        session.tail = session.tail.saturating_add(1);
+        session.tail = session.tail.next();
         let observed = ObservedEvent {
             session_id: Rc::clone(&session.id),
             revision: session.revision,
@@ -490,6 +542,7 @@ impl ReplayStore {
             revision: observed.revision,
             appended_at: now,
         });
+        // Saturating: byte counts are sums of input sizes (see `bytes`).
         session.bytes = session.bytes.saturating_add(cost(json));
         if !session.subscribers.is_empty() {
             session.subscribers.retain(|q| SubQueue::offer(q, &observed));
@@ -501,21 +554,22 @@ impl ReplayStore {
     }
 
     /// `(incarnation, revision given or latest, tail, session)`.
-    pub fn current_cursor(&self, session_id: &str, revision: Option<u64>) -> String {
+    pub fn current_cursor(&self, session_id: &str, revision: Option<Revision>) -> String {
         let standing = self.standing(session_id);
         let (latest, tail) = (standing.revision, standing.tail);
         format_cursor(&self.incarnation, revision.unwrap_or(latest), tail, session_id)
     }
 
     /// The latest revision of a session (0 if unknown).
-    pub fn latest_revision(&self, session_id: &str) -> u64 {
+    pub fn latest_revision(&self, session_id: &str) -> Revision {
         self.standing(session_id).revision
     }
 
     /// Drops what the retention bounds no longer allow in one session.
-    pub fn trim_session(&mut self, session_id: &str, now: u64) {
+    pub fn trim_session(&mut self, session_id: &str, now: Millis) {
         let config = self.config;
         let freed = self.sessions.get_mut(session_id).map_or(0, |s| s.trim(&config, now));
+        // Saturating: byte counts are sums of input sizes (see `bytes`).
         self.total_bytes = self.total_bytes.saturating_sub(freed);
     }
 
@@ -524,8 +578,8 @@ impl ReplayStore {
     fn check(
         &mut self,
         cursor: &str,
-        now: u64,
-    ) -> Result<(SessionCursor, Result<u64, GapReason>), CursorError> {
+        now: Millis,
+    ) -> Result<(SessionCursor, Result<Position, GapReason>), CursorError> {
         let c = SessionCursor::parse(cursor)?;
         if c.incarnation != *self.incarnation {
             return Ok((c, Err(GapReason::Unavailable)));
@@ -548,7 +602,7 @@ impl ReplayStore {
                     } else {
                         Ok(p)
                     }
-                } else if p.saturating_add(1) < s.oldest_position() {
+                } else if p.next() < s.oldest_position() {
                     Err(GapReason::Trimmed)
                 } else {
                     Ok(p)
@@ -559,7 +613,7 @@ impl ReplayStore {
     }
 
     /// The events after a cursor, or the gap that stands in their way.
-    pub fn replay_after(&mut self, cursor: &str, now: u64) -> Result<Replay, CursorError> {
+    pub fn replay_after(&mut self, cursor: &str, now: Millis) -> Result<Replay, CursorError> {
         let (c, verdict) = self.check(cursor, now)?;
         Ok(match verdict {
             Err(reason) => Replay::Gap(reason),
@@ -571,7 +625,7 @@ impl ReplayStore {
 
     /// Replay then live: the buffered events after the cursor, then every
     /// later append, with no duplicate and no miss.
-    pub fn subscribe(&mut self, cursor: &str, now: u64) -> Result<SubscribeResult, CursorError> {
+    pub fn subscribe(&mut self, cursor: &str, now: Millis) -> Result<SubscribeResult, CursorError> {
         let (c, verdict) = self.check(cursor, now)?;
         let p = match verdict {
             Err(reason) => return Ok(SubscribeResult::Gap(reason)),

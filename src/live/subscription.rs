@@ -10,6 +10,7 @@ use std::rc::Rc;
 
 use super::cursor::format_cursor;
 use super::store::ObservedEvent;
+use crate::units::{Position, Revision};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SubscriptionItem {
@@ -29,7 +30,7 @@ pub(crate) struct SubQueue {
     dropped: u64,
     /// (revision, position) of the last event handed out, or of the cursor
     /// subscribed from: where a lagged consumer resumes.
-    delivered: (u64, u64),
+    delivered: (Revision, Position),
     closed: bool,
 }
 
@@ -37,7 +38,7 @@ impl SubQueue {
     pub(crate) fn new(
         capacity: usize,
         backlog: Vec<ObservedEvent>,
-        from: (u64, u64),
+        from: (Revision, Position),
     ) -> Rc<RefCell<SubQueue>> {
         let mut queue = SubQueue {
             queue: VecDeque::new(),
@@ -52,11 +53,15 @@ impl SubQueue {
         Rc::new(RefCell::new(queue))
     }
 
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "`dropped` counts events appended one at a time: it cannot reach 2^64"
+    )]
     fn push(&mut self, event: ObservedEvent) {
         self.queue.push_back(event);
         if self.queue.len() > self.capacity {
             self.queue.pop_front();
-            self.dropped = self.dropped.saturating_add(1);
+            self.dropped += 1;
         }
     }
 

@@ -10,27 +10,32 @@ use agent_replay::live::{
     AppendError, Replay, ReplaySession, ReplayStore, Resume, SessionItem, SessionSubscription,
     StoreConfig, SubscribeResult, Subscription, SubscriptionItem,
 };
-use agent_replay::units::Millis;
+use agent_replay::units::{Millis, Position, Revision};
 use wasm_bindgen::prelude::*;
 
 use crate::{js_error, wire};
 
-/// Milliseconds from the JS clock; anything not a finite non-negative number is 0.
-fn millis(now: f64) -> u64 {
-    if now.is_finite() && now > 0.0 {
-        now as u64
+/// Milliseconds from a JS number; anything not a finite non-negative number is 0.
+fn millis(ms: f64) -> u64 {
+    if ms.is_finite() && ms > 0.0 {
+        ms as u64
     } else {
         0
     }
 }
 
-fn revision(r: Option<f64>) -> Result<Option<u64>, JsValue> {
+/// A reading of the JS clock.
+fn clock(now: f64) -> Millis {
+    Millis(millis(now))
+}
+
+fn revision(r: Option<f64>) -> Result<Option<Revision>, JsValue> {
     match r {
         None => Ok(None),
         Some(r)
             if r.is_finite() && r >= 0.0 && r.fract() == 0.0 && r <= 9_007_199_254_740_991.0 =>
         {
-            Ok(Some(r as u64))
+            Ok(Some(Revision(r as u64)))
         }
         Some(_) => Err(js_error(AppendError::InvalidRevision)),
     }
@@ -81,10 +86,10 @@ impl ReplayStoreHandle {
         let event = self
             .inner
             .borrow_mut()
-            .append(session_id, json, revision(revision_)?, millis(now))
+            .append(session_id, json, revision(revision_)?, clock(now))
             .map_err(js_error)?;
-        self.last_revision = event.revision as f64;
-        Ok(event.position as f64)
+        self.last_revision = event.revision.0 as f64;
+        Ok(event.position.0 as f64)
     }
 
     #[wasm_bindgen(getter, js_name = lastRevision)]
@@ -96,11 +101,8 @@ impl ReplayStoreHandle {
     /// errors, cursor}`, `errors` listing the load errors and refused events.
     #[wasm_bindgen(js_name = appendLog)]
     pub fn append_log(&self, session_id: &str, bytes: &[u8], now: f64) -> Result<String, JsValue> {
-        let report = self
-            .inner
-            .borrow_mut()
-            .append_log(session_id, bytes, Millis(millis(now)))
-            .map_err(js_error)?;
+        let report =
+            self.inner.borrow_mut().append_log(session_id, bytes, clock(now)).map_err(js_error)?;
         Ok(format!(
             "{{\"appended\":{},\"errors\":{},\"cursor\":{}}}",
             report.appended,
@@ -121,7 +123,7 @@ impl ReplayStoreHandle {
     #[wasm_bindgen(js_name = replayAfter)]
     pub fn replay_after(&self, cursor: &str, now: f64) -> Result<String, JsValue> {
         let mut store = self.inner.borrow_mut();
-        let replay = store.replay_after(cursor, millis(now)).map_err(js_error)?;
+        let replay = store.replay_after(cursor, clock(now)).map_err(js_error)?;
         let incarnation = store.incarnation();
         Ok(match replay {
             Replay::Replayed(events) => {
@@ -135,7 +137,7 @@ impl ReplayStoreHandle {
     }
 
     pub fn subscribe(&self, cursor: &str, now: f64) -> Result<SubscriptionHandle, JsValue> {
-        let result = self.inner.borrow_mut().subscribe(cursor, millis(now)).map_err(js_error)?;
+        let result = self.inner.borrow_mut().subscribe(cursor, clock(now)).map_err(js_error)?;
         let incarnation = self.incarnation();
         Ok(match result {
             SubscribeResult::Subscribed(sub) => {
@@ -149,7 +151,7 @@ impl ReplayStoreHandle {
 
     #[wasm_bindgen(js_name = trimSession)]
     pub fn trim_session(&self, session_id: &str, now: f64) {
-        self.inner.borrow_mut().trim_session(session_id, millis(now));
+        self.inner.borrow_mut().trim_session(session_id, clock(now));
     }
 
     /// Whether the session is held now (a handle on an evicted one can go).
@@ -254,7 +256,7 @@ impl ReplaySessionHandle {
         max_events: Option<f64>,
     ) -> Result<String, JsValue> {
         let max = max_events.map(|m| m.max(0.0) as usize);
-        let events = self.inner.append(bytes, millis(now), max).map_err(js_error)?;
+        let events = self.inner.append(bytes, clock(now), max).map_err(js_error)?;
         Ok(wire::observed("", &self.incarnation, &events))
     }
 
@@ -263,7 +265,7 @@ impl ReplaySessionHandle {
     }
 
     pub fn resume(&self, cursor: &str, now: f64) -> Result<String, JsValue> {
-        Ok(match self.inner.resume(cursor, millis(now)).map_err(js_error)? {
+        Ok(match self.inner.resume(cursor, clock(now)).map_err(js_error)? {
             Resume::Replayed { events, cursor } => {
                 let header = format!(r#""type":"replayed","cursor":{}"#, to_js_json(&cursor));
                 wire::observed(&header, &self.incarnation, &events)
@@ -275,7 +277,7 @@ impl ReplaySessionHandle {
     }
 
     pub fn subscribe(&self, cursor: &str, now: f64) -> Result<SessionSubscriptionHandle, JsValue> {
-        let sub = self.inner.subscribe(cursor, millis(now)).map_err(js_error)?;
+        let sub = self.inner.subscribe(cursor, clock(now)).map_err(js_error)?;
         Ok(SessionSubscriptionHandle { sub, incarnation: self.incarnation.clone() })
     }
 }
@@ -289,7 +291,7 @@ pub struct SessionSubscriptionHandle {
 #[wasm_bindgen(js_class = SessionSubscriptionCore)]
 impl SessionSubscriptionHandle {
     pub fn next(&mut self, now: f64) -> Option<String> {
-        let item = self.sub.try_next(millis(now))?;
+        let item = self.sub.try_next(clock(now))?;
         Some(session_item(item, &self.incarnation))
     }
 
@@ -314,8 +316,8 @@ pub fn js_safe_event_json(json: &str) -> String {
 pub fn format_cursor(incarnation: &str, revision: f64, position: f64, session_id: &str) -> String {
     agent_replay::live::cursor::format_cursor(
         incarnation,
-        revision as u64,
-        position as u64,
+        Revision(revision as u64),
+        Position(position as u64),
         session_id,
     )
 }

@@ -98,17 +98,18 @@ pub fn observed(fields: &str, incarnation: &str, events: &[ObservedEvent]) -> St
     let mut out = String::with_capacity(events.len() * 32 + 64);
     let sep = if fields.is_empty() { "" } else { "," };
     let _ = write!(out, "{{{fields}{sep}\"session_id\":{}}}\n[", to_js_json(session));
+    let mut cursor = String::with_capacity(cursor_bytes);
     for e in events {
-        let start = texts.len();
-        let _ = write_cursor(&mut texts, incarnation, e.revision, e.position, session);
-        let cursor = texts.get(start..).unwrap_or_default();
-        let cursor_units = units(cursor);
+        cursor.clear();
+        let _ = write_cursor(&mut cursor, incarnation, e.revision, e.position, session);
+        let cursor_units = units(&cursor);
         start_row(&mut out);
-        for n in [e.revision, e.position, cursor_units as u64] {
+        for n in [e.revision.0, e.position.0, cursor_units as u64] {
             push_number(&mut out, n);
             out.push(',');
         }
         push_number(&mut out, cursor_units + units(&e.json));
+        texts.push_str(&cursor);
         texts.push_str(&e.json);
     }
     out.push_str("]\n");
