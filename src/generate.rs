@@ -155,5 +155,5 @@ pub fn generate_jsonl(seed: u64, target_bytes: usize) -> String {
     text
 }
 
-/// The embedded sample session (JSON Lines, all 32 kinds).
+/// The embedded sample session (JSON Lines, all 50 kinds).
 pub const SAMPLE_JSONL: &str = include_str!("../data/sample-session.jsonl");

@@ -3,7 +3,7 @@
 
 mod common;
 
-use agent_replay::event::{Content, KINDS};
+use agent_replay::event::{kind_info, Content, KINDS, KIND_TABLE};
 use agent_replay::SessionEvent;
 use serde_json::{json, Value};
 
@@ -17,8 +17,9 @@ fn err(text: &str) -> agent_replay::event::EventError {
 }
 
 #[test]
-fn there_are_32_kinds_and_the_sample_uses_them_all() {
-    assert_eq!(KINDS.len(), 32);
+fn there_are_50_kinds_32_of_the_core_and_the_sample_uses_them_all() {
+    assert_eq!(KINDS.len(), 50);
+    assert_eq!(KIND_TABLE.iter().filter(|k| k.core).count(), 32);
     let mut seen: Vec<String> =
         common::sample_lines().iter().map(|l| parse(l).kind().to_string()).collect();
     seen.sort();
@@ -66,8 +67,12 @@ fn assert_within(original: &Value, written: &Value, at: &str) {
 
 #[test]
 fn serializing_keeps_every_field_written_in_the_kernel_shape() {
-    // Every sample line is in the kernel's own shape except the SDK one.
-    for line in common::sample_lines().iter().filter(|l| !l.contains("\"content\":\"Bisect")) {
+    // Every sample line of a core kind is in the kernel's own shape except
+    // the SDK one. (The other kinds' bodies keep only what the view reads.)
+    let core = |l: &&&str| kind_info(parse(l).kind()).unwrap().core;
+    for line in
+        common::sample_lines().iter().filter(core).filter(|l| !l.contains("\"content\":\"Bisect"))
+    {
         let original: Value = serde_json::from_str(line).unwrap();
         let written: Value = serde_json::from_str(&parse(line).to_json()).unwrap();
         assert_within(&original, &written, "event");
@@ -490,4 +495,26 @@ fn a_process_without_parent_session_id_reads_only_when_tolerant() {
         panic!()
     };
     assert_eq!((e.parent_session_id.as_deref(), e.parent_task_id), (Some("s"), None));
+}
+
+/// Strict reading is deepstrike-core 0.2.60's: the kinds the runtime adds
+/// are unknown to it, while tolerant reading types them.
+#[test]
+fn the_kinds_beyond_the_core_are_typed_only_when_tolerant() {
+    for line in common::sample_lines() {
+        let info = kind_info(parse(line).kind()).unwrap();
+        let strict = SessionEvent::from_json_strict(line).unwrap();
+        assert_eq!(matches!(strict, SessionEvent::Unknown(_)), !info.core, "{line}");
+        assert_eq!(SessionEvent::reads_kind(info.kind, true), info.core);
+        assert!(SessionEvent::reads_kind(info.kind, false));
+    }
+    let attempt = parse(
+        r#"{"kind":"provider_attempt","effect_id":"e","attempt_seq":2,"status":"throttled","route":{"x":1}}"#,
+    );
+    let SessionEvent::ProviderAttempt(a) = &attempt else { panic!("{attempt:?}") };
+    assert_eq!((a.status.as_str(), a.attempt_seq), ("throttled", 2), "an unknown status is kept");
+    let paced = parse(r#"{"kind":"round_paced","round":1,"action":"stop","reason":"done"}"#);
+    assert_eq!(paced.turn(), None);
+    let e = SessionEvent::from_json(r#"{"kind":"prompt_measured","measurement":{}}"#).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("turn"), "a turned kind needs its turn: {e:?}");
 }

@@ -1,6 +1,10 @@
-//! The body of each of the 32 event kinds, field for field as the kernel
-//! writes them. The `kind` tag lives on `SessionEvent`; unknown top-level
-//! fields are ignored (the event's original text keeps them).
+//! The body of each of the 50 event kinds. The 32 of deepstrike-core
+//! 0.2.60 field for field as the kernel writes them; the 18 the runtime
+//! (deepstrike 0.2.77) adds with the fields the view reads and the stable
+//! scalars that name the event, their large or unsettled objects (a
+//! context preparation, a raw observation, a route) left out. The `kind`
+//! tag lives on `SessionEvent`; unknown top-level fields are ignored (the
+//! event's original text keeps them).
 
 use super::text::names;
 use serde::{Deserialize, Serialize};
@@ -11,14 +15,16 @@ use super::Str;
 
 /// Declares a kind's body struct; with `<'a>` its strings borrow from the log.
 macro_rules! body {
-    ($name:ident<'a> { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+    ($(#[$m:meta])* $name:ident<'a> { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+        $(#[$m])*
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
         #[serde(bound(deserialize = "'de: 'a"))]
         pub struct $name<'a> {
             $($(#[$fm])* pub $field: $ty,)*
         }
     };
-    ($name:ident { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+    ($(#[$m:meta])* $name:ident { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+        $(#[$m])*
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
         pub struct $name {
             $($(#[$fm])* pub $field: $ty,)*
@@ -309,3 +315,196 @@ body!(MemoryQueried<'a> {
 body!(MemoryValidationFailed<'a> { turn: u32, record_id: Str<'a>, error: Str<'a> });
 
 body!(MemoryRetrievalResult<'a> { hits: Vec<MemoryRecall<'a>> });
+
+// ---- The kinds deepstrike 0.2.77 adds (docs/spec/deepstrike-0.2.77.md) ----
+
+body!(
+    /// A prompt's size, measured before the provider call (an estimate) and
+    /// after it (the provider's count), both for the same request.
+    PromptMeasured<'a> {
+        turn: u32,
+        #[serde(default)]
+        measurement: PromptMeasurement<'a>,
+    }
+);
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'a"))]
+pub struct PromptMeasurement<'a> {
+    /// The request measured: a later measurement of it replaces the earlier.
+    #[serde(default)]
+    pub request_fingerprint: Str<'a>,
+    #[serde(default, deserialize_with = "super::text::u64_lenient")]
+    pub input_tokens: u64,
+}
+
+body!(
+    /// The context prepared for a provider call (its `preparation`, which
+    /// lists the whole history, stays in the event's text).
+    ContextPrepared { turn: u32 }
+);
+
+body!(
+    /// One attempt at a provider call (no `turn`: tied to its call by `effect_id`).
+    ProviderAttempt<'a> {
+        #[serde(default)]
+        effect_id: Str<'a>,
+        #[serde(default)]
+        attempt_seq: u32,
+        status: AttemptStatus,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        last_error_class: Option<Str<'a>>,
+    }
+);
+
+/// How a provider attempt ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AttemptStatus {
+    Success,
+    TransportExhausted,
+    Aborted,
+    Rejected,
+    Other(String),
+}
+
+names!(open AttemptStatus, strict_refuses: false {
+    Success = "success",
+    TransportExhausted = "transport_exhausted",
+    Aborted = "aborted",
+    Rejected = "rejected",
+});
+
+body!(
+    /// A kernel observation the runtime maps to no kind of its own (its `raw`
+    /// object stays in the event's text).
+    KernelObservation<'a> { turn: u32, observation_kind: Str<'a> }
+);
+
+body!(
+    /// Nodes a sub-agent submitted to the workflow (the nodes stay in the text).
+    WorkflowNodesSubmitted<'a> {
+        turn: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        submitter_agent_id: Option<Str<'a>>,
+    }
+);
+
+body!(WorkflowBatchSpawned<'a> {
+    turn: u32,
+    #[serde(default)]
+    node_count: u32,
+    #[serde(default)]
+    node_ids: Vec<Str<'a>>,
+});
+
+body!(
+    /// A workflow node's end (its final message, if any, stays in the text).
+    WorkflowNodeCompleted<'a> {
+        turn: u32,
+        agent_id: Str<'a>,
+        #[serde(default)]
+        status: Str<'a>,
+        #[serde(default)]
+        termination: Str<'a>,
+    }
+);
+
+body!(
+    /// The workflow's end (each node's outcome stays in the text).
+    WorkflowCompleted {
+        turn: u32,
+        #[serde(default)]
+        total_nodes: u32,
+    }
+);
+
+body!(
+    /// A loop round begins (1-based).
+    RoundStarted<'a> {
+        round: u32,
+        #[serde(default)]
+        goal: Str<'a>,
+    }
+);
+
+body!(
+    /// What the loop does after a round.
+    RoundPaced<'a> {
+        round: u32,
+        action: PaceAction,
+        #[serde(default)]
+        reason: Str<'a>,
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "super::text::opt_u64_lenient"
+        )]
+        delay_ms: Option<u64>,
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "super::text::opt_u64_lenient"
+        )]
+        wake_at_ms: Option<u64>,
+    }
+);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PaceAction {
+    Continue,
+    Sleep,
+    Stop,
+    Other(String),
+}
+
+names!(open PaceAction, strict_refuses: false {
+    Continue = "continue",
+    Sleep = "sleep",
+    Stop = "stop",
+});
+
+body!(GroupMemberJoined<'a> {
+    session_id: Str<'a>,
+    #[serde(default)]
+    role: Str<'a>,
+    member_kind: MemberKind,
+});
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MemberKind {
+    Peer,
+    Vehicle,
+    Other(String),
+}
+
+names!(open MemberKind, strict_refuses: false { Peer = "peer", Vehicle = "vehicle" });
+
+body!(GroupBudgetCharged {
+    #[serde(default, deserialize_with = "super::text::u64_lenient")]
+    tokens: u64,
+    #[serde(default)]
+    subagents: u32,
+    #[serde(default)]
+    rounds: u32,
+});
+
+body!(SummaryUpgraded<'a> {
+    #[serde(deserialize_with = "super::text::u64_lenient")]
+    compressed_seq: u64,
+    summary: Str<'a>,
+});
+
+body!(SemanticArchivePending<'a> { effect_id: Str<'a>, action: Str<'a> });
+
+body!(SemanticArchiveCompleted<'a> { effect_id: Str<'a>, record_id: Str<'a> });
+
+body!(SemanticArchiveFailed<'a> { effect_id: Str<'a>, error: Str<'a> });
+
+body!(MemoryWriteFailed<'a> { turn: u32, record_id: Str<'a>, error: Str<'a> });
+
+body!(MemoryQueryFailed<'a> {
+    turn: u32,
+    scope: MemoryScope<'a>,
+    query: Str<'a>,
+    error: Str<'a>,
+});
