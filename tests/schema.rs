@@ -518,3 +518,31 @@ fn the_kinds_beyond_the_core_are_typed_only_when_tolerant() {
     let e = SessionEvent::from_json(r#"{"kind":"prompt_measured","measurement":{}}"#).unwrap_err();
     assert_eq!(e.field.as_deref(), Some("turn"), "a turned kind needs its turn: {e:?}");
 }
+
+/// The kind table's kernel category and primitive against the reference's
+/// table of the 50 kinds (docs/spec/deepstrike-0.2.77.md, "The 50 kinds").
+#[test]
+fn the_kind_table_has_deepstrikes_category_and_primitive_for_all_50_kinds() {
+    let reference = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/spec/deepstrike-0.2.77.md"),
+    )
+    .unwrap();
+    let mut rows = std::collections::BTreeMap::new();
+    for line in reference.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if let [_, n, kind, columns, ..] = cells[..] {
+            if n.parse::<u32>().is_ok() {
+                let (category, primitive) = columns.split_once(" / ").unwrap();
+                rows.insert(kind.to_string(), (category.to_string(), primitive.to_string()));
+            }
+        }
+    }
+    assert_eq!(rows.len(), 50);
+    for info in KIND_TABLE {
+        let row: Value = serde_json::to_value(info).unwrap();
+        let ours = (row["kernel_category"].as_str().unwrap(), row["primitive"].as_str().unwrap());
+        let (category, primitive) = &rows[info.kind];
+        assert_eq!(ours, (category.as_str(), primitive.as_str()), "{}", info.kind);
+    }
+    assert_eq!(KIND_TABLE.len(), rows.len());
+}
