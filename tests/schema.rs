@@ -508,11 +508,9 @@ fn the_kinds_beyond_the_core_are_typed_only_when_tolerant() {
         assert_eq!(SessionEvent::reads_kind(info.kind, true), info.core);
         assert!(SessionEvent::reads_kind(info.kind, false));
     }
-    let attempt = parse(
-        r#"{"kind":"provider_attempt","effect_id":"e","attempt_seq":2,"status":"throttled","route":{"x":1}}"#,
-    );
-    let SessionEvent::ProviderAttempt(a) = &attempt else { panic!("{attempt:?}") };
-    assert_eq!((a.status.as_str(), a.attempt_seq), ("throttled", 2), "an unknown status is kept");
+    // Their fields beyond what the view reads are carried, not checked.
+    let attempt = r#"{"kind":"provider_attempt","effect_id":"e","status":"throttled","x":{"y":1}}"#;
+    assert!(matches!(parse(attempt), SessionEvent::ProviderAttempt(_)));
     let paced = parse(r#"{"kind":"round_paced","round":1,"action":"stop","reason":"done"}"#);
     assert_eq!(paced.turn(), None);
     let e = SessionEvent::from_json(r#"{"kind":"prompt_measured","measurement":{}}"#).unwrap_err();

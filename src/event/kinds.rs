@@ -1,10 +1,9 @@
 //! The body of each of the 50 event kinds. The 32 of deepstrike-core
 //! 0.2.60 field for field as the kernel writes them; the 18 the runtime
-//! (deepstrike 0.2.77) adds with the fields the view reads and the stable
-//! scalars that name the event, their large or unsettled objects (a
-//! context preparation, a raw observation, a route) left out. The `kind`
-//! tag lives on `SessionEvent`; unknown top-level fields are ignored (the
-//! event's original text keeps them).
+//! (deepstrike 0.2.77) adds with only the fields the view reads (its
+//! prompt measurements, and turns), the rest kept in the event's text. The
+//! `kind` tag lives on `SessionEvent`; unknown top-level fields are ignored
+//! (the event's original text keeps them).
 
 use super::text::names;
 use serde::{Deserialize, Serialize};
@@ -339,172 +338,56 @@ pub struct PromptMeasurement<'a> {
 }
 
 body!(
-    /// The context prepared for a provider call (its `preparation`, which
-    /// lists the whole history, stays in the event's text).
-    ContextPrepared { turn: u32 }
+    /// The body of a kind the view reads only the turn of.
+    Turned { turn: u32 }
 );
 
-body!(
-    /// One attempt at a provider call (no `turn`: tied to its call by `effect_id`).
-    ProviderAttempt<'a> {
-        #[serde(default)]
-        effect_id: Str<'a>,
-        #[serde(default)]
-        attempt_seq: u32,
-        status: AttemptStatus,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        last_error_class: Option<Str<'a>>,
+/// The body of a kind the view reads nothing of: checked to be JSON, the
+/// whole event kept as written.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Untyped {}
+
+impl<'de> Deserialize<'de> for Untyped {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d).map(|_| Untyped {})
     }
-);
-
-/// How a provider attempt ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AttemptStatus {
-    Success,
-    TransportExhausted,
-    Aborted,
-    Rejected,
-    Other(String),
 }
 
-names!(open AttemptStatus, strict_refuses: false {
-    Success = "success",
-    TransportExhausted = "transport_exhausted",
-    Aborted = "aborted",
-    Rejected = "rejected",
-});
+// The other 17 share those two bodies: each typed body of its own costs the
+// .wasm its own deserializer, for fields nothing here reads (their text and
+// js/index.d.ts give them whole).
 
-body!(
-    /// A kernel observation the runtime maps to no kind of its own (its `raw`
-    /// object stays in the event's text).
-    KernelObservation<'a> { turn: u32, observation_kind: Str<'a> }
-);
-
-body!(
-    /// Nodes a sub-agent submitted to the workflow (the nodes stay in the text).
-    WorkflowNodesSubmitted<'a> {
-        turn: u32,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        submitter_agent_id: Option<Str<'a>>,
-    }
-);
-
-body!(WorkflowBatchSpawned<'a> {
-    turn: u32,
-    #[serde(default)]
-    node_count: u32,
-    #[serde(default)]
-    node_ids: Vec<Str<'a>>,
-});
-
-body!(
-    /// A workflow node's end (its final message, if any, stays in the text).
-    WorkflowNodeCompleted<'a> {
-        turn: u32,
-        agent_id: Str<'a>,
-        #[serde(default)]
-        status: Str<'a>,
-        #[serde(default)]
-        termination: Str<'a>,
-    }
-);
-
-body!(
-    /// The workflow's end (each node's outcome stays in the text).
-    WorkflowCompleted {
-        turn: u32,
-        #[serde(default)]
-        total_nodes: u32,
-    }
-);
-
-body!(
-    /// A loop round begins (1-based).
-    RoundStarted<'a> {
-        round: u32,
-        #[serde(default)]
-        goal: Str<'a>,
-    }
-);
-
-body!(
-    /// What the loop does after a round.
-    RoundPaced<'a> {
-        round: u32,
-        action: PaceAction,
-        #[serde(default)]
-        reason: Str<'a>,
-        #[serde(
-            default,
-            skip_serializing_if = "Option::is_none",
-            deserialize_with = "super::text::opt_u64_lenient"
-        )]
-        delay_ms: Option<u64>,
-        #[serde(
-            default,
-            skip_serializing_if = "Option::is_none",
-            deserialize_with = "super::text::opt_u64_lenient"
-        )]
-        wake_at_ms: Option<u64>,
-    }
-);
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PaceAction {
-    Continue,
-    Sleep,
-    Stop,
-    Other(String),
-}
-
-names!(open PaceAction, strict_refuses: false {
-    Continue = "continue",
-    Sleep = "sleep",
-    Stop = "stop",
-});
-
-body!(GroupMemberJoined<'a> {
-    session_id: Str<'a>,
-    #[serde(default)]
-    role: Str<'a>,
-    member_kind: MemberKind,
-});
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MemberKind {
-    Peer,
-    Vehicle,
-    Other(String),
-}
-
-names!(open MemberKind, strict_refuses: false { Peer = "peer", Vehicle = "vehicle" });
-
-body!(GroupBudgetCharged {
-    #[serde(default, deserialize_with = "super::text::u64_lenient")]
-    tokens: u64,
-    #[serde(default)]
-    subagents: u32,
-    #[serde(default)]
-    rounds: u32,
-});
-
-body!(SummaryUpgraded<'a> {
-    #[serde(deserialize_with = "super::text::u64_lenient")]
-    compressed_seq: u64,
-    summary: Str<'a>,
-});
-
-body!(SemanticArchivePending<'a> { effect_id: Str<'a>, action: Str<'a> });
-
-body!(SemanticArchiveCompleted<'a> { effect_id: Str<'a>, record_id: Str<'a> });
-
-body!(SemanticArchiveFailed<'a> { effect_id: Str<'a>, error: Str<'a> });
-
-body!(MemoryWriteFailed<'a> { turn: u32, record_id: Str<'a>, error: Str<'a> });
-
-body!(MemoryQueryFailed<'a> {
-    turn: u32,
-    scope: MemoryScope<'a>,
-    query: Str<'a>,
-    error: Str<'a>,
-});
+/// `{turn, effect_id, preparation}`: the preparation lists the whole history.
+pub type ContextPrepared = Turned;
+/// `{turn, observation_kind, raw}`: an observation the runtime maps to no kind.
+pub type KernelObservation = Turned;
+/// `{turn, nodes, base_index?, submitter_agent_id?}`.
+pub type WorkflowNodesSubmitted = Turned;
+/// `{turn, node_count, node_ids}`.
+pub type WorkflowBatchSpawned = Turned;
+/// `{turn, agent_id, status, termination, output?, ...}`.
+pub type WorkflowNodeCompleted = Turned;
+/// `{turn, node_outcomes, total_nodes}`.
+pub type WorkflowCompleted = Turned;
+/// `{turn, record_id, error}`.
+pub type MemoryWriteFailed = Turned;
+/// `{turn, scope, query, error}`.
+pub type MemoryQueryFailed = Turned;
+/// `{effect_id, attempt_seq, route, request_fingerprint, status, ...}` (no turn).
+pub type ProviderAttempt = Untyped;
+/// `{round, goal}`: a loop round begins (1-based).
+pub type RoundStarted = Untyped;
+/// `{round, action: continue|sleep|stop, reason, delay_ms?, wake_at_ms?, coerced_from?}`.
+pub type RoundPaced = Untyped;
+/// `{session_id, role, member_kind: peer|vehicle}`.
+pub type GroupMemberJoined = Untyped;
+/// `{tokens, subagents, rounds}`.
+pub type GroupBudgetCharged = Untyped;
+/// `{compressed_seq, summary}`.
+pub type SummaryUpgraded = Untyped;
+/// `{effect_id, action}`.
+pub type SemanticArchivePending = Untyped;
+/// `{effect_id, record_id}`.
+pub type SemanticArchiveCompleted = Untyped;
+/// `{effect_id, error}`.
+pub type SemanticArchiveFailed = Untyped;

@@ -190,22 +190,22 @@ session_events! {
         Memory, Sched, core, -, -, snapshot, Never;
     PromptMeasured<'a> = "prompt_measured": Model, Sched, -, turn, -, -, Never;
     ContextPrepared = "context_prepared": Model, Sched, -, turn, -, -, Never;
-    ProviderAttempt<'a> = "provider_attempt": Model, Sched, -, -, -, -, Never;
-    KernelObservation<'a> = "kernel_observation": Kernel, Sched, -, turn, -, -, Never;
-    WorkflowNodesSubmitted<'a> = "workflow_nodes_submitted": Workflow, Sched, -, turn, -, -, Never;
-    WorkflowBatchSpawned<'a> = "workflow_batch_spawned": Workflow, Sched, -, turn, -, -, Never;
-    WorkflowNodeCompleted<'a> = "workflow_node_completed": Workflow, Sched, -, turn, -, -, Never;
+    ProviderAttempt = "provider_attempt": Model, Sched, -, -, -, -, Never;
+    KernelObservation = "kernel_observation": Kernel, Sched, -, turn, -, -, Never;
+    WorkflowNodesSubmitted = "workflow_nodes_submitted": Workflow, Sched, -, turn, -, -, Never;
+    WorkflowBatchSpawned = "workflow_batch_spawned": Workflow, Sched, -, turn, -, -, Never;
+    WorkflowNodeCompleted = "workflow_node_completed": Workflow, Sched, -, turn, -, -, Never;
     WorkflowCompleted = "workflow_completed": Workflow, Sched, -, turn, -, -, Never;
-    RoundStarted<'a> = "round_started": Run, Sched, -, -, -, -, Never;
-    RoundPaced<'a> = "round_paced": Run, Sched, -, -, -, -, Never;
-    GroupMemberJoined<'a> = "group_member_joined": Processes, Sched, -, -, -, -, Never;
+    RoundStarted = "round_started": Run, Sched, -, -, -, -, Never;
+    RoundPaced = "round_paced": Run, Sched, -, -, -, -, Never;
+    GroupMemberJoined = "group_member_joined": Processes, Sched, -, -, -, -, Never;
     GroupBudgetCharged = "group_budget_charged": Budgets, Sched, -, -, -, -, Never;
-    SummaryUpgraded<'a> = "summary_upgraded": Context, Sched, -, -, -, -, Never;
-    SemanticArchivePending<'a> = "semantic_archive_pending": Context, Sched, -, -, -, -, Never;
-    SemanticArchiveCompleted<'a> = "semantic_archive_completed": Context, Sched, -, -, -, -, Never;
-    SemanticArchiveFailed<'a> = "semantic_archive_failed": Context, Sched, -, -, -, -, Always;
-    MemoryWriteFailed<'a> = "memory_write_failed": Memory, Sched, -, turn, -, -, Always;
-    MemoryQueryFailed<'a> = "memory_query_failed": Memory, Sched, -, turn, -, -, Always;
+    SummaryUpgraded = "summary_upgraded": Context, Sched, -, -, -, -, Never;
+    SemanticArchivePending = "semantic_archive_pending": Context, Sched, -, -, -, -, Never;
+    SemanticArchiveCompleted = "semantic_archive_completed": Context, Sched, -, -, -, -, Never;
+    SemanticArchiveFailed = "semantic_archive_failed": Context, Sched, -, -, -, -, Always;
+    MemoryWriteFailed = "memory_write_failed": Memory, Sched, -, turn, -, -, Always;
+    MemoryQueryFailed = "memory_query_failed": Memory, Sched, -, turn, -, -, Always;
 }
 
 /// Declares `Category` and the list of all of them from one list.
