@@ -68,7 +68,7 @@ export function eventKinds() {
   return kindTable;
 }
 
-/** The embedded sample session (uses all 32 kinds), as JSON Lines text. */
+/** The embedded sample session (uses all 50 kinds), as JSON Lines text. */
 export function sampleLog() {
   return sample;
 }

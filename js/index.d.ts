@@ -122,7 +122,7 @@ export interface MemoryRecord {
   ttl_days?: number;
 }
 
-// ---- The 32 event kinds (as the kernel writes them) ----------------------
+// ---- The 32 event kinds of deepstrike-core 0.2.60 (as the kernel writes them)
 
 export interface RunStarted {
   kind: "run_started";
@@ -361,7 +361,160 @@ export interface MemoryRetrievalResult {
   hits: MemoryRecall[];
 }
 
-/** One event of a session log (normalised shape: the kernel's). */
+// ---- The 18 kinds deepstrike 0.2.77 adds (as its SDK writes them) --------
+// docs/spec/deepstrike-0.2.77.md. Read tolerantly only: strict reading is
+// deepstrike-core 0.2.60's, to which they are unknown kinds. Enum-like
+// strings list the values 0.2.77 writes; another value is kept as written.
+
+/** An object the runtime writes whole and agent-replay carries as written. */
+export type JsonObject = { [key: string]: Json };
+export interface PromptMeasured {
+  kind: "prompt_measured";
+  turn: number;
+  measurement: {
+    request_fingerprint: string;
+    input_tokens: U64;
+    /** `heuristic` (an estimate before the call) or `postflight` (the provider's count). */
+    source: { kind: string } & JsonObject;
+    confidence: string;
+  };
+  effect_id: string;
+}
+export interface ContextPrepared {
+  kind: "context_prepared";
+  turn: number;
+  effect_id: string;
+  /** The kernel's `context/v1` preparation; it lists every history entry. */
+  preparation: JsonObject;
+}
+export interface ProviderAttempt {
+  kind: "provider_attempt";
+  effect_id: string;
+  attempt_seq: number;
+  route: JsonObject;
+  request_fingerprint: string;
+  status: "success" | "transport_exhausted" | "aborted" | "rejected";
+  transport_rungs: number;
+  started_at_ms: U64;
+  finished_at_ms: U64;
+  /** A provider error kind: `context_overflow`, `model_unavailable`, `rate_limit`, ... */
+  last_error_class?: string;
+  usage?: JsonObject;
+  wire_evidence?: JsonObject;
+  accounting_policy_id?: string;
+}
+export interface KernelObservation {
+  kind: "kernel_observation";
+  turn: number;
+  observation_kind: string;
+  /** The observation as the kernel made it (its `kind` repeats `observation_kind`). */
+  raw: JsonObject;
+}
+/** A workflow node's final message (its tool calls' arguments are parsed JSON). */
+export interface WorkflowNodeOutput {
+  role: string;
+  content: Json;
+  tool_calls?: { id: string; name: string; arguments: Json }[];
+}
+export interface WorkflowNodesSubmitted {
+  kind: "workflow_nodes_submitted";
+  turn: number;
+  nodes: JsonObject[];
+  base_index?: number;
+  submitter_agent_id?: string;
+}
+export interface WorkflowBatchSpawned {
+  kind: "workflow_batch_spawned";
+  turn: number;
+  node_count: number;
+  node_ids: string[];
+}
+export interface WorkflowNodeCompleted {
+  kind: "workflow_node_completed";
+  turn: number;
+  agent_id: string;
+  status: string;
+  termination: string;
+  classify_branch?: Json;
+  tournament_winner?: Json;
+  loop_continue?: boolean;
+  output?: WorkflowNodeOutput;
+}
+export interface WorkflowCompleted {
+  kind: "workflow_completed";
+  turn: number;
+  node_outcomes: {
+    node_id: string;
+    status: string;
+    termination: string;
+    output?: WorkflowNodeOutput;
+  }[];
+  total_nodes: number;
+}
+export interface RoundStarted {
+  kind: "round_started";
+  /** 1-based. */
+  round: number;
+  goal: string;
+}
+export interface RoundPaced {
+  kind: "round_paced";
+  round: number;
+  action: "continue" | "sleep" | "stop";
+  reason: string;
+  delay_ms?: U64;
+  /** Only for `sleep`. */
+  wake_at_ms?: U64;
+  coerced_from?: string;
+}
+export interface GroupMemberJoined {
+  kind: "group_member_joined";
+  session_id: string;
+  role: string;
+  member_kind: "peer" | "vehicle";
+}
+export interface GroupBudgetCharged {
+  kind: "group_budget_charged";
+  tokens: U64;
+  subagents: number;
+  rounds: number;
+}
+export interface SummaryUpgraded {
+  kind: "summary_upgraded";
+  compressed_seq: U64;
+  summary: string;
+}
+export interface SemanticArchivePending {
+  kind: "semantic_archive_pending";
+  effect_id: string;
+  action: string;
+}
+export interface SemanticArchiveCompleted {
+  kind: "semantic_archive_completed";
+  effect_id: string;
+  record_id: string;
+}
+export interface SemanticArchiveFailed {
+  kind: "semantic_archive_failed";
+  effect_id: string;
+  error: string;
+}
+export interface MemoryWriteFailed {
+  kind: "memory_write_failed";
+  turn: number;
+  record_id: string;
+  error: string;
+}
+export interface MemoryQueryFailed {
+  kind: "memory_query_failed";
+  turn: number;
+  scope: MemoryScope;
+  query: string;
+  error: string;
+}
+
+/** One event of a session log (normalised shape: the kernel's for the 32 core kinds, the
+ * SDK's for the others). */
 export type SessionEvent =
   | RunStarted
   | LlmCompleted
@@ -394,25 +547,55 @@ export type SessionEvent =
   | MemoryWritten
   | MemoryQueried
   | MemoryValidationFailed
-  | MemoryRetrievalResult;
+  | MemoryRetrievalResult
+  | PromptMeasured
+  | ContextPrepared
+  | ProviderAttempt
+  | KernelObservation
+  | WorkflowNodesSubmitted
+  | WorkflowBatchSpawned
+  | WorkflowNodeCompleted
+  | WorkflowCompleted
+  | RoundStarted
+  | RoundPaced
+  | GroupMemberJoined
+  | GroupBudgetCharged
+  | SummaryUpgraded
+  | SemanticArchivePending
+  | SemanticArchiveCompleted
+  | SemanticArchiveFailed
+  | MemoryWriteFailed
+  | MemoryQueryFailed;
 export type EventKind = SessionEvent["kind"];
 /** The viewer's groups of kinds. */
 export type EventCategory =
   | "run"
   | "llm"
+  | "model"
   | "tools"
   | "permissions"
   | "processes"
+  | "workflow"
   | "budgets"
   | "signals"
   | "context"
   | "memory"
   | "governance"
-  | "entropy";
+  | "entropy"
+  | "kernel";
+/** deepstrike's kernel category of a kind (`category_for_kind`; `sched` for any it does not name). */
+export type KernelCategory = "syscall" | "sched" | "mm" | "proc" | "ipc";
+/** deepstrike's primitive of a kind (`primitive_for_kind`), what its `primitive_filter` matches. */
+export type Primitive = "syscall" | "mm" | "sched";
 /** What is known of one kind (a row of the Rust kind table). */
 export interface KindInfo {
   kind: EventKind;
   category: EventCategory;
+  kernel_category: KernelCategory;
+  primitive: Primitive;
+  /** deepstrike-core 0.2.60 knows it: strict reading reads only these (the others are
+   * `unknown_kind` errors there). */
+  core: boolean;
   /** Its events carry a `turn`. */
   bears_turn: boolean;
   /** One of the kernel's OS event kinds. */
@@ -537,14 +720,32 @@ export type SessionStatus =
   | { state: "running" }
   | { state: "suspended"; position: number; turn: number; reason: string; pending_calls: string[] }
   | { state: "terminal"; position: number; reason: string; turns_used: number; total_tokens: U64 };
+/** A stretch of the log over which the runtime counts its turns up from one start: a run's
+ * start, or a wake after a crash (docs/api.md, "Lives"). Numbered from 1. */
+export interface Life {
+  life: number;
+  first_position: number;
+  last_position: number;
+  /** The runtime turn the life starts from: the waking event's, else 0. */
+  first_turn: number;
+  /** The highest runtime turn of the life (`first_turn` until one comes). */
+  last_turn: number;
+}
+/** The events of one turn of one life. */
 export interface TurnSummary {
+  life: number;
   turn: number;
   first_position: number;
   last_position: number;
   event_count: number;
   kinds: Record<string, number>;
   tool_calls: string[];
+  /** Completion and tool result token counts. */
   tokens: number;
+  /** The prompt's measured size (`prompt_measured`): each request's latest measurement. */
+  input_tokens: number;
+  /** Completion token counts. */
+  output_tokens: number;
   errors: number;
 }
 export interface ToolOutcome {
@@ -556,10 +757,11 @@ export interface ToolOutcome {
   token_count: number | null;
 }
 export type TranscriptEntry =
-  | { type: "goal"; position: number; text: string; criteria: string[] }
+  | { type: "goal"; position: number; life: number; text: string; criteria: string[] }
   | {
       type: "assistant";
       position: number;
+      life: number;
       turn: number;
       text: string;
       tool_call_ids: string[];
@@ -570,6 +772,9 @@ export type TranscriptEntry =
   | {
       type: "tool_call";
       position: number;
+      /** Calls pair with their results within a life: a call re-run after a wake is an entry of
+       * the new life. */
+      life: number;
       turn: number;
       call_id: string;
       name: string | null;
@@ -580,11 +785,26 @@ export type TranscriptEntry =
       /** The position of the first rollback that undid this entry. */
       rolled_back_at: number | null;
     }
-  | { type: "suspended"; position: number; turn: number; reason: string; pending_calls: string[] }
-  | { type: "resumed"; position: number; turn: number; approved: string[]; denied: string[] }
+  | {
+      type: "suspended";
+      position: number;
+      life: number;
+      turn: number;
+      reason: string;
+      pending_calls: string[];
+    }
+  | {
+      type: "resumed";
+      position: number;
+      life: number;
+      turn: number;
+      approved: string[];
+      denied: string[];
+    }
   | {
       type: "rollback";
       position: number;
+      life: number;
       turn: number;
       checkpoint_history_len: number;
       reason: RollbackReason | null;
@@ -630,6 +850,7 @@ export interface SessionView {
   status: SessionStatus;
   turns_used: number;
   total_tokens: U64;
+  lives: Life[];
   turns: TurnSummary[];
   transcript: TranscriptEntry[];
   processes: ProcessView[];
@@ -665,8 +886,29 @@ export interface SessionView {
     queries: Entry<MemoryQueried>[];
     validation_failures: Entry<MemoryValidationFailed>[];
     retrievals: Entry<MemoryRetrievalResult>[];
+    write_failures: Entry<MemoryWriteFailed>[];
+    query_failures: Entry<MemoryQueryFailed>[];
   };
   argument_repairs: Entry<ToolArgumentRepaired>[];
+  /** The provider calls. */
+  model: {
+    attempts: Entry<ProviderAttempt>[];
+    prompts: Entry<PromptMeasured>[];
+    contexts: Entry<ContextPrepared>[];
+  };
+  kernel_observations: Entry<KernelObservation>[];
+  workflow: {
+    batches: Entry<WorkflowBatchSpawned>[];
+    submissions: Entry<WorkflowNodesSubmitted>[];
+    nodes: Entry<WorkflowNodeCompleted>[];
+    completions: Entry<WorkflowCompleted>[];
+  };
+  rounds: Entry<RoundStarted | RoundPaced>[];
+  groups: Entry<GroupMemberJoined | GroupBudgetCharged>[];
+  summary_upgrades: Entry<SummaryUpgraded>[];
+  semantic_archive: Entry<
+    SemanticArchivePending | SemanticArchiveCompleted | SemanticArchiveFailed
+  >[];
   counts: Record<string, number>;
   errors: {
     tool_errors: number;
@@ -689,6 +931,7 @@ export interface SessionSummary {
   status: SessionStatus;
   turns_used: number;
   total_tokens: U64;
+  lives: Life[];
   processes: ProcessView[];
   current_capabilities: string[];
   tokens_by_operation: Record<string, U64>;
@@ -761,7 +1004,7 @@ export function rebuildOsSnapshot(
  * it now (linear memory never shrinks; allocated bytes do). */
 export function memoryUsage(): { wasm_memory_bytes: number; allocated_bytes: number };
 
-/** The embedded sample session (JSON Lines; uses all 32 kinds). */
+/** The embedded sample session (JSON Lines; uses all 50 kinds). */
 export function sampleLog(): string;
 
 /** The event kinds this version knows, from the Rust kind table (frozen). */

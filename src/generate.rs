@@ -1,6 +1,8 @@
 //! A deterministic generator of realistic session logs of any size, for
-//! tests, benchmarks and demos: multi-turn runs with tool calls and
-//! results, sub-agents, budgets, signals, memory, entropy, suspensions.
+//! tests, benchmarks and demos: multi-turn runs with their provider calls
+//! (prompt measurements, prepared contexts, attempts, kernel observations,
+//! in deepstrike 0.2.77's proportions), tool calls and results, sub-agents,
+//! budgets, signals, memory, entropy, suspensions.
 
 // Not on an input path: seeds and sizes come from tests and benchmarks,
 // and the PRNG's arithmetic wraps by design.
@@ -75,8 +77,57 @@ fn sentence(rng: &mut Rng, words: u64) -> String {
     s
 }
 
+/// The provider call that produces turn `t`'s completion, as deepstrike
+/// 0.2.77 logs it: the kernel publishes the effect, the prompt is measured
+/// before (an estimate) and after (the provider's count) the call, the
+/// context is prepared (listing the recent history), and the call is
+/// attempted, one time in ten failing once first. These events are
+/// stamped with the runtime's turn before the completion's.
+fn provider_call(rng: &mut Rng, t: u32, out: &mut Vec<Value>) {
+    let before = t - 1;
+    let effect = format!("op-gen:step:{}:effect:0", 2 * t - 1);
+    let request = format!("sha256:{:016x}{:016x}", rng.next(), rng.next());
+    out.push(json!({"kind": "kernel_observation", "turn": before,
+        "observation_kind": "step_published_effects", "raw": {"kind": "step_published_effects",
+        "effects": [{"effect_id": effect, "kind": "call_provider"}]}}));
+    let tokens = 800 + u64::from(t) * 120 + rng.below(400);
+    let measured = |tokens: u64, source: &str, confidence: &str| {
+        json!({"kind": "prompt_measured", "turn": before, "measurement": {
+            "request_fingerprint": request, "input_tokens": tokens, "source": {"kind": source},
+            "confidence": confidence}, "effect_id": effect})
+    };
+    out.push(measured(tokens + tokens / 5, "heuristic", "low_confidence"));
+    let history: Vec<Value> = (t.saturating_sub(8)..t)
+        .map(|h| {
+            json!({"entry_id": format!("history:{h}"), "source": "history",
+            "content_digest": format!("sha256:{:016x}", rng.next())})
+        })
+        .collect();
+    out.push(json!({"kind": "context_prepared", "turn": before, "effect_id": effect,
+        "preparation": {"execution_input": {"schema": "context/v1", "operation_id": "op-gen",
+        "input_sequence": t}, "state": {"schema": "context/v1", "generation": t,
+        "history": history}, "prompt_measurement": {"inputTokens": tokens}}}));
+    out.push(measured(tokens, "postflight", "exact"));
+    let attempt = |seq: u32, status: &str, at: u64| {
+        json!({"kind": "provider_attempt", "effect_id": effect, "attempt_seq": seq,
+            "request_fingerprint": request, "status": status, "transport_rungs": 1,
+            "started_at_ms": at, "finished_at_ms": at + 900})
+    };
+    let at = 1_767_225_600_000 + u64::from(t) * 10_000;
+    let retried = rng.below(10) == 0;
+    if retried {
+        let mut failed = attempt(1, "transport_exhausted", at);
+        if let Some(fields) = failed.as_object_mut() {
+            fields.insert("last_error_class".into(), json!("rate_limit"));
+        }
+        out.push(failed);
+    }
+    out.push(attempt(1 + u32::from(retried), "success", at + 2_000));
+}
+
 /// Appends one turn's events (as JSON lines) to `out`.
 fn turn(rng: &mut Rng, t: u32, out: &mut Vec<Value>) {
+    provider_call(rng, t, out);
     let calls: Vec<Value> = (0..1 + rng.below(3))
         .map(|i| {
             json!({"id": format!("call-{t}-{i}"), "name": rng.pick(TOOLS),
@@ -87,6 +138,10 @@ fn turn(rng: &mut Rng, t: u32, out: &mut Vec<Value>) {
     out.push(json!({"kind": "llm_completed", "turn": t, "message": {
         "role": "assistant", "content": sentence(rng, text_len), "tool_calls": calls.clone(),
         "token_count": 100 + rng.below(900)}}));
+    let effect = format!("op-gen:step:{}:effect:0", 2 * t);
+    out.push(json!({"kind": "kernel_observation", "turn": t,
+        "observation_kind": "step_published_effects", "raw": {"kind": "step_published_effects",
+        "effects": [{"effect_id": effect, "kind": "execute_tools"}]}}));
     out.push(json!({"kind": "tool_requested", "turn": t, "calls": calls}));
     let results: Vec<Value> = calls
         .iter()
@@ -155,5 +210,5 @@ pub fn generate_jsonl(seed: u64, target_bytes: usize) -> String {
     text
 }
 
-/// The embedded sample session (JSON Lines, all 32 kinds).
+/// The embedded sample session (JSON Lines, all 50 kinds).
 pub const SAMPLE_JSONL: &str = include_str!("../data/sample-session.jsonl");

@@ -1,7 +1,8 @@
 //! The real-runtime corpus (tests/corpus/deepstrike-0.2.77/, logs written
 //! by deepstrike's Python SDK 0.2.77, MANIFEST.json): every log reads with
-//! no load error, its OS snapshot equals the SDK's own fold stored beside
-//! it, and each dump (`<name>.events.json`) reads as its `.jsonl` twin.
+//! no load error and no unknown kind, its OS snapshot equals the SDK's own
+//! fold stored beside it, each dump (`<name>.events.json`) reads as its
+//! `.jsonl` twin, and the view's lives follow the runtime's turn restarts.
 
 use std::path::{Path, PathBuf};
 
@@ -41,10 +42,11 @@ fn logs() -> Vec<String> {
 }
 
 /// Each event as a JSON value (the texts of a dump are pretty-printed),
-/// and the load report, read tolerantly from a string.
+/// and the load report, read tolerantly from a string. Every kind is known.
 fn events_of(text: &str) -> (Vec<Value>, LoadReport) {
     let mut events = Vec::new();
-    let report = log::read_str(text, LogOptions::default(), &mut |t: &str, _: SessionEvent<'_>| {
+    let report = log::read_str(text, LogOptions::default(), &mut |t: &str, e: SessionEvent<'_>| {
+        assert!(!matches!(e, SessionEvent::Unknown(_)), "unknown kind: {t}");
         events.push(serde_json::from_str(t).unwrap())
     })
     .unwrap();
@@ -151,4 +153,84 @@ fn each_dump_reads_as_its_jsonl_twin() {
             assert_eq!((&snapshot, &chunked), (&twin_snapshot, &report), "{dump} in {size}");
         }
     }
+}
+
+/// The view of a corpus log, as JSON.
+fn view_of(name: &str) -> Value {
+    let mut state = SessionState::new(None);
+    state.apply_str(&read(name), LogOptions::default()).unwrap();
+    serde_json::from_str(&agent_replay::json::to_js_json(state.view())).unwrap()
+}
+
+#[test]
+fn every_log_has_no_unknown_kind_and_one_life_per_run_or_wake() {
+    for name in logs() {
+        let v = view_of(&name);
+        assert_eq!(v["errors"]["unknown_events"], 0, "{name}");
+        assert_eq!(v["unknown"], Value::Array(vec![]), "{name}");
+        let lives = v["lives"].as_array().unwrap().len();
+        let expected = match name.as_str() {
+            "crash_wake.jsonl" => 2,
+            "loop.jsonl" => 3,
+            _ => 1,
+        };
+        assert_eq!(lives, expected, "{name}");
+    }
+}
+
+#[test]
+fn a_wake_starts_a_new_life_whose_turns_are_not_merged() {
+    let v = view_of("crash_wake.jsonl");
+    // The crash came after `tool_requested` turn 1 (seq 9); the wake re-ran
+    // it at turn 0 (seq 10, position 11), and turns counted up again.
+    assert_eq!(
+        v["lives"],
+        serde_json::json!([
+            {"life": 1, "first_position": 1, "last_position": 10, "first_turn": 0, "last_turn": 1},
+            {"life": 2, "first_position": 11, "last_position": 32, "first_turn": 0, "last_turn": 2},
+        ])
+    );
+    let turns: Vec<(u64, u64)> = v["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["life"].as_u64().unwrap(), t["turn"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(turns, [(1, 0), (1, 1), (2, 0), (2, 1), (2, 2)]);
+    let completions = |life: u64| {
+        v["transcript"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["type"] == "assistant" && e["life"] == life)
+            .count()
+    };
+    assert_eq!((completions(1), completions(2)), (1, 2));
+    // The call pending at the crash is an entry of each life: the first
+    // without a result, the one re-run after the wake with it.
+    let w1: Vec<&Value> = v["transcript"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "tool_call" && e["call_id"] == "w1")
+        .collect();
+    assert_eq!(w1.len(), 2);
+    assert_eq!((&w1[0]["life"], &w1[0]["result"]), (&serde_json::json!(1), &Value::Null));
+    assert_eq!(w1[1]["life"], 2);
+    assert_eq!(w1[1]["result"]["is_error"], false);
+}
+
+#[test]
+fn each_run_of_a_loop_is_a_life_from_its_round() {
+    let v = view_of("loop.jsonl");
+    let firsts: Vec<&Value> =
+        v["lives"].as_array().unwrap().iter().map(|l| &l["first_position"]).collect();
+    let rounds: Vec<&Value> = v["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["event"]["kind"] == "round_started")
+        .map(|r| &r["position"])
+        .collect();
+    assert_eq!(firsts, rounds, "each round's start opens a life");
 }

@@ -438,7 +438,7 @@ fn a_trimmed_resume_returns_the_gap_with_the_observation() {
     assert_eq!(gap.requested_cursor, first);
     assert_eq!(gap.latest_cursor, observation.cursor);
     assert_eq!(gap.latest_revision, observation.revision);
-    assert_eq!(state_of(&observation).event_count, 55, "the state keeps what the buffer trimmed");
+    assert_eq!(state_of(&observation).event_count, 78, "the state keeps what the buffer trimmed");
 }
 
 #[test]

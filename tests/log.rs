@@ -193,6 +193,14 @@ fn unknown_kinds_are_kept_when_tolerant_and_errors_when_strict() {
     );
     let err = load(&format!("[{A}, {{\"kind\":\"teleported\"}}]"), true).unwrap_err();
     assert_eq!((err.index, err.code), (Some(1), LogErrorCode::UnknownKind));
+    // A kind deepstrike 0.2.77 adds: known when tolerant, not to the core.
+    let round = r#"{"kind":"round_started","round":1,"goal":"g"}"#;
+    assert!(load(&format!("{A}\n{round}\n"), false).unwrap().1.errors.is_empty());
+    let err = load(&format!("{A}\n{round}\n"), true).unwrap_err();
+    assert_eq!(
+        (err.line, err.code, err.kind.as_deref()),
+        (2, LogErrorCode::UnknownKind, Some("round_started"))
+    );
 }
 
 #[test]

@@ -146,15 +146,43 @@ fn what_is_not_a_view_is_refused_with_a_reason() {
     }
 }
 
-/// The sample with a resume that denies, an unknown kind and bad lines: a
-/// view with a value in every field.
+/// The sample with a resume that denies, an unknown kind, bad lines, and a
+/// second round whose run crashes and wakes (three lives): a view with a
+/// value in every field.
 fn every_field_log() -> String {
     let resumed = r#"{"kind":"resumed","turn":8,"approved":[],"denied":["call-9"]}"#;
     let unknown = r#"{"kind":"warp","turn":9}"#;
     let invalid = r#"{"kind":"page_in"}"#;
     // A sub-agent as deepstrike 0.2.77 writes it: its parent named by task.
     let by_task = r#"{"kind":"agent_process_changed","turn":9,"agent_id":"node-1","parent_task_id":"task-1","role":"worker","isolation":"readonly","context_inheritance":"systemonly","state":"","permitted_capability_ids":[]}"#;
-    format!("{SAMPLE_JSONL}{resumed}\n{by_task}\n{unknown}\n{invalid}\nnot json\n")
+    format!(
+        "{SAMPLE_JSONL}{resumed}\n{by_task}\n{unknown}\n{invalid}\nnot json\n{}",
+        crash_and_wake()
+    )
+}
+
+/// A round and its run that crashes after requesting a tool; the wake
+/// re-runs the call at turn 0 and measures the next prompt.
+fn crash_and_wake() -> String {
+    let measured = |turn: u32, tokens: u32| {
+        format!(
+            r#"{{"kind":"prompt_measured","turn":{turn},"measurement":{{"request_fingerprint":"sha256:a","input_tokens":{tokens}}}}}"#
+        )
+    };
+    let call = r#"{"id":"w1","name":"fs.read","arguments":{"path":"a"}}"#;
+    [
+        r#"{"kind":"round_started","round":2,"goal":"again"}"#.to_string(),
+        r#"{"kind":"run_started","run_id":"run-2","goal":"again","criteria":["done"],"agent_id":"a","system_prompt":"s"}"#.to_string(),
+        measured(0, 40),
+        measured(0, 30),
+        format!(r#"{{"kind":"llm_completed","turn":1,"content":"","tool_calls":[{call}]}}"#),
+        format!(r#"{{"kind":"tool_requested","turn":1,"calls":[{call}]}}"#),
+        format!(r#"{{"kind":"tool_requested","turn":0,"calls":[{call}]}}"#),
+        r#"{"kind":"tool_completed","turn":0,"results":[{"call_id":"w1","output":"a","is_error":false}]}"#.to_string(),
+        measured(0, 50),
+    ]
+    .map(|line| line + "\n")
+    .concat()
 }
 
 /// Every field path of a JSON value (array items as `[]`, each tagged
@@ -249,4 +277,17 @@ fn count_entries(v: &Value, kept: &mut BTreeMap<String, u64>) {
         Value::Array(items) => items.iter().for_each(|i| count_entries(i, kept)),
         _ => {}
     }
+}
+
+#[test]
+fn the_every_field_log_has_three_lives() {
+    let mut state = SessionState::new(None);
+    state.apply_str(&every_field_log(), Default::default()).unwrap();
+    let lives: Vec<(u32, u32)> =
+        state.view().lives.iter().map(|l| (l.first_turn, l.last_turn)).collect();
+    assert_eq!(lives, [(0, 7), (0, 1), (0, 0)]);
+    assert_eq!(state.summary().lives.len(), 3);
+    assert_eq!(state.checkpoint().summary().lives, state.view().lives);
+    let last = state.view().turns.last().unwrap();
+    assert_eq!((last.life, last.turn, last.input_tokens), (3, 0, 50));
 }

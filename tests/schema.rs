@@ -3,7 +3,7 @@
 
 mod common;
 
-use agent_replay::event::{Content, KINDS};
+use agent_replay::event::{kind_info, Content, KINDS, KIND_TABLE};
 use agent_replay::SessionEvent;
 use serde_json::{json, Value};
 
@@ -17,8 +17,9 @@ fn err(text: &str) -> agent_replay::event::EventError {
 }
 
 #[test]
-fn there_are_32_kinds_and_the_sample_uses_them_all() {
-    assert_eq!(KINDS.len(), 32);
+fn there_are_50_kinds_32_of_the_core_and_the_sample_uses_them_all() {
+    assert_eq!(KINDS.len(), 50);
+    assert_eq!(KIND_TABLE.iter().filter(|k| k.core).count(), 32);
     let mut seen: Vec<String> =
         common::sample_lines().iter().map(|l| parse(l).kind().to_string()).collect();
     seen.sort();
@@ -66,8 +67,12 @@ fn assert_within(original: &Value, written: &Value, at: &str) {
 
 #[test]
 fn serializing_keeps_every_field_written_in_the_kernel_shape() {
-    // Every sample line is in the kernel's own shape except the SDK one.
-    for line in common::sample_lines().iter().filter(|l| !l.contains("\"content\":\"Bisect")) {
+    // Every sample line of a core kind is in the kernel's own shape except
+    // the SDK one. (The other kinds' bodies keep only what the view reads.)
+    let core = |l: &&&str| kind_info(parse(l).kind()).unwrap().core;
+    for line in
+        common::sample_lines().iter().filter(core).filter(|l| !l.contains("\"content\":\"Bisect"))
+    {
         let original: Value = serde_json::from_str(line).unwrap();
         let written: Value = serde_json::from_str(&parse(line).to_json()).unwrap();
         assert_within(&original, &written, "event");
@@ -522,4 +527,52 @@ fn opaque_fields_are_kept_as_written() {
     }
     let recall = parse(recall).to_json();
     assert!(recall.contains(r#""links":[{"to":"r2","weight": 0.50}]"#), "{recall}");
+}
+
+/// Strict reading is deepstrike-core 0.2.60's: the kinds the runtime adds
+/// are unknown to it, while tolerant reading types them.
+#[test]
+fn the_kinds_beyond_the_core_are_typed_only_when_tolerant() {
+    for line in common::sample_lines() {
+        let info = kind_info(parse(line).kind()).unwrap();
+        let strict = SessionEvent::from_json_strict(line).unwrap();
+        assert_eq!(matches!(strict, SessionEvent::Unknown(_)), !info.core, "{line}");
+        assert_eq!(SessionEvent::reads_kind(info.kind, true), info.core);
+        assert!(SessionEvent::reads_kind(info.kind, false));
+    }
+    // Their fields beyond what the view reads are carried, not checked.
+    let attempt = r#"{"kind":"provider_attempt","effect_id":"e","status":"throttled","x":{"y":1}}"#;
+    assert!(matches!(parse(attempt), SessionEvent::ProviderAttempt(_)));
+    let paced = parse(r#"{"kind":"round_paced","round":1,"action":"stop","reason":"done"}"#);
+    assert_eq!(paced.turn(), None);
+    let e = SessionEvent::from_json(r#"{"kind":"prompt_measured","measurement":{}}"#).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("turn"), "a turned kind needs its turn: {e:?}");
+}
+
+/// The kind table's kernel category and primitive against the reference's
+/// table of the 50 kinds (docs/spec/deepstrike-0.2.77.md, "The 50 kinds").
+#[test]
+fn the_kind_table_has_deepstrikes_category_and_primitive_for_all_50_kinds() {
+    let reference = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/spec/deepstrike-0.2.77.md"),
+    )
+    .unwrap();
+    let mut rows = std::collections::BTreeMap::new();
+    for line in reference.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if let [_, n, kind, columns, ..] = cells[..] {
+            if n.parse::<u32>().is_ok() {
+                let (category, primitive) = columns.split_once(" / ").unwrap();
+                rows.insert(kind.to_string(), (category.to_string(), primitive.to_string()));
+            }
+        }
+    }
+    assert_eq!(rows.len(), 50);
+    for info in KIND_TABLE {
+        let row: Value = serde_json::to_value(info).unwrap();
+        let ours = (row["kernel_category"].as_str().unwrap(), row["primitive"].as_str().unwrap());
+        let (category, primitive) = &rows[info.kind];
+        assert_eq!(ours, (category.as_str(), primitive.as_str()), "{}", info.kind);
+    }
+    assert_eq!(KIND_TABLE.len(), rows.len());
 }

@@ -257,4 +257,9 @@ fn from_bytes_checks_folded_kinds_fully_and_others_as_json_unless_asked() {
     // Strict mode still rejects unknown kinds it does not fold.
     let err = rebuild_os_snapshot_from_bytes(b"{\"kind\":\"warp\"}", true, false).unwrap_err();
     assert_eq!(err.code, UnknownKind);
+    // And the kinds beyond deepstrike-core 0.2.60's, which tolerant reading knows.
+    let paced = b"{\"kind\":\"round_paced\",\"round\":1,\"action\":\"stop\",\"reason\":\"r\"}";
+    assert!(rebuild_os_snapshot_from_bytes(paced, false, false).unwrap().1.errors.is_empty());
+    let err = rebuild_os_snapshot_from_bytes(paced, true, false).unwrap_err();
+    assert_eq!((err.code, err.kind.as_deref()), (UnknownKind, Some("round_paced")));
 }

@@ -16,17 +16,17 @@ fn view_of(text: &str) -> Value {
 fn header_status_and_totals_of_the_sample() {
     let v = view_of(SAMPLE_JSONL);
     assert_eq!(v["session_id"], "s-1");
-    assert_eq!(v["event_count"], 55);
+    assert_eq!(v["event_count"], 78);
     assert_eq!(v["revision"], 7);
     assert_eq!(v["run"]["run_id"], "run-7f3a");
     assert_eq!(v["run"]["agent_id"], "triage-agent");
     assert_eq!(v["run"]["criteria"].as_array().unwrap().len(), 3);
     assert_eq!(
         v["status"],
-        json!({"state":"terminal","position":55,"reason":"completed","turns_used":7,"total_tokens":44810})
+        json!({"state":"terminal","position":77,"reason":"completed","turns_used":7,"total_tokens":44810})
     );
     assert_eq!(v["total_tokens"], 44810);
-    assert_eq!(v["counts"].as_object().unwrap().len(), 32);
+    assert_eq!(v["counts"].as_object().unwrap().len(), 50);
     assert_eq!(
         v["errors"],
         json!({"tool_errors":2,"fatal_tool_errors":1,"denied_tools":1,"unknown_events":0,"load_errors":0})
@@ -60,7 +60,7 @@ fn transcript_pairs_calls_with_results_and_marks_the_rollback() {
     assert_eq!(push["denied"], "force-push to a protected branch is never allowed");
     assert_eq!(push["result"]["is_fatal"], true);
     assert_eq!(push["result"]["error_kind"], "governance_denied");
-    assert_eq!(push["rolled_back_at"], 34);
+    assert_eq!(push["rolled_back_at"], 48);
     let write = calls.iter().find(|c| c["call_id"] == "call-5").unwrap();
     assert_eq!(write["gated"], "awaiting user approval");
     assert_eq!(write["rolled_back_at"], Value::Null);
@@ -69,7 +69,7 @@ fn transcript_pairs_calls_with_results_and_marks_the_rollback() {
     assert_eq!(first["rolled_back_at"], Value::Null);
     let sdk = t.iter().find(|e| e["type"] == "assistant" && e["turn"] == 5).unwrap();
     assert!(sdk["text"].as_str().unwrap().starts_with("Bisect points"));
-    assert_eq!(sdk["rolled_back_at"], 34);
+    assert_eq!(sdk["rolled_back_at"], 48);
     assert!(t
         .iter()
         .any(|e| e["type"] == "rollback" && e["reason"]["kind"] == "governance_denied"));
@@ -122,14 +122,62 @@ fn turn_index_covers_every_event() {
     let v = view_of(SAMPLE_JSONL);
     let turns = v["turns"].as_array().unwrap();
     let total: u64 = turns.iter().map(|t| t["event_count"].as_u64().unwrap()).sum();
-    assert_eq!(total, 55);
+    assert_eq!(total, 78);
     let t1 = &turns[1];
     assert_eq!(
-        (t1["turn"].clone(), t1["first_position"].clone(), t1["last_position"].clone()),
-        (json!(1), json!(2), json!(7))
+        (t1["life"].clone(), t1["turn"].clone(), t1["first_position"].clone()),
+        (json!(1), json!(1), json!(9))
     );
+    assert_eq!(t1["last_position"], 14);
     assert_eq!(t1["tool_calls"], json!(["fs.read", "fs.read"]));
     assert_eq!(t1["tokens"], 412 + 96 + 88);
+    assert_eq!(t1["output_tokens"], 412, "the completion's tokens, not the tools'");
+    assert_eq!(t1["input_tokens"], 0);
+    // Turn 0 measured its prompt twice: the provider's count replaced the estimate.
+    assert_eq!(
+        (turns[0]["input_tokens"].clone(), turns[0]["output_tokens"].clone()),
+        (json!(2184), json!(0))
+    );
+}
+
+#[test]
+fn the_kinds_deepstrike_0_2_77_adds_have_their_lists() {
+    let v = view_of(SAMPLE_JSONL);
+    let len = |list: &Value| list.as_array().unwrap().len();
+    let m = &v["model"];
+    assert_eq!((len(&m["attempts"]), len(&m["prompts"]), len(&m["contexts"])), (2, 2, 1));
+    assert_eq!(m["attempts"][0]["event"]["status"], "transport_exhausted");
+    assert!(m["contexts"][0]["event"]["preparation"].is_object(), "kept as written");
+    let w = &v["workflow"];
+    let lens = [&w["batches"], &w["submissions"], &w["nodes"], &w["completions"]].map(len);
+    assert_eq!(lens, [1, 1, 2, 1]);
+    assert_eq!(w["nodes"][1]["event"]["agent_id"], "log-miner-1");
+    assert_eq!(len(&v["kernel_observations"]), 2);
+    assert_eq!(v["rounds"][1]["event"]["action"], "sleep");
+    assert_eq!(v["rounds"][0]["position"], 1);
+    assert_eq!(len(&v["groups"]), 2);
+    assert_eq!(v["memory"]["write_failures"][0]["event"]["record_id"], "mem-207");
+    assert_eq!(len(&v["memory"]["query_failures"]), 1);
+    assert_eq!(len(&v["summary_upgrades"]), 1);
+    let archive: Vec<&str> = v["semantic_archive"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event"]["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        archive,
+        [
+            "semantic_archive_pending",
+            "semantic_archive_pending",
+            "semantic_archive_completed",
+            "semantic_archive_failed"
+        ]
+    );
+    assert_eq!(
+        v["lives"],
+        json!([{"life":1,"first_position":1,"last_position":78,"first_turn":0,"last_turn":7}])
+    );
 }
 
 #[test]

@@ -1,6 +1,9 @@
-//! The body of each of the 32 event kinds, field for field as the kernel
-//! writes them. The `kind` tag lives on `SessionEvent`; unknown top-level
-//! fields are ignored (the event's original text keeps them).
+//! The body of each of the 50 event kinds. The 32 of deepstrike-core
+//! 0.2.60 field for field as the kernel writes them; the 18 the runtime
+//! (deepstrike 0.2.77) adds with only the fields the view reads (its
+//! prompt measurements, and turns), the rest kept in the event's text. The
+//! `kind` tag lives on `SessionEvent`; unknown top-level fields are ignored
+//! (the event's original text keeps them).
 
 use super::text::names;
 use serde::{Deserialize, Serialize};
@@ -11,14 +14,16 @@ use super::Str;
 
 /// Declares a kind's body struct; with `<'a>` its strings borrow from the log.
 macro_rules! body {
-    ($name:ident<'a> { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+    ($(#[$m:meta])* $name:ident<'a> { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+        $(#[$m])*
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
         #[serde(bound(deserialize = "'de: 'a"))]
         pub struct $name<'a> {
             $($(#[$fm])* pub $field: $ty,)*
         }
     };
-    ($name:ident { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+    ($(#[$m:meta])* $name:ident { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+        $(#[$m])*
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
         pub struct $name {
             $($(#[$fm])* pub $field: $ty,)*
@@ -309,3 +314,80 @@ body!(MemoryQueried<'a> {
 body!(MemoryValidationFailed<'a> { turn: u32, record_id: Str<'a>, error: Str<'a> });
 
 body!(MemoryRetrievalResult<'a> { hits: Vec<MemoryRecall<'a>> });
+
+// ---- The kinds deepstrike 0.2.77 adds (docs/spec/deepstrike-0.2.77.md) ----
+
+body!(
+    /// A prompt's size, measured before the provider call (an estimate) and
+    /// after it (the provider's count), both for the same request.
+    PromptMeasured<'a> {
+        turn: u32,
+        #[serde(default)]
+        measurement: PromptMeasurement<'a>,
+    }
+);
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(bound(deserialize = "'de: 'a"))]
+pub struct PromptMeasurement<'a> {
+    /// The request measured: a later measurement of it replaces the earlier.
+    #[serde(default)]
+    pub request_fingerprint: Str<'a>,
+    #[serde(default, deserialize_with = "super::text::u64_lenient")]
+    pub input_tokens: u64,
+}
+
+body!(
+    /// The body of a kind the view reads only the turn of.
+    Turned { turn: u32 }
+);
+
+/// The body of a kind the view reads nothing of: checked to be JSON, the
+/// whole event kept as written.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Untyped {}
+
+impl<'de> Deserialize<'de> for Untyped {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d).map(|_| Untyped {})
+    }
+}
+
+// The other 17 share those two bodies: each typed body of its own costs the
+// .wasm its own deserializer, for fields nothing here reads (their text and
+// js/index.d.ts give them whole).
+
+/// `{turn, effect_id, preparation}`: the preparation lists the whole history.
+pub type ContextPrepared = Turned;
+/// `{turn, observation_kind, raw}`: an observation the runtime maps to no kind.
+pub type KernelObservation = Turned;
+/// `{turn, nodes, base_index?, submitter_agent_id?}`.
+pub type WorkflowNodesSubmitted = Turned;
+/// `{turn, node_count, node_ids}`.
+pub type WorkflowBatchSpawned = Turned;
+/// `{turn, agent_id, status, termination, output?, ...}`.
+pub type WorkflowNodeCompleted = Turned;
+/// `{turn, node_outcomes, total_nodes}`.
+pub type WorkflowCompleted = Turned;
+/// `{turn, record_id, error}`.
+pub type MemoryWriteFailed = Turned;
+/// `{turn, scope, query, error}`.
+pub type MemoryQueryFailed = Turned;
+/// `{effect_id, attempt_seq, route, request_fingerprint, status, ...}` (no turn).
+pub type ProviderAttempt = Untyped;
+/// `{round, goal}`: a loop round begins (1-based).
+pub type RoundStarted = Untyped;
+/// `{round, action: continue|sleep|stop, reason, delay_ms?, wake_at_ms?, coerced_from?}`.
+pub type RoundPaced = Untyped;
+/// `{session_id, role, member_kind: peer|vehicle}`.
+pub type GroupMemberJoined = Untyped;
+/// `{tokens, subagents, rounds}`.
+pub type GroupBudgetCharged = Untyped;
+/// `{compressed_seq, summary}`.
+pub type SummaryUpgraded = Untyped;
+/// `{effect_id, action}`.
+pub type SemanticArchivePending = Untyped;
+/// `{effect_id, record_id}`.
+pub type SemanticArchiveCompleted = Untyped;
+/// `{effect_id, error}`.
+pub type SemanticArchiveFailed = Untyped;

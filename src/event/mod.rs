@@ -1,6 +1,7 @@
-//! The session event schema: 32 kinds tagged by `"kind"`, plus unknown kinds
-//! kept verbatim. Events borrow their strings from the log text they were
-//! parsed from; see `Str`.
+//! The session event schema: the 50 kinds deepstrike 0.2.77 writes, tagged
+//! by `"kind"` (the 32 of deepstrike-core 0.2.60 and 18 more), plus unknown
+//! kinds kept verbatim. Events borrow their strings from the log text they
+//! were parsed from; see `Str`.
 
 mod content;
 mod kinds;
@@ -21,12 +22,15 @@ use serde::Serialize;
 /// Declares `SessionEvent` and the kind table from one list, so the tag
 /// names, the dispatch in `parse`, the turn, the flags and the viewer's
 /// metadata cannot disagree. Each line: the variant (named as its body
-/// type, with the body's lifetime if any) = "kind": its category, `turn` if
-/// it bears one, `os` if it is a kernel OS event, `snapshot` if the OS
-/// snapshot fold reads it (`-` for no), and when it is alarming.
+/// type, with the body's lifetime if any) = "kind": its category, its
+/// kernel category (deepstrike's `category_for_kind`), `core` if
+/// deepstrike-core 0.2.60 knows it, `turn` if it bears one, `os` if it is a
+/// kernel OS event, `snapshot` if the OS snapshot fold reads it (`-` for
+/// no), and when it is alarming.
 macro_rules! session_events {
     ($($variant:ident $(<$lt:lifetime>)? = $name:literal:
-        $category:ident, $turn:tt, $os:tt, $folds:tt, $alarming:ident;)*) => {
+        $category:ident, $kernel:ident, $core:tt, $turn:tt, $os:tt, $folds:tt,
+        $alarming:ident;)*) => {
         /// One event of a session log.
         #[derive(Debug, Clone, PartialEq, Serialize)]
         #[serde(tag = "kind", rename_all = "snake_case")]
@@ -45,6 +49,9 @@ macro_rules! session_events {
         pub const KIND_TABLE: &[KindInfo] = &[$(KindInfo {
             kind: $name,
             category: Category::$category,
+            kernel_category: KernelCategory::$kernel,
+            primitive: KernelCategory::$kernel.primitive(),
+            core: flag!($core),
             bears_turn: flag!($turn),
             kernel_os: flag!($os),
             snapshot_fold: flag!($folds),
@@ -60,7 +67,7 @@ macro_rules! session_events {
                 }
             }
 
-            /// True for the 22 kernel OS event kinds.
+            /// True for the 22 kernel OS event kinds (deepstrike-core 0.2.60's).
             pub fn is_kernel_os_event(&self) -> bool {
                 match self {
                     $(SessionEvent::$variant(_) => flag!($os),)*
@@ -76,17 +83,24 @@ macro_rules! session_events {
                 }
             }
 
-            /// True for the 32 kinds this version knows. (A scan of a table:
-            /// a `matches!` of 32 strings is 1.6 KB of .wasm for no gain.)
+            /// True for the 50 kinds this version knows. (A scan of a table:
+            /// a `matches!` of 50 strings is KBs of .wasm for no gain.)
             pub fn is_known_kind(kind: &str) -> bool {
                 KINDS.contains(&kind)
             }
 
-            /// The body of a known kind, deserialized straight from `text`;
-            /// `None` for an unknown kind. One driver for all kinds (a
-            /// `from_str` per kind would repeat its code 32 times in the .wasm).
+            /// True for the kinds read strictly (`strict`: the 32 of
+            /// deepstrike-core 0.2.60) or tolerantly (all 50).
+            pub fn reads_kind(kind: &str, strict: bool) -> bool {
+                kind_info(kind).is_some_and(|k| k.core || !strict)
+            }
+
+            /// The body of a kind read in the current mode (`text::reading`),
+            /// deserialized straight from `text`; `None` for a kind it does
+            /// not know. One driver for all kinds (a `from_str` per kind would
+            /// repeat its code 50 times in the .wasm).
             fn parse_body(kind: &str, text: &'a str) -> Option<Result<Self, serde_json::Error>> {
-                if !Self::is_known_kind(kind) {
+                if !Self::reads_kind(kind, text::is_strict()) {
                     return None;
                 }
                 let mut de = serde_json::Deserializer::from_str(text);
@@ -136,38 +150,62 @@ macro_rules! turn_of {
 }
 
 session_events! {
-    RunStarted<'a> = "run_started": Run, -, -, -, Never;
-    LlmCompleted<'a> = "llm_completed": Llm, turn, -, -, Never;
-    ToolRequested<'a> = "tool_requested": Tools, turn, -, -, Never;
-    ToolCompleted<'a> = "tool_completed": Tools, turn, -, -, OnError;
-    Compressed<'a> = "compressed": Context, turn, os, -, Never;
-    PageOut<'a> = "page_out": Context, turn, os, snapshot, Never;
-    PageIn = "page_in": Context, turn, os, snapshot, Never;
-    RunTerminal<'a> = "run_terminal": Run, -, -, -, Never;
-    ToolArgumentRepaired<'a> = "tool_argument_repaired": Tools, turn, -, -, Never;
-    PermissionRequested<'a> = "permission_requested": Permissions, turn, -, -, Never;
-    PermissionResolved = "permission_resolved": Permissions, turn, -, -, Never;
-    ToolDenied<'a> = "tool_denied": Tools, turn, -, -, Always;
-    CapabilityChanged<'a> = "capability_changed": Governance, turn, os, -, Never;
-    ContextRenewed<'a> = "context_renewed": Context, turn, os, -, Never;
-    Suspended<'a> = "suspended": Permissions, turn, os, snapshot, Never;
-    Resumed<'a> = "resumed": Permissions, turn, os, snapshot, Never;
-    ToolGated<'a> = "tool_gated": Tools, turn, os, snapshot, Never;
-    SignalDeliveryDisposed<'a> = "signal_delivery_disposed": Signals, turn, os, snapshot, Never;
-    BudgetExceeded<'a> = "budget_exceeded": Budgets, turn, os, snapshot, Always;
-    BudgetUsageReported<'a> = "budget_usage_reported": Budgets, turn, os, snapshot, Never;
-    OperationCancelled<'a> = "operation_cancelled": Budgets, turn, os, snapshot, Always;
-    CheckpointTaken = "checkpoint_taken": Context, turn, os, -, Never;
-    EntropySample = "entropy_sample": Entropy, turn, os, -, Never;
-    EntropyAlert = "entropy_alert": Entropy, turn, os, -, Always;
-    Rollbacked<'a> = "rollbacked": Context, turn, os, -, Always;
-    AgentProcessChanged<'a> = "agent_process_changed": Processes, turn, os, snapshot, Never;
-    MilestoneAdvanced<'a> = "milestone_advanced": Governance, turn, os, -, Never;
-    MilestoneBlocked<'a> = "milestone_blocked": Governance, turn, os, -, Always;
-    MemoryWritten<'a> = "memory_written": Memory, turn, os, snapshot, Never;
-    MemoryQueried<'a> = "memory_queried": Memory, turn, os, snapshot, Never;
-    MemoryValidationFailed<'a> = "memory_validation_failed": Memory, turn, os, snapshot, Always;
-    MemoryRetrievalResult<'a> = "memory_retrieval_result": Memory, -, -, snapshot, Never;
+    RunStarted<'a> = "run_started": Run, Sched, core, -, -, -, Never;
+    LlmCompleted<'a> = "llm_completed": Llm, Sched, core, turn, -, -, Never;
+    ToolRequested<'a> = "tool_requested": Tools, Sched, core, turn, -, -, Never;
+    ToolCompleted<'a> = "tool_completed": Tools, Sched, core, turn, -, -, OnError;
+    Compressed<'a> = "compressed": Context, Mm, core, turn, os, -, Never;
+    PageOut<'a> = "page_out": Context, Mm, core, turn, os, snapshot, Never;
+    PageIn = "page_in": Context, Mm, core, turn, os, snapshot, Never;
+    RunTerminal<'a> = "run_terminal": Run, Sched, core, -, -, -, Never;
+    ToolArgumentRepaired<'a> = "tool_argument_repaired": Tools, Sched, core, turn, -, -, Never;
+    PermissionRequested<'a> = "permission_requested": Permissions, Sched, core, turn, -, -, Never;
+    PermissionResolved = "permission_resolved": Permissions, Sched, core, turn, -, -, Never;
+    ToolDenied<'a> = "tool_denied": Tools, Sched, core, turn, -, -, Always;
+    CapabilityChanged<'a> = "capability_changed": Governance, Syscall, core, turn, os, -, Never;
+    ContextRenewed<'a> = "context_renewed": Context, Mm, core, turn, os, -, Never;
+    Suspended<'a> = "suspended": Permissions, Sched, core, turn, os, snapshot, Never;
+    Resumed<'a> = "resumed": Permissions, Sched, core, turn, os, snapshot, Never;
+    ToolGated<'a> = "tool_gated": Tools, Syscall, core, turn, os, snapshot, Never;
+    SignalDeliveryDisposed<'a> = "signal_delivery_disposed":
+        Signals, Ipc, core, turn, os, snapshot, Never;
+    BudgetExceeded<'a> = "budget_exceeded": Budgets, Sched, core, turn, os, snapshot, Always;
+    BudgetUsageReported<'a> = "budget_usage_reported":
+        Budgets, Sched, core, turn, os, snapshot, Never;
+    OperationCancelled<'a> = "operation_cancelled":
+        Budgets, Sched, core, turn, os, snapshot, Always;
+    CheckpointTaken = "checkpoint_taken": Context, Sched, core, turn, os, -, Never;
+    EntropySample = "entropy_sample": Entropy, Sched, core, turn, os, -, Never;
+    EntropyAlert = "entropy_alert": Entropy, Sched, core, turn, os, -, Always;
+    Rollbacked<'a> = "rollbacked": Context, Sched, core, turn, os, -, Always;
+    AgentProcessChanged<'a> = "agent_process_changed":
+        Processes, Proc, core, turn, os, snapshot, Never;
+    MilestoneAdvanced<'a> = "milestone_advanced": Governance, Sched, core, turn, os, -, Never;
+    MilestoneBlocked<'a> = "milestone_blocked": Governance, Sched, core, turn, os, -, Always;
+    MemoryWritten<'a> = "memory_written": Memory, Mm, core, turn, os, snapshot, Never;
+    MemoryQueried<'a> = "memory_queried": Memory, Mm, core, turn, os, snapshot, Never;
+    MemoryValidationFailed<'a> = "memory_validation_failed":
+        Memory, Mm, core, turn, os, snapshot, Always;
+    MemoryRetrievalResult<'a> = "memory_retrieval_result":
+        Memory, Sched, core, -, -, snapshot, Never;
+    PromptMeasured<'a> = "prompt_measured": Model, Sched, -, turn, -, -, Never;
+    ContextPrepared = "context_prepared": Model, Sched, -, turn, -, -, Never;
+    ProviderAttempt = "provider_attempt": Model, Sched, -, -, -, -, Never;
+    KernelObservation = "kernel_observation": Kernel, Sched, -, turn, -, -, Never;
+    WorkflowNodesSubmitted = "workflow_nodes_submitted": Workflow, Sched, -, turn, -, -, Never;
+    WorkflowBatchSpawned = "workflow_batch_spawned": Workflow, Sched, -, turn, -, -, Never;
+    WorkflowNodeCompleted = "workflow_node_completed": Workflow, Sched, -, turn, -, -, Never;
+    WorkflowCompleted = "workflow_completed": Workflow, Sched, -, turn, -, -, Never;
+    RoundStarted = "round_started": Run, Sched, -, -, -, -, Never;
+    RoundPaced = "round_paced": Run, Sched, -, -, -, -, Never;
+    GroupMemberJoined = "group_member_joined": Processes, Sched, -, -, -, -, Never;
+    GroupBudgetCharged = "group_budget_charged": Budgets, Sched, -, -, -, -, Never;
+    SummaryUpgraded = "summary_upgraded": Context, Sched, -, -, -, -, Never;
+    SemanticArchivePending = "semantic_archive_pending": Context, Sched, -, -, -, -, Never;
+    SemanticArchiveCompleted = "semantic_archive_completed": Context, Sched, -, -, -, -, Never;
+    SemanticArchiveFailed = "semantic_archive_failed": Context, Sched, -, -, -, -, Always;
+    MemoryWriteFailed = "memory_write_failed": Memory, Sched, -, turn, -, -, Always;
+    MemoryQueryFailed = "memory_query_failed": Memory, Sched, -, turn, -, -, Always;
 }
 
 /// Declares `Category` and the list of all of them from one list.
@@ -190,16 +228,53 @@ macro_rules! categories {
 categories!(
     Run,
     Llm,
+    Model,
     Tools,
     Permissions,
     Processes,
+    Workflow,
     Budgets,
     Signals,
     Context,
     Memory,
     Governance,
     Entropy,
+    Kernel,
 );
+
+/// deepstrike's kernel category of a kind (`category_for_kind` in its
+/// `runtime/kernel_event_log.py`): `Sched` for every kind it does not name,
+/// kernel event or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KernelCategory {
+    Syscall,
+    Sched,
+    Mm,
+    Proc,
+    Ipc,
+}
+
+/// deepstrike's primitive of a kind (`primitive_for_kind`), what its
+/// `primitive_filter` matches: the three the kernel categories fold into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Primitive {
+    Syscall,
+    Mm,
+    Sched,
+}
+
+impl KernelCategory {
+    /// As `primitive_for_kind` maps it: `proc` and `ipc` are scheduling.
+    pub const fn primitive(self) -> Primitive {
+        match self {
+            KernelCategory::Syscall => Primitive::Syscall,
+            KernelCategory::Mm => Primitive::Mm,
+            KernelCategory::Sched | KernelCategory::Proc | KernelCategory::Ipc => Primitive::Sched,
+        }
+    }
+}
 
 /// When an event of a kind is something a reader should notice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -216,6 +291,12 @@ pub enum Alarming {
 pub struct KindInfo {
     pub kind: &'static str,
     pub category: Category,
+    /// deepstrike's `category_for_kind`.
+    pub kernel_category: KernelCategory,
+    /// deepstrike's `primitive_for_kind`.
+    pub primitive: Primitive,
+    /// deepstrike-core 0.2.60 knows it: strict reading reads only these.
+    pub core: bool,
     /// Its events carry a `turn`.
     pub bears_turn: bool,
     /// One of the kernel's OS event kinds.

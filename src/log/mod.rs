@@ -420,13 +420,14 @@ impl LogReader {
     }
 
     /// Parses an event, or only checks it when `only` rejects its kind
-    /// (unknown kinds are parsed in strict mode, to be reported).
+    /// (kinds strict reading does not know are parsed in strict mode, to be
+    /// reported).
     fn parse<'t>(&self, text: &'t str) -> Result<Option<SessionEvent<'t>>, EventError> {
         match self.only {
             None if self.strict => SessionEvent::from_json_strict(text).map(Some),
             None => SessionEvent::from_json(text).map(Some),
             Some(only) => SessionEvent::from_json_if(text, self.strict, &|kind| {
-                only(kind) || (self.strict && !SessionEvent::is_known_kind(kind))
+                only(kind) || (self.strict && !SessionEvent::reads_kind(kind, true))
             }),
         }
     }

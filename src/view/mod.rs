@@ -1,9 +1,10 @@
 //! The session view: everything a person needs to understand a run, folded
-//! incrementally from the events (run header, status, turns, transcript,
-//! processes, permissions, budgets, signals, capabilities, milestones,
-//! entropy, checkpoints, memory, counts, unknown kinds). Records that are
-//! an event as it happened keep the event itself (`Entry`), as written
-//! (integers beyond 2^53-1 as strings).
+//! incrementally from the events (run header, status, lives, turns,
+//! transcript, processes, permissions, budgets, signals, capabilities,
+//! milestones, entropy, checkpoints, memory, model calls, workflow, rounds,
+//! counts, unknown kinds). Records that are an event as it happened keep
+//! the event itself (`Entry`), as written (integers beyond 2^53-1 as
+//! strings).
 
 pub(crate) mod raw;
 mod restore;
@@ -14,7 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 pub(crate) use raw::readable;
 use serde::Serialize;
 
-use crate::event::{AgentProcessChanged, SessionEvent, Str};
+use crate::event::{AgentProcessChanged, PromptMeasured, SessionEvent, Str};
 use crate::json::JsonText;
 use crate::log::LogError;
 use crate::units::Position;
@@ -65,15 +66,38 @@ readable! {
 }
 
 readable! {
+    /// A stretch of the log over which the runtime counts its turns up from
+    /// one start: a run's start, or a wake after a crash (docs/api.md,
+    /// "Lives"). Lives are numbered from 1.
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct Life {
+        pub life: u32,
+        pub first_position: Position,
+        pub last_position: Position,
+        /// The runtime turn the life starts from: the waking event's, else 0.
+        pub first_turn: u32,
+        /// The highest runtime turn of the life (`first_turn` until one comes).
+        pub last_turn: u32,
+    }
+}
+
+readable! {
+    /// The events of one turn of one life.
     #[derive(Debug, Clone, PartialEq, Serialize)]
     pub struct TurnSummary {
+        pub life: u32,
         pub turn: u32,
         pub first_position: Position,
         pub last_position: Position,
         pub event_count: u64,
         pub kinds: BTreeMap<String, u64>,
         pub tool_calls: Vec<String>,
+        /// Completion and tool result token counts.
         pub tokens: u64,
+        /// The prompt's measured size: each request's latest measurement.
+        pub input_tokens: u64,
+        /// Completion token counts.
+        pub output_tokens: u64,
         pub errors: u64,
     }
 }
@@ -184,6 +208,28 @@ readable! {
         pub queries: Vec<Entry>,
         pub validation_failures: Vec<Entry>,
         pub retrievals: Vec<Entry>,
+        pub write_failures: Vec<Entry>,
+        pub query_failures: Vec<Entry>,
+    }
+}
+
+readable! {
+    /// The provider calls: attempts, prompt measurements, prepared contexts.
+    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    pub struct ModelView {
+        pub attempts: Vec<Entry>,
+        pub prompts: Vec<Entry>,
+        pub contexts: Vec<Entry>,
+    }
+}
+
+readable! {
+    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    pub struct WorkflowView {
+        pub batches: Vec<Entry>,
+        pub submissions: Vec<Entry>,
+        pub nodes: Vec<Entry>,
+        pub completions: Vec<Entry>,
     }
 }
 
@@ -221,6 +267,7 @@ readable! {
         pub turns_used: u32,
         /// `run_terminal`'s total, or until then the sum of reported token counts.
         pub total_tokens: u64,
+        pub lives: Vec<Life>,
         pub turns: Vec<TurnSummary>,
         pub transcript: Vec<TranscriptEntry>,
         pub processes: Vec<ProcessView>,
@@ -240,6 +287,16 @@ readable! {
         pub context: ContextView,
         pub memory: MemoryView,
         pub argument_repairs: Vec<Entry>,
+        pub model: ModelView,
+        pub kernel_observations: Vec<Entry>,
+        pub workflow: WorkflowView,
+        /// Every `round_started` and `round_paced`.
+        pub rounds: Vec<Entry>,
+        /// Every `group_member_joined` and `group_budget_charged`.
+        pub groups: Vec<Entry>,
+        pub summary_upgrades: Vec<Entry>,
+        /// Every `semantic_archive_pending`, `_completed` and `_failed`.
+        pub semantic_archive: Vec<Entry>,
         pub counts: BTreeMap<String, u64>,
         pub errors: ErrorCounts,
         pub unknown: Vec<UnknownView>,
@@ -251,11 +308,16 @@ readable! {
 #[derive(Debug, Clone)]
 pub struct SessionViewFolder {
     view: SessionView,
-    turn_index: HashMap<u32, usize>,
+    /// (life, turn) → its summary in `view.turns`.
+    turn_index: HashMap<(u32, u32), usize>,
     process_index: HashMap<String, usize>,
     transcript: transcript::TranscriptFolder,
     current_turn: u32,
     reported_tokens: u64,
+    /// The current life has seen a `run_started`.
+    life_has_run: bool,
+    /// The last prompt measurement: its turn summary, request, tokens.
+    measured: Option<(usize, String, u64)>,
     /// False in a light copy: the per-event lists (transcript, turns,
     /// entries) are not kept, only what describes the state at this point.
     lists: bool,
@@ -272,6 +334,7 @@ pub struct SessionSummary<'a> {
     pub status: &'a Status,
     pub turns_used: u32,
     pub total_tokens: u64,
+    pub lives: &'a [Life],
     pub processes: &'a [ProcessView],
     pub current_capabilities: &'a [String],
     pub tokens_by_operation: &'a BTreeMap<String, u64>,
@@ -308,6 +371,7 @@ impl SessionViewFolder {
                 status: Status::NotStarted,
                 turns_used: 0,
                 total_tokens: 0,
+                lives: Vec::new(),
                 turns: Vec::new(),
                 transcript: Vec::new(),
                 processes: Vec::new(),
@@ -325,6 +389,13 @@ impl SessionViewFolder {
                 context: ContextView::default(),
                 memory: MemoryView::default(),
                 argument_repairs: Vec::new(),
+                model: ModelView::default(),
+                kernel_observations: Vec::new(),
+                workflow: WorkflowView::default(),
+                rounds: Vec::new(),
+                groups: Vec::new(),
+                summary_upgrades: Vec::new(),
+                semantic_archive: Vec::new(),
                 counts: BTreeMap::new(),
                 errors: ErrorCounts::default(),
                 unknown: Vec::new(),
@@ -335,6 +406,8 @@ impl SessionViewFolder {
             transcript: transcript::TranscriptFolder::default(),
             current_turn: 0,
             reported_tokens: 0,
+            life_has_run: false,
+            measured: None,
             lists: true,
         }
     }
@@ -353,6 +426,7 @@ impl SessionViewFolder {
             status: &v.status,
             turns_used: v.turns_used,
             total_tokens: v.total_tokens,
+            lives: &v.lives,
             processes: &v.processes,
             current_capabilities: &v.capabilities.current,
             tokens_by_operation: &v.budgets.tokens_by_operation,
@@ -373,6 +447,7 @@ impl SessionViewFolder {
         l.status.clone_from(&v.status);
         l.turns_used = v.turns_used;
         l.total_tokens = v.total_tokens;
+        l.lives.clone_from(&v.lives);
         l.processes.clone_from(&v.processes);
         l.capabilities.current.clone_from(&v.capabilities.current);
         l.budgets.tokens_by_operation.clone_from(&v.budgets.tokens_by_operation);
@@ -381,6 +456,7 @@ impl SessionViewFolder {
         light.process_index.clone_from(&self.process_index);
         light.current_turn = self.current_turn;
         light.reported_tokens = self.reported_tokens;
+        light.life_has_run = self.life_has_run;
         light.lists = false;
         light
     }
@@ -413,16 +489,18 @@ impl SessionViewFolder {
         self.fold_totals(tally.tokens);
         if self.lists {
             self.keep(event, text, position);
-            let turn = self.current_turn;
-            self.transcript.apply(&mut self.view.transcript, event, position);
-            self.track_turn(turn, position, event, tally);
+            let (life, turn) = (self.life(), self.current_turn);
+            self.transcript.apply(&mut self.view.transcript, event, position, life);
+            self.track_turn((life, turn), position, event, tally);
         }
     }
 
-    /// Counts the event and moves the turn and status on; its position.
+    /// Counts the event and moves the life, the turn and the status on;
+    /// its position.
     fn advance(&mut self, event: &SessionEvent<'_>) -> Position {
+        let position = Position(self.view.event_count).next();
+        self.fold_life(event, position);
         let v = &mut self.view;
-        let position = Position(v.event_count).next();
         v.event_count = position.0;
         bump(&mut v.counts, event.kind());
         if let Some(turn) = event.turn() {
@@ -433,6 +511,46 @@ impl SessionViewFolder {
             v.status = Status::Running;
         }
         position
+    }
+
+    /// The current life's number (0 before any event).
+    fn life(&self) -> u32 {
+        self.view.lives.last().map_or(0, |l| l.life)
+    }
+
+    /// Starts a new life where the runtime's turn count starts again (at a
+    /// run's start, or at a runtime turn below the life's: a wake), and
+    /// extends the current one.
+    fn fold_life(&mut self, event: &SessionEvent<'_>, position: Position) {
+        let turn = runtime_turn(event);
+        let lives = &mut self.view.lives;
+        let restart = match (event, lives.last()) {
+            (_, None) => true,
+            (E::RunStarted(_) | E::RoundStarted(_), Some(_)) => self.life_has_run,
+            (_, Some(life)) => turn.is_some_and(|t| t < life.last_turn),
+        };
+        if restart {
+            let first_turn = turn.unwrap_or(0);
+            #[allow(
+                clippy::arithmetic_side_effects,
+                reason = "a life starts at an event: there are fewer than 2^32 of them in memory"
+            )]
+            let number = lives.len() as u32 + 1;
+            lives.push(Life {
+                life: number,
+                first_position: position,
+                last_position: position,
+                first_turn,
+                last_turn: first_turn,
+            });
+            self.current_turn = first_turn;
+            self.life_has_run = false;
+        }
+        if let Some(life) = lives.last_mut() {
+            life.last_position = position;
+            life.last_turn = turn.map_or(life.last_turn, |t| t.max(life.last_turn));
+        }
+        self.life_has_run |= matches!(event, E::RunStarted(_));
     }
 
     /// The token total: reported counts until `run_terminal` gives its own.
@@ -459,15 +577,16 @@ impl SessionViewFolder {
 
     fn track_turn(
         &mut self,
-        turn: u32,
+        (life, turn): (u32, u32),
         position: Position,
         event: &SessionEvent<'_>,
         tally: Tally,
     ) {
         let turns = &mut self.view.turns;
-        let index = *self.turn_index.entry(turn).or_insert_with(|| {
+        let index = *self.turn_index.entry((life, turn)).or_insert_with(|| {
             let index = turns.len();
             turns.push(TurnSummary {
+                life,
                 turn,
                 first_position: position,
                 last_position: position,
@@ -475,6 +594,8 @@ impl SessionViewFolder {
                 kinds: BTreeMap::new(),
                 tool_calls: Vec::new(),
                 tokens: 0,
+                input_tokens: 0,
+                output_tokens: 0,
                 errors: 0,
             });
             index
@@ -488,7 +609,57 @@ impl SessionViewFolder {
         }
         // Token counts are input: a sum past u64::MAX saturates.
         t.tokens = t.tokens.saturating_add(tally.tokens);
+        t.output_tokens = t.output_tokens.saturating_add(tally.output_tokens);
         t.errors = count_up(t.errors, tally.errors);
+        if let E::PromptMeasured(e) = event {
+            self.measure(index, e);
+        }
+    }
+
+    /// Adds a prompt measurement to its turn's input tokens: one of the
+    /// same request as the last measurement, in the same turn, replaces it
+    /// (the provider's count replaces the estimate made before the call).
+    fn measure(&mut self, index: usize, e: &PromptMeasured<'_>) {
+        let m = &e.measurement;
+        let replaced = match &self.measured {
+            Some((i, request, tokens))
+                if *i == index && request == m.request_fingerprint.as_str() =>
+            {
+                *tokens
+            }
+            _ => 0,
+        };
+        if let Some(t) = self.view.turns.get_mut(index) {
+            #[allow(
+                clippy::arithmetic_side_effects,
+                reason = "`replaced` was added to this turn's input tokens by the last measurement"
+            )]
+            let without = t.input_tokens - replaced;
+            // Token counts are input: a sum past u64::MAX saturates.
+            t.input_tokens = without.saturating_add(m.input_tokens);
+        }
+        self.measured = Some((index, m.request_fingerprint.to_string(), m.input_tokens));
+    }
+}
+
+/// The turn of an event the runtime stamps with its own turn count
+/// (`runtime.turn()`). Kernel observations carry the kernel's turn, which
+/// can lag the runtime's by several (corpus `milestones`), so they do not
+/// decide where a life starts.
+fn runtime_turn(event: &SessionEvent<'_>) -> Option<u32> {
+    match event {
+        E::LlmCompleted(_)
+        | E::PromptMeasured(_)
+        | E::ContextPrepared(_)
+        | E::ToolRequested(_)
+        | E::ToolCompleted(_)
+        | E::ToolArgumentRepaired(_)
+        | E::ToolDenied(_)
+        | E::PermissionRequested(_)
+        | E::PermissionResolved(_)
+        | E::WorkflowNodesSubmitted(_)
+        | E::WorkflowNodeCompleted(_) => event.turn(),
+        _ => None,
     }
 }
 
@@ -498,6 +669,7 @@ use SessionEvent as E;
 #[derive(Debug, Clone, Copy, Default)]
 struct Tally {
     tokens: u64,
+    output_tokens: u64,
     errors: u64,
 }
 
@@ -552,7 +724,10 @@ fn fold_run(v: &mut SessionView, event: &SessionEvent<'_>, position: Position) {
 fn fold_tool_results(errors: &mut ErrorCounts, event: &SessionEvent<'_>) -> Tally {
     let mut tally = Tally::default();
     match event {
-        E::LlmCompleted(e) => tally.tokens = u64::from(e.message.token_count.unwrap_or(0)),
+        E::LlmCompleted(e) => {
+            tally.tokens = u64::from(e.message.token_count.unwrap_or(0));
+            tally.output_tokens = tally.tokens;
+        }
         E::ToolCompleted(e) => {
             for r in &e.results {
                 // Token counts are input: a sum past u64::MAX saturates.
@@ -686,12 +861,28 @@ fn list_of<'v>(v: &'v mut SessionView, event: &SessionEvent<'_>) -> Option<&'v m
         E::MemoryQueried(_) => &mut v.memory.queries,
         E::MemoryValidationFailed(_) => &mut v.memory.validation_failures,
         E::MemoryRetrievalResult(_) => &mut v.memory.retrievals,
+        E::MemoryWriteFailed(_) => &mut v.memory.write_failures,
+        E::MemoryQueryFailed(_) => &mut v.memory.query_failures,
+        E::ProviderAttempt(_) => &mut v.model.attempts,
+        E::PromptMeasured(_) => &mut v.model.prompts,
+        E::ContextPrepared(_) => &mut v.model.contexts,
+        E::KernelObservation(_) => &mut v.kernel_observations,
+        E::WorkflowBatchSpawned(_) => &mut v.workflow.batches,
+        E::WorkflowNodesSubmitted(_) => &mut v.workflow.submissions,
+        E::WorkflowNodeCompleted(_) => &mut v.workflow.nodes,
+        E::WorkflowCompleted(_) => &mut v.workflow.completions,
+        E::RoundStarted(_) | E::RoundPaced(_) => &mut v.rounds,
+        E::GroupMemberJoined(_) | E::GroupBudgetCharged(_) => &mut v.groups,
+        E::SummaryUpgraded(_) => &mut v.summary_upgrades,
+        E::SemanticArchivePending(_)
+        | E::SemanticArchiveCompleted(_)
+        | E::SemanticArchiveFailed(_) => &mut v.semantic_archive,
         _ => return None,
     })
 }
 
 /// Every per-event list of the view (`list_of` says which kinds go where).
-fn entry_lists(v: &SessionView) -> [&Vec<Entry>; 23] {
+fn entry_lists(v: &SessionView) -> [&Vec<Entry>; 37] {
     [
         &v.argument_repairs,
         &v.permissions.denied,
@@ -716,5 +907,19 @@ fn entry_lists(v: &SessionView) -> [&Vec<Entry>; 23] {
         &v.memory.queries,
         &v.memory.validation_failures,
         &v.memory.retrievals,
+        &v.memory.write_failures,
+        &v.memory.query_failures,
+        &v.model.attempts,
+        &v.model.prompts,
+        &v.model.contexts,
+        &v.kernel_observations,
+        &v.workflow.batches,
+        &v.workflow.submissions,
+        &v.workflow.nodes,
+        &v.workflow.completions,
+        &v.rounds,
+        &v.groups,
+        &v.summary_upgrades,
+        &v.semantic_archive,
     ]
 }

@@ -37,8 +37,17 @@ impl SessionViewFolder {
             view.turns.iter().find(|t| t.last_position == last).map_or(0, |t| t.turn);
         // Token counts are input: their sum saturates, as when folding.
         let reported_tokens = view.turns.iter().fold(0u64, |sum, t| sum.saturating_add(t.tokens));
+        let turn_index: HashMap<(u32, u32), usize> =
+            view.turns.iter().enumerate().map(|(i, t)| ((t.life, t.turn), i)).collect();
+        let life = view.lives.last();
+        // The current life has a run when the last run started in it.
+        let life_has_run = match (&view.run, life) {
+            (Some(run), Some(life)) => run.position >= life.first_position,
+            _ => false,
+        };
+        let measured = last_measurement(&view, &turn_index)?;
         Ok(SessionViewFolder {
-            turn_index: view.turns.iter().enumerate().map(|(i, t)| (t.turn, i)).collect(),
+            turn_index,
             process_index: view
                 .processes
                 .iter()
@@ -48,10 +57,32 @@ impl SessionViewFolder {
             transcript: TranscriptFolder::restore(&view.transcript, checkpoints),
             current_turn,
             reported_tokens,
+            life_has_run,
+            measured,
             lists: true,
             view,
         })
     }
+}
+
+/// The last prompt measurement (`SessionViewFolder::measured`): read from
+/// the last `prompt_measured` the view keeps, its turn summary found by its
+/// life (the one its position falls in) and its turn.
+fn last_measurement(
+    view: &SessionView,
+    turn_index: &HashMap<(u32, u32), usize>,
+) -> std::result::Result<Option<(usize, String, u64)>, String> {
+    let Some(entry) = view.model.prompts.last() else { return Ok(None) };
+    let Ok(SessionEvent::PromptMeasured(e)) = SessionEvent::from_json(entry.event.get()) else {
+        return Err(format!("model.prompts: the entry at position {} is not one", entry.position));
+    };
+    let life = view.lives.iter().rev().find(|l| l.first_position <= entry.position);
+    let index = life.and_then(|l| turn_index.get(&(l.life, e.turn)));
+    let Some(&index) = index else {
+        return Err(format!("model.prompts: the entry at position {} has no turn", entry.position));
+    };
+    let m = e.measurement;
+    Ok(Some((index, m.request_fingerprint.to_string(), m.input_tokens)))
 }
 
 /// The OS snapshot of the log a view was folded from: the snapshot's fold

@@ -1,7 +1,9 @@
 //! The transcript: the goal, assistant messages, tool calls paired with
-//! their results by call id, denials, suspensions and rollbacks. Entries
-//! between a checkpoint and a rollback to it record that rollback's
-//! position (`rolled_back_at`), so time travel knows when they were undone.
+//! their results by call id within a life, denials, suspensions and
+//! rollbacks. Each entry names its life (a call re-run after a wake is an
+//! entry of the new life). Entries between a checkpoint and a rollback to
+//! it record that rollback's position (`rolled_back_at`), so time travel
+//! knows when they were undone.
 
 use std::collections::HashMap;
 
@@ -30,11 +32,13 @@ readable! {
     pub enum TranscriptEntry as "type" {
         Goal = "goal" {
             position: Position,
+            life: u32,
             text: String,
             criteria: Vec<String>,
         },
         Assistant = "assistant" {
             position: Position,
+            life: u32,
             turn: u32,
             text: String,
             tool_call_ids: Vec<String>,
@@ -44,6 +48,7 @@ readable! {
         },
         ToolCall = "tool_call" {
             position: Position,
+            life: u32,
             turn: u32,
             call_id: String,
             /// `None` for a result whose call was never seen.
@@ -58,18 +63,21 @@ readable! {
         },
         Suspended = "suspended" {
             position: Position,
+            life: u32,
             turn: u32,
             reason: String,
             pending_calls: Vec<String>,
         },
         Resumed = "resumed" {
             position: Position,
+            life: u32,
             turn: u32,
             approved: Vec<String>,
             denied: Vec<String>,
         },
         Rollback = "rollback" {
             position: Position,
+            life: u32,
             turn: u32,
             checkpoint_history_len: u32,
             reason: Option<JsonText>,
@@ -78,6 +86,18 @@ readable! {
 }
 
 impl TranscriptEntry {
+    /// The life the entry belongs to.
+    fn life(&self) -> u32 {
+        match self {
+            TranscriptEntry::Goal { life, .. }
+            | TranscriptEntry::Assistant { life, .. }
+            | TranscriptEntry::ToolCall { life, .. }
+            | TranscriptEntry::Suspended { life, .. }
+            | TranscriptEntry::Resumed { life, .. }
+            | TranscriptEntry::Rollback { life, .. } => *life,
+        }
+    }
+
     pub(super) fn position(&self) -> Position {
         match self {
             TranscriptEntry::Goal { position, .. }
@@ -92,6 +112,7 @@ impl TranscriptEntry {
 
 #[derive(Debug, Clone, Default)]
 pub struct TranscriptFolder {
+    /// Call id → its entry in the latest life it was seen in.
     calls: HashMap<String, usize>,
     /// checkpoint history_len → position of the latest such checkpoint.
     checkpoints: HashMap<u32, Position>,
@@ -117,17 +138,20 @@ impl TranscriptFolder {
         out: &mut Vec<TranscriptEntry>,
         event: &SessionEvent<'_>,
         position: Position,
+        life: u32,
     ) {
         use SessionEvent as E;
         match event {
             E::RunStarted(e) => out.push(TranscriptEntry::Goal {
                 position,
+                life,
                 text: e.goal.to_string(),
                 criteria: e.criteria.iter().map(|c| c.to_string()).collect(),
             }),
             E::LlmCompleted(e) => {
                 out.push(TranscriptEntry::Assistant {
                     position,
+                    life,
                     turn: e.turn,
                     text: e.message.content.text(),
                     tool_call_ids: e.message.tool_calls.iter().map(|c| c.id.to_string()).collect(),
@@ -135,12 +159,12 @@ impl TranscriptFolder {
                     rolled_back_at: None,
                 });
                 for call in &e.message.tool_calls {
-                    self.call(out, call, e.turn, position);
+                    self.call(out, call, (life, e.turn), position);
                 }
             }
             E::ToolRequested(e) => {
                 for call in &e.calls {
-                    self.call(out, call, e.turn, position);
+                    self.call(out, call, (life, e.turn), position);
                 }
             }
             E::ToolCompleted(e) => {
@@ -153,21 +177,21 @@ impl TranscriptFolder {
                         error_kind: r.error_kind.clone(),
                         token_count: r.token_count,
                     };
-                    let i = self.slot(out, &r.call_id, e.turn, position);
+                    let i = self.slot(out, &r.call_id, (life, e.turn), position);
                     if let Some(TranscriptEntry::ToolCall { result, .. }) = out.get_mut(i) {
                         *result = Some(outcome);
                     }
                 }
             }
             E::ToolDenied(e) => {
-                let i = self.slot(out, &e.call_id, e.turn, position);
+                let i = self.slot(out, &e.call_id, (life, e.turn), position);
                 if let Some(TranscriptEntry::ToolCall { denied, name, .. }) = out.get_mut(i) {
                     *denied = Some(e.reason.to_string());
                     name.get_or_insert_with(|| e.tool_name.to_string());
                 }
             }
             E::ToolGated(e) => {
-                let i = self.slot(out, &e.call_id, e.turn, position);
+                let i = self.slot(out, &e.call_id, (life, e.turn), position);
                 if let Some(TranscriptEntry::ToolCall { gated, name, .. }) = out.get_mut(i) {
                     *gated = Some(e.reason.to_string());
                     name.get_or_insert_with(|| e.tool.to_string());
@@ -175,12 +199,14 @@ impl TranscriptFolder {
             }
             E::Suspended(e) => out.push(TranscriptEntry::Suspended {
                 position,
+                life,
                 turn: e.turn,
                 reason: e.reason.to_string(),
                 pending_calls: e.pending_calls.iter().map(|c| c.to_string()).collect(),
             }),
             E::Resumed(e) => out.push(TranscriptEntry::Resumed {
                 position,
+                life,
                 turn: e.turn,
                 approved: e.approved.iter().map(|c| c.to_string()).collect(),
                 denied: e.denied.iter().map(|c| c.to_string()).collect(),
@@ -200,6 +226,7 @@ impl TranscriptFolder {
                 }
                 out.push(TranscriptEntry::Rollback {
                     position,
+                    life,
                     turn: e.turn,
                     checkpoint_history_len: e.checkpoint_history_len,
                     reason: e.reason.as_ref().map(JsonText::of),
@@ -213,10 +240,10 @@ impl TranscriptFolder {
         &mut self,
         out: &mut Vec<TranscriptEntry>,
         call: &ToolCall<'_>,
-        turn: u32,
+        at: (u32, u32),
         position: Position,
     ) {
-        let i = self.slot(out, &call.id, turn, position);
+        let i = self.slot(out, &call.id, at, position);
         if let Some(TranscriptEntry::ToolCall { name, arguments, .. }) = out.get_mut(i) {
             // A gate or a denial seen first named the entry: the call still
             // brings its arguments. The first call seen wins for both.
@@ -227,20 +254,23 @@ impl TranscriptFolder {
         }
     }
 
-    /// The entry of a call id, created at this position when first seen.
+    /// The entry of a call id in a life, created at this position (and
+    /// turn) when first seen.
     fn slot(
         &mut self,
         out: &mut Vec<TranscriptEntry>,
         call_id: &str,
-        turn: u32,
+        (life, turn): (u32, u32),
         position: Position,
     ) -> usize {
-        if let Some(&i) = self.calls.get(call_id) {
+        let seen = self.calls.get(call_id).copied();
+        if let Some(i) = seen.filter(|&i| out.get(i).is_some_and(|e| e.life() == life)) {
             return i;
         }
         let index = out.len();
         out.push(TranscriptEntry::ToolCall {
             position,
+            life,
             turn,
             call_id: call_id.to_string(),
             name: None,

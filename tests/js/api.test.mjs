@@ -17,7 +17,7 @@ const B = '{"kind":"page_out","turn":2}';
 test("parseLog loads every framing from strings and bytes alike", () => {
   const lines = parseLog(sample);
   assert.equal(lines.framing, "json_lines");
-  assert.equal(lines.events.length, 55);
+  assert.equal(lines.events.length, 78);
   assert.deepEqual(lines.errors, []);
   assert.deepEqual(parseLog(enc.encode(sample)), lines);
   const array = parseLog(`[${A},\n${B}]`);
@@ -134,7 +134,7 @@ test("SessionState folds events one by one exactly as the whole log", () => {
   for (const event of parseLog(sample).events) stepwise.apply(event);
   assert.deepEqual(stepwise.view(), whole.view());
   assert.deepEqual(stepwise.osSnapshot(), whole.osSnapshot());
-  assert.equal(whole.eventCount, 55);
+  assert.equal(whole.eventCount, 78);
   assert.equal(whole.revision, 7);
   const view = whole.view();
   assert.equal(view.session_id, "s");
@@ -142,7 +142,7 @@ test("SessionState folds events one by one exactly as the whole log", () => {
   assert.equal(view.status.state, "terminal");
   assert.equal(
     new SessionState().apply(parseLog(sample).events).eventCount,
-    55,
+    78,
     "an array of events",
   );
 });
@@ -253,5 +253,5 @@ test("the instance stays usable after garbage, errors and hostile input", () => 
     }
   }
   assert.deepEqual(rebuildOsSnapshot(sample), expected);
-  assert.equal(parseLog(sample).events.length, 55);
+  assert.equal(parseLog(sample).events.length, 78);
 });

@@ -7,8 +7,10 @@ import { categories, categoryOf, isAlarming } from "../../js/viewer/describe.js"
 
 test("eventKinds lists every kind of the sample once, with its category and flags", () => {
   const { categories: order, kinds } = eventKinds();
-  assert.equal(order.length, 11);
+  assert.equal(order.length, 14);
   assert.equal(order[0], "run");
+  assert.equal(kinds.length, 50);
+  assert.equal(kinds.filter((k) => k.core).length, 32);
   const sampleKinds = new Set(parseLog(sampleLog()).events.map((e) => e.kind));
   assert.deepEqual(new Set(kinds.map((k) => k.kind)), sampleKinds);
   assert.equal(kinds.length, sampleKinds.size);
@@ -19,13 +21,38 @@ test("eventKinds lists every kind of the sample once, with its category and flag
     {
       kind: "page_out",
       category: "context",
+      kernel_category: "mm",
+      primitive: "mm",
+      core: true,
       bears_turn: true,
       kernel_os: true,
       snapshot_fold: true,
       alarming: "never",
     },
   );
+  const attempt = kinds.find((k) => k.kind === "provider_attempt");
+  assert.deepEqual(
+    [
+      attempt.category,
+      attempt.kernel_category,
+      attempt.primitive,
+      attempt.core,
+      attempt.bears_turn,
+    ],
+    ["model", "sched", "sched", false, false],
+  );
+  const signal = kinds.find((k) => k.kind === "signal_delivery_disposed");
+  assert.deepEqual([signal.kernel_category, signal.primitive], ["ipc", "sched"]);
   assert.ok(Object.isFrozen(eventKinds().kinds[0]));
+});
+
+test("strict reading is deepstrike-core 0.2.60's: the runtime's other kinds are unknown there", () => {
+  const round = '{"kind":"round_started","round":1,"goal":"g"}';
+  assert.deepEqual(parseLog(round).errors, []);
+  assert.throws(
+    () => parseLog(round, { strict: true }),
+    (e) => e.code === "invalid_log" && e.errors[0].code === "unknown_kind",
+  );
 });
 
 test("describe.js takes categories and alarms from the table", () => {

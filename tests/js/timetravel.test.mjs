@@ -51,12 +51,12 @@ test("what is not a view gives invalid_observation, and the instance lives on", 
     () => SessionState.fromObservation(7),
     (e) => e.code === "invalid_input",
   );
-  assert.equal(new SessionState().apply(sample).eventCount, 55);
+  assert.equal(new SessionState().apply(sample).eventCount, 78);
 });
 
 test("a checkpoint folds on to the same summary and OS snapshot, without lists", () => {
   const whole = new SessionState().apply(sample);
-  for (const k of [0, 1, 17, 40, 55]) {
+  for (const k of [0, 1, 17, 40, 78]) {
     const head = new SessionState().apply(lines.slice(0, k).join("\n"));
     const cp = head.checkpoint();
     head.free();
@@ -66,7 +66,7 @@ test("a checkpoint folds on to the same summary and OS snapshot, without lists",
     assert.deepEqual(cp.view().transcript, []);
   }
   const s = whole.summary();
-  assert.equal(s.event_count, 55);
+  assert.equal(s.event_count, 78);
   assert.equal(s.status.state, "terminal");
   assert.deepEqual(s.processes, whole.view().processes);
 });
@@ -78,17 +78,17 @@ test("write and end with onEvent hand over each folded event with its position a
   for (let i = 0; i < bytes.length; i += 97)
     state.write(bytes.subarray(i, i + 97), { onEvent: (e) => seen.push(e) });
   const report = state.end({ onEvent: (e) => seen.push(e) });
-  assert.equal(report.events, 56);
-  assert.equal(seen.length, 56);
+  assert.equal(report.events, 79);
+  assert.equal(seen.length, 79);
   const parsed = parseLog(sample).events;
-  seen.slice(0, 55).forEach((e, i) => {
+  seen.slice(0, 78).forEach((e, i) => {
     assert.equal(e.position, i + 1);
     assert.equal(e.kind, parsed[i].kind);
     assert.equal(e.turn, parsed[i].turn ?? null);
     assert.deepEqual(JSON.parse(e.json), parsed[i]);
   });
-  assert.deepEqual(seen[55], {
-    position: 56,
+  assert.deepEqual(seen[78], {
+    position: 79,
     kind: "page_in",
     turn: 8,
     json: '{"kind":"page_in","turn":8,"entry_count":1}',
