@@ -92,7 +92,6 @@ export function contextSummary(preparation) {
     sources,
     projected_tokens: plan.projected_tokens ?? null,
     budget_tokens: plan.input_budget_tokens ?? null,
-    selections: selections.map((s) => ({ entry: s.entry_id, action: s.action, reason: s.reason })),
   };
 }
 
@@ -278,7 +277,10 @@ function factsOf(e) {
           "projected",
           c.projected_tokens != null && `${c.projected_tokens} of ${c.budget_tokens} tokens`,
         ],
-        ...c.selections.map((s) => [s.action, `${s.entry} (${s.reason})`]),
+        ...(e.preparation?.plan?.selections ?? []).map((s) => [
+          s.action,
+          `${s.entry_id} (${s.reason})`,
+        ]),
       ];
     }
     case "kernel_observation":

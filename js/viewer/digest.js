@@ -55,8 +55,7 @@ export function modelCalls(view, runRoute = null) {
   };
   for (const { position, event: e } of entries(model.contexts)) {
     const c = callOf(position, e.effect_id);
-    const { selections: _, ...summary } = contextSummary(e.preparation);
-    c.context = { position, ...summary };
+    c.context = { position, ...contextSummary(e.preparation) };
     c.route ??= routeOf(e.preparation?.provider_route);
   }
   for (const { position, event: e } of entries(model.prompts)) {
