@@ -609,6 +609,14 @@ export function renderLoadErrors(errors, total = errors.length) {
   );
 }
 
+/** A node's status, and its termination when that says more. */
+const nodeStatus = ({ end }) =>
+  !end
+    ? "running"
+    : end.termination && end.termination !== end.status
+      ? `${end.status} (${end.termination})`
+      : end.status;
+
 /** The workflow as of `at`: its batches, each node's latest outcome beside
  * the state of the sub-agent process running it (the node id is the
  * process's agent id), and its completion. `null` when there is none. */
@@ -625,7 +633,7 @@ export function renderWorkflow(workflow, processes = [], at = Infinity) {
   const done = completions.at(-1);
   return h(
     "section",
-    { class: "asv-panel", "data-testid": "workflow" },
+    { class: "asv-panel asv-workflow", "data-testid": "workflow" },
     h("h2", {}, "Workflow"),
     h(
       "p",
@@ -645,8 +653,7 @@ export function renderWorkflow(workflow, processes = [], at = Infinity) {
       [
         ["node", (n) => n.node_id],
         ["batch", (n) => n.batch ?? "–"],
-        ["status", (n) => n.end?.status ?? "running"],
-        ["termination", (n) => n.end?.termination ?? ""],
+        ["status", nodeStatus],
         ["process", (n) => state.get(n.node_id) ?? ""],
         ["output", (n) => n.end?.output ?? ""],
       ],

@@ -733,8 +733,12 @@ test("the panels: model calls beside their answers, failed calls, lives and the 
   );
   const state = new Map(flowView.processes.map((p) => [p.agent_id, p.state]));
   assert.deepEqual(
-    rows.map(([node, , status, termination, process]) => [node, status, termination, process]),
-    done.node_outcomes.map((o) => [o.node_id, o.status, o.termination, state.get(o.node_id) ?? ""]),
+    rows.map(([node, , status, process]) => [node, status, process]),
+    done.node_outcomes.map((o) => [
+      o.node_id,
+      o.termination === o.status ? o.status : `${o.status} (${o.termination})`,
+      state.get(o.node_id) ?? "",
+    ]),
   );
   assert.match(
     await page.locator("[data-key=workflow-status]").textContent(),
