@@ -158,12 +158,13 @@ function merged(entries, orphans) {
   return out.concat(orphans.slice(j));
 }
 
-/** The divider put before the first entry of a life after the first. */
-function lifeDivider(life) {
+/** The divider put before the first entry of a life after the first: a
+ * life begins with a new run (its goal) or, after a wake, mid-run. */
+function lifeDivider(life, first) {
   return h(
     "li",
     { class: "asv-life", "data-life": life },
-    `life ${life} (after wake): turns start again`,
+    `life ${life} (${first.type === "goal" ? "new run" : "after wake"}): turns start again`,
   );
 }
 
@@ -190,7 +191,7 @@ export function renderTranscript(
   for (const t of merged(shown, orphans)) {
     if ((t.life ?? 1) !== life) {
       life = t.life ?? 1;
-      list.append(lifeDivider(life));
+      list.append(lifeDivider(life, t));
     }
     const cls = ["asv-t", `asv-t-${t.type}`];
     if (undone(t)) cls.push("asv-undone");
@@ -681,7 +682,7 @@ export function renderActivity(activity, observations, at = Infinity) {
   const seen = observationsAt(observations, at);
   return h(
     "section",
-    { class: "asv-panel", "data-testid": "activity" },
+    { class: "asv-panel asv-activity", "data-testid": "activity" },
     h("h2", {}, "Runtime"),
     shown.map(([key, title, columns]) =>
       h(

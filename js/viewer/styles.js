@@ -72,7 +72,7 @@ agent-session-viewer, .asv-root {
 .asv-proc { margin: 6px 0; }
 .asv-history { margin: 2px 0 0 1em; padding: 0; font-size: 12px; color: var(--asv-dim); list-style: none; }
 .asv-errors li { color: var(--asv-bad); }
-.asv-workflow .asv-table :is(th, td:not(:last-child)) { overflow-wrap: normal; }
+:is(.asv-workflow, .asv-activity) .asv-table :is(th, td:not(:last-child)) { overflow-wrap: normal; }
 .asv-t-model_call { border-left-color: var(--asv-dim); }
 .asv-call { margin-top: 4px; padding: 4px 8px; border: 1px solid var(--asv-line); border-radius: 4px; background: var(--asv-bg); font-size: 12px; }
 .asv-call-head { display: flex; flex-wrap: wrap; align-items: center; gap: 2px; }

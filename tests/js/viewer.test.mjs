@@ -19,6 +19,9 @@ const shots = join(root, "target/screenshots");
 mkdirSync(shots, { recursive: true });
 const sample = sampleLog();
 const lines = sample.trimEnd().split("\n");
+/** The sample's events, and where it suspends asking for call-5. */
+const N = lines.length;
+const SUSPENDED = parseLog(sample).events.findIndex((e) => e.kind === "suspended") + 1;
 const TOKEN = "test-token";
 /** Real deepstrike 0.2.77 logs the server also serves (at /files/NAME). */
 const CORPUS = ["long_run.jsonl", "workflow.jsonl", "provider_fatal.jsonl", "crash_wake.jsonl"];
@@ -177,7 +180,7 @@ function expectedCounters(snap) {
 
 test("the sample: header, transcript and OS snapshot show what the package computes", async () => {
   const { page, problems } = await openPage(`${main.url}/?log=/sample.jsonl`);
-  await waitPosition(page, "event 55 of 55");
+  await waitPosition(page, `event ${N} of ${N}`);
   const state = new SessionState().apply(sample);
   const view = state.view();
   assert.deepEqual(await headerStats(page), expectedHeader(state.summary()));
@@ -229,7 +232,7 @@ test("the sample: header, transcript and OS snapshot show what the package compu
 
 test("a kind filter, a category and a search narrow the timeline correctly", async () => {
   const { page, problems } = await openPage(`${main.url}/?log=/sample.jsonl`);
-  await waitPosition(page, "event 55 of 55");
+  await waitPosition(page, `event ${N} of ${N}`);
   const events = parseLog(sample).events;
   const rowsShown = (n) =>
     page.waitForFunction(
@@ -249,8 +252,11 @@ test("a kind filter, a category and a search narrow the timeline correctly", asy
   await page.selectOption("[data-testid=kind-filter]", "tool_completed");
   const completed = expectPositions((e) => e.kind === "tool_completed");
   await page.waitForFunction(
-    (n) => document.querySelector("[data-testid=match-count]").textContent.startsWith(`${n} of 55`),
-    completed.length,
+    ([n, total]) =>
+      document
+        .querySelector("[data-testid=match-count]")
+        .textContent.startsWith(`${n} of ${total}`),
+    [completed.length, N],
   );
   await rowsShown(completed.length);
   assert.deepEqual(await shownPositions(), completed);
@@ -259,8 +265,11 @@ test("a kind filter, a category and a search narrow the timeline correctly", asy
   await page.fill("[data-testid=search]", "IDEMPOTENCY");
   const matching = expectPositions((_, text) => text.toLowerCase().includes("idempotency"));
   await page.waitForFunction(
-    (n) => document.querySelector("[data-testid=match-count]").textContent.startsWith(`${n} of 55`),
-    matching.length,
+    ([n, total]) =>
+      document
+        .querySelector("[data-testid=match-count]")
+        .textContent.startsWith(`${n} of ${total}`),
+    [matching.length, N],
   );
   await rowsShown(matching.length);
   assert.deepEqual(await shownPositions(), matching);
@@ -270,8 +279,11 @@ test("a kind filter, a category and a search narrow the timeline correctly", asy
     (e, text) => e.kind.startsWith("memory_") && text.toLowerCase().includes("idempotency"),
   );
   await page.waitForFunction(
-    (n) => document.querySelector("[data-testid=match-count]").textContent.startsWith(`${n} of 55`),
-    both.length,
+    ([n, total]) =>
+      document
+        .querySelector("[data-testid=match-count]")
+        .textContent.startsWith(`${n} of ${total}`),
+    [both.length, N],
   );
   await rowsShown(both.length);
   assert.deepEqual(await shownPositions(), both);
@@ -283,8 +295,8 @@ test("a kind filter, a category and a search narrow the timeline correctly", asy
 
 test("the scrubber shows the state as of a chosen position", async () => {
   const { page, problems } = await openPage(`${main.url}/?log=/sample.jsonl`);
-  await waitPosition(page, "event 55 of 55");
-  for (const at of [30, 42, 1, 0]) {
+  await waitPosition(page, `event ${N} of ${N}`);
+  for (const at of [30, SUSPENDED, 1, 0]) {
     await page.$eval(
       "[data-testid=scrubber]",
       (el, v) => {
@@ -293,7 +305,7 @@ test("the scrubber shows the state as of a chosen position", async () => {
       },
       at,
     );
-    await waitPosition(page, `event ${at} of 55`);
+    await waitPosition(page, `event ${at} of ${N}`);
     const prefix = lines.slice(0, at).join("\n");
     const state = new SessionState().apply(prefix);
     assert.deepEqual(await headerStats(page), expectedHeader(state.summary()), `header at ${at}`);
@@ -307,7 +319,7 @@ test("the scrubber shows the state as of a chosen position", async () => {
       state.view().transcript.map((t) => t.position),
       `transcript at ${at}`,
     );
-    if (at === 42) {
+    if (at === SUSPENDED) {
       assert.equal(
         await page.locator("[data-testid=status]").textContent(),
         "suspended: ask_user (pending call-5)",
@@ -318,9 +330,9 @@ test("the scrubber shows the state as of a chosen position", async () => {
   }
   // The keyboard moves through time too.
   await page.locator("body").press("End");
-  await waitPosition(page, "event 55 of 55");
+  await waitPosition(page, `event ${N} of ${N}`);
   await page.locator("body").press("ArrowLeft");
-  await waitPosition(page, "event 54 of 55");
+  await waitPosition(page, `event ${N - 1} of ${N}`);
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -359,8 +371,8 @@ test("a log opens from the file picker and by drag and drop", async () => {
     mimeType: "application/x-ndjson",
     buffer: Buffer.from(sample),
   });
-  await waitPosition(page, "event 55 of 55");
-  assert.equal(await page.locator("[data-testid=match-count]").textContent(), "55 events");
+  await waitPosition(page, `event ${N} of ${N}`);
+  assert.equal(await page.locator("[data-testid=match-count]").textContent(), `${N} events`);
   const half = lines.slice(0, 20).join("\n");
   await page.evaluate((text) => {
     const data = new DataTransfer();
@@ -479,6 +491,11 @@ test("after a trim past its cursor the viewer shows the gap, reloads the observa
   }
   const { mine } = await viewerMatchesServer(page, "live-2");
   assert.deepEqual(mine.snapshot, rebuildOsSnapshot(sample));
+  // Both gaps head the timeline (scrolled to the latest while following).
+  await page.$eval("[data-testid=timeline]", (el) => {
+    el.scrollTop = 0;
+  });
+  await page.waitForFunction(() => document.querySelectorAll(".gap-row").length === 2);
   assert.equal(
     await page.locator(".gap-row").count(),
     2,
@@ -489,7 +506,7 @@ test("after a trim past its cursor the viewer shows the gap, reloads the observa
     el.value = "4";
     el.dispatchEvent(new Event("input"));
   });
-  await waitPosition(page, "event 4 of 55");
+  await waitPosition(page, `event 4 of ${N}`);
   assert.deepEqual(
     await headerStats(page),
     expectedHeader(new SessionState().apply(lines.slice(0, 4).join("\n")).summary()),
@@ -498,7 +515,7 @@ test("after a trim past its cursor the viewer shows the gap, reloads the observa
     el.value = "40";
     el.dispatchEvent(new Event("input"));
   });
-  await waitPosition(page, "event 40 of 55");
+  await waitPosition(page, `event 40 of ${N}`);
   assert.deepEqual(
     await headerStats(page),
     expectedHeader(new SessionState().apply(lines.slice(0, 40).join("\n")).summary()),
@@ -515,11 +532,11 @@ test("npm start's demo plays the sample live, and the page works on a narrow dar
     "--pause-ms",
     "300",
     "--max-events",
-    "64",
+    "256",
   ]);
   try {
     const { page, problems } = await openPage(`${demo.url}/`, { width: 420, height: 900 }, "dark");
-    await waitPosition(page, "event 55 of 55");
+    await waitPosition(page, `event ${N} of ${N}`);
     assert.equal(await page.locator("[data-testid=status]").textContent(), "finished: completed");
     assert.equal(
       await page.locator("[data-testid=gaps] li").count(),
@@ -539,7 +556,7 @@ test("npm start's demo plays the sample live, and the page works on a narrow dar
     await page.waitForFunction(() =>
       /\/sessions\/sample-([2-9]|\d\d+)\/stream$/.test(document.querySelector("#url").value),
     );
-    await waitPosition(page, "event 55 of 55");
+    await waitPosition(page, `event ${N} of ${N}`);
     assert.equal(await page.locator("[data-testid=gaps] li").count(), 0);
     assert.deepEqual(problems, []);
     await page.close();
