@@ -20,15 +20,17 @@ let requested = new Set(); // row blocks asked for
 let selected = null; // selected position
 let liveUrl = null;
 const exportWaiters = [];
-const NO_SERIES = { samples: [], alerts: [], turns: [], usage: [] };
+const NO_SERIES = { lives: [], samples: [], alerts: [], turns: [], usage: [] };
 let series = NO_SERIES; // the charts' series of the whole log (the viewer cuts them at the position)
+let digest = null; // the runtime panels' rows of the whole log (viewDigest), cut likewise
 
 // ---- Worker messages -------------------------------------------------------
 
 worker.onmessage = ({ data: msg }) => {
   switch (msg.op) {
     case "categories":
-      return addCategoryChips(msg.categories);
+      addCategoryChips(msg.categories);
+      return addKernelChips(msg.kernel);
     case "progress":
       return showProgress(msg);
     case "loaded":
@@ -65,6 +67,7 @@ function ask(msg) {
 
 function startSource() {
   series = NO_SERIES;
+  digest = null;
   $("partial").replaceChildren();
   $("welcome").hidden = true;
   $("error").hidden = true;
@@ -159,8 +162,9 @@ function loaded(msg) {
   $("scrub").hidden = false;
   end = msg.events;
   series = msg.series;
+  digest = msg.digest;
   document.title = `${msg.name.split("/").pop()} · agent-replay viewer`;
-  fillKinds(msg.kinds);
+  fillKinds(msg.kinds, msg.observations);
   setScrubber(end);
   refilter();
   document.dispatchEvent(new CustomEvent("viewer-loaded", { detail: msg }));
@@ -188,6 +192,7 @@ function showState(msg) {
     totals: msg.totals,
     at: msg.position,
     series,
+    digest,
     earlier: msg.earlier,
   };
   setScrubber(msg.position);
@@ -237,7 +242,8 @@ for (const b of document.querySelectorAll("[data-step]")) {
 function grew(msg) {
   end = msg.end;
   series = msg.series;
-  fillKinds(msg.kinds);
+  digest = msg.digest;
+  fillKinds(msg.kinds, msg.observations);
   if (followLatest) requestAt(end);
   else setScrubber(shown);
   refilter(true);
@@ -247,37 +253,55 @@ function grew(msg) {
 
 const timeline = $("timeline");
 const space = $("timeline-space");
-const filters = { kinds: [], categories: [], query: "" };
+const filters = { kinds: [], categories: [], kernel_categories: [], primitives: [], query: "" };
 
 /** One filter chip per category of the kind table, and "unknown". */
 function addCategoryChips(categories) {
-  for (const category of [...categories, "unknown"]) addCategoryChip(category);
+  for (const category of [...categories, "unknown"])
+    $("categories").append(chip("categories", category, `cat-${category}`));
 }
 
-function addCategoryChip(category) {
-  const chip = document.createElement("button");
-  chip.type = "button";
-  chip.className = `chip cat-${category}`;
-  chip.textContent = category;
-  chip.setAttribute("aria-pressed", "false");
-  chip.dataset.category = category;
-  chip.addEventListener("click", () => {
-    const on = chip.getAttribute("aria-pressed") !== "true";
-    chip.setAttribute("aria-pressed", String(on));
-    filters.categories = [...document.querySelectorAll(".chip[aria-pressed=true]")].map(
-      (c) => c.dataset.category,
-    );
+/** deepstrike's kernel categories and primitives, when the kind table has
+ * them: a row of chips each (events pass when they match one chip of each
+ * row that has one pressed). */
+function addKernelChips({ kernel_categories, primitives }) {
+  $("kernel-filters").hidden = !kernel_categories.length && !primitives.length;
+  for (const c of kernel_categories) $("kernel-categories").append(chip("kernel_categories", c));
+  for (const p of primitives) $("primitives").append(chip("primitives", p));
+}
+
+/** A toggle chip for the filter list `key` (`categories`, ...). */
+function chip(key, value, cls = "") {
+  const el = document.createElement("button");
+  el.type = "button";
+  el.className = `chip ${cls}`;
+  el.textContent = value;
+  el.setAttribute("aria-pressed", "false");
+  el.dataset.filter = key;
+  el.dataset[key === "categories" ? "category" : "value"] = value;
+  el.addEventListener("click", () => {
+    const on = el.getAttribute("aria-pressed") !== "true";
+    el.setAttribute("aria-pressed", String(on));
+    filters[key] = [
+      ...document.querySelectorAll(`.chip[data-filter=${key}][aria-pressed=true]`),
+    ].map((c) => c.textContent);
     refilter();
   });
-  $("categories").append(chip);
+  return el;
 }
 
-function fillKinds(counts) {
+/** The kind filter: every kind seen, kernel observations also by kind. */
+function fillKinds(counts, observations = {}) {
   const select = $("kind");
   const current = select.value;
   const options = [new Option("all kinds", "")];
-  for (const [kind, n] of Object.entries(counts ?? {}).sort())
-    options.push(new Option(`${kind} (${n.toLocaleString("en-US")})`, kind));
+  const count = (n) => n.toLocaleString("en-US");
+  for (const [kind, n] of Object.entries(counts ?? {}).sort()) {
+    options.push(new Option(`${kind} (${count(n)})`, kind));
+    if (kind !== "kernel_observation") continue;
+    for (const [sub, m] of Object.entries(observations).sort())
+      options.push(new Option(`  ${kind} › ${sub} (${count(m)})`, `${kind}/${sub}`));
+  }
   select.replaceChildren(...options);
   select.value = current;
 }
@@ -311,7 +335,12 @@ function showFiltered(positions) {
   drawn = new Map();
   space.style.height = `${filtered.length * ROW}px`;
   const events = filtered.reduce((n, p) => n + (p > 0 ? 1 : 0), 0);
-  const filtering = filters.kinds.length || filters.categories.length || filters.query;
+  const filtering =
+    filters.kinds.length ||
+    filters.categories.length ||
+    filters.kernel_categories.length ||
+    filters.primitives.length ||
+    filters.query;
   $("match-count").textContent = filtering
     ? `${events.toLocaleString("en-US")} of ${end.toLocaleString("en-US")} events match`
     : `${events.toLocaleString("en-US")} events`;
@@ -445,7 +474,16 @@ function showDetail(msg) {
   d.hidden = false;
   $("detail-title").textContent = msg.missing
     ? `#${msg.position}: not loaded`
-    : `#${msg.position} · ${msg.kind}${msg.turn === null ? "" : ` · turn ${msg.turn}`} · ${msg.category}`;
+    : `#${msg.position} · ${msg.kind}${msg.turn === null ? "" : ` · turn ${msg.turn}`} · ${msg.category}${msg.kernel_category ? ` · kernel ${msg.kernel_category}/${msg.primitive}` : ""}`;
+  $("detail-facts").replaceChildren(
+    ...(msg.facts ?? []).flatMap(([label, value]) => {
+      const dt = document.createElement("dt");
+      dt.textContent = label;
+      const dd = document.createElement("dd");
+      dd.textContent = String(value);
+      return [dt, dd];
+    }),
+  );
   $("detail-json").textContent = msg.json ?? "";
 }
 

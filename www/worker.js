@@ -11,7 +11,15 @@ import {
   eventKinds,
   AgentReplayError,
 } from "/agent-replay/js/web.js";
-import { categoryOf, describeEvent, isAlarming } from "/agent-replay/js/viewer/describe.js";
+import {
+  categoryOf,
+  describeEvent,
+  eventFacts,
+  isAlarming,
+  kernelFacets,
+  kernelFacetsOf,
+} from "/agent-replay/js/viewer/describe.js";
+import { upperBound, viewDigest } from "/agent-replay/js/viewer/digest.js";
 import { chartSeries } from "/agent-replay/js/viewer/series.js";
 
 /** Events between time-travel checkpoints, at least: they are taken at
@@ -28,15 +36,21 @@ const SHOWN_HISTORY = 12;
 const CHUNK = 256 * 1024;
 
 const ready = init();
-// The page lays out its category filters from the kind table.
-ready.then(() => post({ op: "categories", categories: eventKinds().categories }));
+// The page lays out its category filters from the kind table: the
+// viewer's categories, and deepstrike's kernel categories and primitives
+// when the table has them.
+ready.then(() =>
+  post({ op: "categories", categories: eventKinds().categories, kernel: kernelFacets() }),
+);
 
 let state = null; // the full SessionState
-let events = []; // {position, kind, turn, json}, by position (holes after gaps)
+let events = []; // {position, kind, turn, json, sub?}, by position (holes after gaps)
+let observationCounts = new Map(); // observation_kind → kernel_observation events of it
 let checkpoints = []; // {position, state}: light states, by position
 let gaps = []; // {from, to, reason, requested_cursor, latest_cursor, recovered_at, revision}
 let view = null; // what the page needs of the view as of the last event (refreshed lazily)
 let series = null;
+let digest = null;
 let generation = 0; // bumps on every new source: stale work stops
 
 const post = (msg, transfer) => self.postMessage(msg, transfer ?? []);
@@ -48,10 +62,12 @@ function reset() {
   for (const c of checkpoints) c.state.free();
   state = new SessionState();
   events = [];
+  observationCounts = new Map();
   checkpoints = [{ position: 0, state: state.checkpoint() }];
   gaps = [];
   view = null;
   series = null;
+  digest = null;
 }
 
 function lastPosition() {
@@ -64,7 +80,29 @@ function maybeCheckpoint() {
     checkpoints.push({ position: state.eventCount, state: state.checkpoint() });
 }
 
-const keep = (e) => events.push(e);
+/** Keeps an event for the timeline; a kernel observation with its
+ * `observation_kind` (`sub`), which the timeline filters by. */
+function keep(e) {
+  if (e.kind === "kernel_observation") {
+    try {
+      e.sub = String(JSON.parse(e.json).observation_kind);
+      observationCounts.set(e.sub, (observationCounts.get(e.sub) ?? 0) + 1);
+    } catch {
+      // not an object: no observation kind to filter by
+    }
+  }
+  events.push(e);
+}
+
+/** `run_started.route`, the route of model calls whose attempts name none. */
+function runRoute(run) {
+  const e = run ? eventAt(run.position) : null;
+  try {
+    return e ? (JSON.parse(e.json).route ?? null) : null;
+  } catch {
+    return null;
+  }
+}
 
 /** The view's transcript, load errors and counts, and the chart series;
  * the rest of the view is let go (on a long log it is most of the memory). */
@@ -72,21 +110,10 @@ function shownView() {
   if (!view) {
     const whole = state.view();
     series = chartSeries(whole);
+    digest = viewDigest(whole, runRoute(whole.run));
     view = { transcript: whole.transcript, load_errors: whole.load_errors, counts: whole.counts };
   }
   return view;
-}
-
-/** Index of the first item whose position is > p (items sorted by position). */
-function upperBound(list, p, key = (x) => x.position) {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (key(list[mid]) <= p) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 // ---- Loading --------------------------------------------------------------
@@ -136,7 +163,9 @@ async function load(reader, total, name) {
     errors: report.errors.length,
     ms,
     kinds: shownView().counts,
+    observations: Object.fromEntries(observationCounts),
     series,
+    digest,
   });
   sendState(state.eventCount);
 }
@@ -244,17 +273,28 @@ function escapeRegExp(s) {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** Positions of the events passing the filter; a gap is -(index + 1). */
-function filter({ kinds, categories, query }) {
-  const kindSet = kinds?.length ? new Set(kinds) : null;
-  const catSet = categories?.length ? new Set(categories) : null;
+const setOf = (list) => (list?.length ? new Set(list) : null);
+
+/** Positions of the events passing the filter; a gap is -(index + 1).
+ * `kinds` holds kinds and "kernel_observation/<observation_kind>";
+ * `kernel_categories` and `primitives` are deepstrike's, from the table. */
+function filter({ kinds, categories, kernel_categories, primitives, query }) {
+  const kindSet = setOf(kinds);
+  const catSet = setOf(categories);
+  const kernelSet = setOf(kernel_categories);
+  const primitiveSet = setOf(primitives);
   const re = query ? new RegExp(escapeRegExp(query), "i") : null;
   const out = [];
   let g = 0;
   for (const e of events) {
     while (g < gaps.length && gaps[g].from <= e.position) out.push(-++g);
-    if (kindSet && !kindSet.has(e.kind)) continue;
+    if (kindSet && !kindSet.has(e.kind) && !kindSet.has(`${e.kind}/${e.sub}`)) continue;
     if (catSet && !catSet.has(categoryOf(e.kind))) continue;
+    if (kernelSet || primitiveSet) {
+      const facets = kernelFacetsOf(e.kind);
+      if (kernelSet && !kernelSet.has(facets.kernel_category)) continue;
+      if (primitiveSet && !primitiveSet.has(facets.primitive)) continue;
+    }
     if (re && !re.test(e.json)) continue;
     out.push(e.position);
   }
@@ -294,8 +334,11 @@ function detail(position) {
   const e = eventAt(position);
   if (!e) return { op: "detail", position, missing: true };
   let pretty = e.json;
+  let facts = [];
   try {
-    pretty = JSON.stringify(JSON.parse(e.json), null, 2);
+    const parsed = JSON.parse(e.json);
+    pretty = JSON.stringify(parsed, null, 2);
+    facts = eventFacts(parsed);
   } catch {
     // keep the text as it is
   }
@@ -305,6 +348,8 @@ function detail(position) {
     kind: e.kind,
     turn: e.turn,
     category: categoryOf(e.kind),
+    ...kernelFacetsOf(e.kind),
+    facts,
     json: pretty,
   };
 }
@@ -454,7 +499,14 @@ function scheduleLivePost() {
     livePostTimer = 0;
     lastLivePost = performance.now();
     post({ op: "live", live: liveStatus(), gaps });
-    post({ op: "grew", end: lastPosition(), kinds: shownView().counts, series });
+    post({
+      op: "grew",
+      end: lastPosition(),
+      kinds: shownView().counts,
+      observations: Object.fromEntries(observationCounts),
+      series,
+      digest,
+    });
   }, wait);
 }
 

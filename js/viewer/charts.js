@@ -5,7 +5,7 @@
 // keeps its series' maxima, so alerts and peaks stay visible).
 import uPlot from "uplot";
 import { h } from "./dom.js";
-import { cutSeries } from "./series.js";
+import { cutSeries, xLabel } from "./series.js";
 
 const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948"];
 const MAX_POINTS = 1200;
@@ -34,14 +34,14 @@ function aligned(lists, [lo, hi]) {
   return [xs, ...ys];
 }
 
-/** The turn range of a session's series. */
+/** The x range of a session's series (turns, shifted per life). */
 function turnRange({ samples, alerts, turns, usage }) {
   let lo = Infinity;
   let hi = -Infinity;
   for (const list of [samples, alerts, turns, usage]) {
-    for (const { turn } of list) {
-      if (turn < lo) lo = turn;
-      if (turn > hi) hi = turn;
+    for (const { x } of list) {
+      if (x < lo) lo = x;
+      if (x > hi) hi = x;
     }
   }
   return lo <= hi ? [lo, hi] : [0, -1];
@@ -69,22 +69,27 @@ function specs({ samples, alerts, turns, usage }, range, allOps) {
       ],
       data: aligned(
         [
-          samples.map((e) => [e.turn, e.score]),
-          alerts.map((e) => [e.turn, e.score]),
-          alerts.map((e) => [e.turn, e.threshold]),
+          samples.map((e) => [e.x, e.score]),
+          alerts.map((e) => [e.x, e.score]),
+          alerts.map((e) => [e.x, e.threshold]),
         ],
         range,
       ),
     },
     {
-      title: "Tokens per turn and in total",
-      series: [{ label: "tokens" }, { label: "cumulative", color: "#59a14f" }],
+      title: "Tokens per turn: prompt (measured) and output, and in total",
+      series: [
+        { label: "prompt" },
+        { label: "output", color: "#f28e2b" },
+        { label: "cumulative", color: "#59a14f" },
+      ],
       data: aligned(
         [
-          turns.map((t) => [t.turn, t.tokens]),
+          turns.filter((t) => t.input_tokens !== null).map((t) => [t.x, t.input_tokens]),
+          turns.map((t) => [t.x, t.output_tokens]),
           turns.map((t) => {
-            cumulative += t.tokens;
-            return [t.turn, cumulative];
+            cumulative += (t.input_tokens ?? 0) + t.output_tokens;
+            return [t.x, cumulative];
           }),
         ],
         range,
@@ -94,7 +99,7 @@ function specs({ samples, alerts, turns, usage }, range, allOps) {
       title: "Events per turn",
       series: [{ label: "events" }, { label: "errors", color: "#e15759" }],
       data: aligned(
-        [turns.map((t) => [t.turn, t.event_count]), turns.map((t) => [t.turn, t.errors])],
+        [turns.map((t) => [t.x, t.event_count]), turns.map((t) => [t.x, t.errors])],
         range,
       ),
       bars: true,
@@ -103,14 +108,14 @@ function specs({ samples, alerts, turns, usage }, range, allOps) {
       title: "Budget usage by operation (tokens)",
       series: ops.map((op) => ({ label: op })),
       data: aligned(
-        ops.map((op) => usage.filter((u) => u.operation_id === op).map((u) => [u.turn, u.tokens])),
+        ops.map((op) => usage.filter((u) => u.operation_id === op).map((u) => [u.x, u.tokens])),
         range,
       ),
     },
   ];
 }
 
-function plot(box, spec, width) {
+function plot(box, spec, width, lives) {
   const t = theme(box);
   const axis = { stroke: t.text, grid: { stroke: t.grid, width: 1 }, ticks: { stroke: t.grid } };
   return new uPlot(
@@ -122,7 +127,12 @@ function plot(box, spec, width) {
       cursor: { drag: { x: false, y: false } },
       // Turns are whole numbers: no ticks between them.
       axes: [
-        { ...axis, label: "turn", incrs: TURN_STEPS },
+        {
+          ...axis,
+          label: lives.length > 1 ? "life·turn" : "turn",
+          incrs: TURN_STEPS,
+          values: (_, splits) => splits.map((x) => xLabel(lives, x)),
+        },
         { ...axis, size: 56 },
       ],
       series: [
@@ -177,7 +187,8 @@ export function renderCharts(host, series, at = Infinity) {
         host.append(boxes[i]);
       }
       const area = boxes[i].lastChild;
-      const shape = spec.series.map((s) => s.label).join("\n");
+      // A new life relabels the x axis: the plot is made again.
+      const shape = `${spec.series.map((s) => s.label).join("\n")}\n${JSON.stringify(full.lives)}`;
       if (!spec.data.slice(1).some((ys) => ys.some((y) => y !== null))) {
         plots[i]?.destroy();
         plots[i] = null;
@@ -187,7 +198,7 @@ export function renderCharts(host, series, at = Infinity) {
       } else {
         plots[i]?.destroy();
         area.replaceChildren();
-        plots[i] = plot(area, spec, width());
+        plots[i] = plot(area, spec, width(), full.lives ?? []);
       }
       shapes[i] = shape;
     });

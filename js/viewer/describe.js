@@ -24,6 +24,21 @@ export function categoryOf(kind) {
   return kindOf(kind)?.category ?? "unknown";
 }
 
+/** deepstrike's own kernel category of a kind (syscall, sched, mm, proc,
+ * ipc) and its primitive (syscall, mm, sched), as the kind table gives
+ * them; `null` for a kind it does not know or a table without them. */
+export function kernelFacetsOf(kind) {
+  const k = kindOf(kind);
+  return { kernel_category: k?.kernel_category ?? null, primitive: k?.primitive ?? null };
+}
+
+/** The kernel categories and primitives the table names, in table order
+ * (empty lists when the table has no such columns). */
+export function kernelFacets(table = eventKinds()) {
+  const distinct = (key) => [...new Set(table.kinds.map((k) => k[key]).filter((v) => v != null))];
+  return { kernel_categories: distinct("kernel_category"), primitives: distinct("primitive") };
+}
+
 /** Events a reader should notice: failures, denials, alerts, overruns. */
 export function isAlarming(event) {
   switch (kindOf(event.kind)?.alarming) {
@@ -52,6 +67,54 @@ export function contentText(content) {
     .join(" ");
 }
 
+/** "provider/protocol/model" of a route record (`run_started.route`,
+ * `provider_attempt.route`, a context's `provider_route`). */
+export function routeText(route) {
+  if (!route) return "";
+  return [route.provider, route.protocol, route.model].filter(Boolean).join("/");
+}
+
+/** What a `context_prepared` put into the model call: the plan's
+ * selections counted by action and by source (the entry id's prefix), and
+ * its token projection against the budget. */
+export function contextSummary(preparation) {
+  const plan = preparation?.plan ?? {};
+  const selections = plan.selections ?? [];
+  const included = selections.filter((s) => s.action === "include");
+  const sources = {};
+  for (const s of included) {
+    const source = String(s.entry_id ?? "").split(":")[0] || "?";
+    sources[source] = (sources[source] ?? 0) + 1;
+  }
+  return {
+    included: included.length,
+    excluded: selections.length - included.length,
+    sources,
+    projected_tokens: plan.projected_tokens ?? null,
+    budget_tokens: plan.input_budget_tokens ?? null,
+  };
+}
+
+function contextText(preparation) {
+  const c = contextSummary(preparation);
+  const sources = Object.entries(c.sources)
+    .map(([source, n]) => `${n} ${source}`)
+    .join(", ");
+  return `context: ${c.included} entries in${sources ? ` (${sources})` : ""}${c.excluded ? `, ${c.excluded} left out` : ""}${c.projected_tokens != null ? `, ~${c.projected_tokens} of ${c.budget_tokens} tokens` : ""}`;
+}
+
+/** The part of a kernel observation's raw body worth a glance. */
+function observationText(raw) {
+  if (!raw || typeof raw !== "object") return "";
+  if (Array.isArray(raw.effects)) return `: ${raw.effects.map((e) => e.kind).join(", ")}`;
+  if (raw.decision)
+    return `: round ${raw.round} ${raw.decision.action} (${short(raw.decision.reason, 40)})`;
+  if (raw.to) return `: ${raw.handle_id ?? ""} → ${raw.to}`;
+  if (Array.isArray(raw.recalls)) return `: ${raw.recalls.length} recalled`;
+  if (Array.isArray(raw.runnable)) return `: ${raw.runnable.map((r) => r.id).join(", ")}`;
+  return "";
+}
+
 function calls(list) {
   return (list ?? []).map((c) => c.name).join(", ");
 }
@@ -74,7 +137,7 @@ export function describeEvent(e) {
       return (e.results ?? [])
         .map(
           (r) =>
-            `${r.call_id}: ${r.is_fatal ? "FATAL " : r.is_error ? "error " : ""}${short(contentText(r.output), 50)}`,
+            `${r.call_id}: ${r.is_fatal ? "FATAL " : r.is_error ? `${r.error_kind ?? "error"} ` : ""}${short(contentText(r.output), 50)}`,
         )
         .join("; ");
     case "tool_argument_repaired":
@@ -131,7 +194,98 @@ export function describeEvent(e) {
       return `entropy ${e.score}`;
     case "entropy_alert":
       return `entropy ${e.score} over ${e.threshold}`;
+    case "prompt_measured": {
+      const m = e.measurement ?? {};
+      return `prompt ${m.input_tokens} tokens (${m.source?.kind ?? "?"}, ${m.confidence ?? "?"})`;
+    }
+    case "context_prepared":
+      return contextText(e.preparation);
+    case "provider_attempt": {
+      const ms = e.finished_at_ms - e.started_at_ms;
+      return `${routeText(e.route)} attempt ${e.attempt_seq}: ${e.status}${e.last_error_class ? ` (${e.last_error_class})` : ""}${Number.isFinite(ms) ? `, ${ms} ms` : ""}`;
+    }
+    case "kernel_observation":
+      return `${e.observation_kind}${observationText(e.raw)}`;
+    case "workflow_batch_spawned":
+      return `workflow batch of ${e.node_count}: ${(e.node_ids ?? []).join(", ")}`;
+    case "workflow_nodes_submitted":
+      return `${(e.nodes ?? []).length} workflow nodes submitted${e.submitter_agent_id ? ` by ${e.submitter_agent_id}` : ""}`;
+    case "workflow_node_completed":
+      return `node ${e.agent_id} ${e.status} (${e.termination})${e.output ? `: ${short(contentText(e.output.content), 60)}` : ""}`;
+    case "workflow_completed": {
+      const outcomes = e.node_outcomes ?? [];
+      const done = outcomes.filter((o) => o.status === "completed").length;
+      return `workflow done: ${done} of ${e.total_nodes} nodes completed`;
+    }
+    case "round_started":
+      return `round ${e.round}: ${short(e.goal)}`;
+    case "round_paced":
+      return `round ${e.round} → ${e.action}${e.delay_ms != null ? ` ${e.delay_ms} ms` : ""}${e.reason ? ` (${short(e.reason, 60)})` : ""}`;
+    case "group_member_joined":
+      return `${e.session_id} joined the group as ${e.role} (${e.member_kind})`;
+    case "group_budget_charged":
+      return `group charged ${e.tokens} tokens, ${e.subagents} sub-agents, ${e.rounds} rounds`;
+    case "memory_write_failed":
+      return `memory write ${e.record_id} failed: ${short(e.error)}`;
+    case "memory_query_failed":
+      return `memory query "${short(e.query, 40)}" failed: ${short(e.error)}`;
+    case "summary_upgraded":
+      return `summary of compression #${e.compressed_seq} upgraded: ${short(e.summary, 60)}`;
+    case "semantic_archive_pending":
+      return `semantic archive pending (${e.action})`;
+    case "semantic_archive_completed":
+      return `semantic archive done: ${e.record_id}`;
+    case "semantic_archive_failed":
+      return `semantic archive failed: ${short(e.error)}`;
     default:
       return short(JSON.stringify(e), 90);
+  }
+}
+
+/** The facts of an event worth reading before its JSON (the details pane):
+ * `[label, value]` pairs, none for kinds whose JSON says it plainly. */
+export function eventFacts(e) {
+  return factsOf(e).filter(([, v]) => v != null && v !== false && v !== "");
+}
+
+function factsOf(e) {
+  switch (e.kind) {
+    case "prompt_measured": {
+      const m = e.measurement ?? {};
+      return [
+        ["input tokens", m.input_tokens],
+        ["source", m.source?.kind],
+        ["confidence", m.confidence],
+        ["effect", e.effect_id],
+      ];
+    }
+    case "provider_attempt":
+      return [
+        ["route", routeText(e.route)],
+        ["attempt", e.attempt_seq],
+        ["status", e.status],
+        ["error", e.last_error_class],
+        ["duration", `${e.finished_at_ms - e.started_at_ms} ms`],
+        ["usage", e.usage && `${e.usage.input_tokens} in, ${e.usage.output_tokens} out`],
+        ["effect", e.effect_id],
+      ];
+    case "context_prepared": {
+      const c = contextSummary(e.preparation);
+      return [
+        ["route", routeText(e.preparation?.provider_route)],
+        [
+          "projected",
+          c.projected_tokens != null && `${c.projected_tokens} of ${c.budget_tokens} tokens`,
+        ],
+        ...(e.preparation?.plan?.selections ?? []).map((s) => [
+          s.action,
+          `${s.entry_id} (${s.reason})`,
+        ]),
+      ];
+    }
+    case "kernel_observation":
+      return [["observation", e.observation_kind]];
+    default:
+      return [];
   }
 }

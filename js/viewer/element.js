@@ -3,14 +3,17 @@
 // (`log` property or `src` attribute) or data you folded yourself (`data`).
 import { init, SessionState } from "../web.js";
 import { renderCharts } from "./charts.js";
+import { viewDigest } from "./digest.js";
 import { chartSeries } from "./series.js";
 import { h } from "./dom.js";
 import {
+  renderActivity,
   renderHeader,
   renderLoadErrors,
   renderProcesses,
   renderSnapshot,
   renderTranscript,
+  renderWorkflow,
 } from "./render.js";
 import { adoptStyles } from "./styles.js";
 
@@ -53,10 +56,10 @@ export class SessionViewer extends HTMLElement {
    * errors), `snapshot` (an OsSnapshot), and optionally `summary` (a
    * SessionSummary for the header and processes, e.g. a time-travel
    * checkpoint's), `at` (a position: lists are cut there), `series`
-   * (chartSeries() output, when `view` holds only part of the lists) and
-   * `earlier` (transcript entries before those in `view`) and `totals`
-   * (the full lengths of snapshot lists and process histories, when only
-   * their latest part was given).
+   * (chartSeries() output, when `view` holds only part of the lists),
+   * `digest` (viewDigest() output, likewise), `earlier` (transcript entries
+   * before those in `view`) and `totals` (the full lengths of snapshot
+   * lists and process histories, when only their latest part was given).
    */
   set data(data) {
     this.#data = data;
@@ -112,6 +115,7 @@ export class SessionViewer extends HTMLElement {
     if (!d) return;
     const at = d.at ?? Infinity;
     const state = d.summary ?? d.view;
+    const digest = d.digest ?? viewDigest(d.view);
     const select = (position) =>
       this.dispatchEvent(
         new CustomEvent("select-position", { detail: { position }, bubbles: true }),
@@ -136,6 +140,7 @@ export class SessionViewer extends HTMLElement {
             at,
             limit: d.limit ?? 200,
             earlier: d.earlier ?? 0,
+            calls: digest.calls,
             onSelect: select,
           }),
         ),
@@ -143,6 +148,8 @@ export class SessionViewer extends HTMLElement {
           "div",
           {},
           charts,
+          renderWorkflow(digest.workflow, state.processes, at),
+          renderActivity(digest.activity, digest.observations, at),
           renderSnapshot(d.snapshot, d.totals?.lists),
           renderProcesses(state.processes, state.run?.run_id, d.totals?.history),
         ),

@@ -2,6 +2,7 @@
 import type {
   EventCategory,
   EventKind,
+  KindTable,
   LoggedEvent,
   OsSnapshot,
   SessionSummary,
@@ -19,6 +20,8 @@ export interface SessionViewerData {
   at?: number;
   /** `chartSeries(view)`, when `view` holds only part of the lists. */
   series?: ChartSeries;
+  /** `viewDigest(view)`, likewise. */
+  digest?: ViewDigest;
   /** Transcript entries before those in `view` (shown as a count). */
   earlier?: number;
   /** Transcript entries shown at most (default 200). */
@@ -47,14 +50,103 @@ export class SessionViewer extends HTMLElement {
 }
 export function defineSessionViewer(name?: string): void;
 
+/** Where each life starts on the charts' x axis (x = shift + turn). */
+export interface LifeAxis {
+  life: number;
+  shift: number;
+  start: number;
+}
+/** Chart points: `x` is the turn shifted per life (see `xLabel`). */
 export interface ChartSeries {
-  samples: { position: number; turn: number; score: number }[];
-  alerts: { position: number; turn: number; score: number; threshold: number }[];
-  turns: { position: number; turn: number; tokens: number; event_count: number; errors: number }[];
-  usage: { position: number; turn: number; operation_id: string; tokens: number }[];
+  lives: LifeAxis[];
+  samples: { position: number; turn: number; x: number; score: number }[];
+  alerts: { position: number; turn: number; x: number; score: number; threshold: number }[];
+  turns: {
+    position: number;
+    turn: number;
+    x: number;
+    tokens: number;
+    /** Prompt tokens measured for the turn (`null`: the view has none). */
+    input_tokens: number | null;
+    output_tokens: number;
+    event_count: number;
+    errors: number;
+  }[];
+  usage: { position: number; turn: number; x: number; operation_id: string; tokens: number }[];
 }
 export function chartSeries(view: SessionView): ChartSeries;
 export function cutSeries(series: ChartSeries, at?: number): ChartSeries;
+/** An x value's label: the turn, or "L2·t3" when there are lives. */
+export function xLabel(lives: LifeAxis[], x: number): string;
+
+/** A model call: its events grouped by `effect_id`. */
+export interface ModelCall {
+  effect_id: string;
+  /** Its first and last event. */
+  position: number;
+  last_position: number;
+  /** The assistant message it produced (`null`: failed, or going on). */
+  answer: number | null;
+  route: { provider: string; protocol: string; model: string } | null;
+  life: number;
+  context: {
+    position: number;
+    included: number;
+    excluded: number;
+    /** Included entries by source (the entry id's prefix: history, state, …). */
+    sources: Record<string, number>;
+    projected_tokens: number | null;
+    budget_tokens: number | null;
+  } | null;
+  prompts: {
+    position: number;
+    input_tokens: number;
+    source: string | null;
+    confidence: string | null;
+  }[];
+  attempts: {
+    position: number;
+    attempt_seq: number;
+    status: string;
+    error: string | null;
+    ms: number;
+    input_tokens: number | null;
+    output_tokens: number | null;
+  }[];
+}
+/** A row of the runtime panel (`position` and the columns it shows). */
+export type ActivityRow = { position: number } & Record<string, unknown>;
+/** What the runtime panels show of a view, each row with its position. */
+export interface ViewDigest {
+  calls: ModelCall[];
+  workflow: {
+    batches: { position: number; node_count: number; node_ids: string[] }[];
+    submissions: { position: number; count: number; submitter: string | null }[];
+    nodes: {
+      node_id: string;
+      spawned_at: number | null;
+      batch: number | null;
+      ends: { position: number; status: string; termination: string; output: string | null }[];
+    }[];
+    completions: { position: number; total_nodes: number; outcomes: number }[];
+  };
+  activity: Record<
+    | "rounds"
+    | "groups"
+    | "stopped_tools"
+    | "memory_failures"
+    | "summary_upgrades"
+    | "semantic_archive",
+    ActivityRow[]
+  >;
+  /** Positions of the kernel observations, by `observation_kind`. */
+  observations: Record<string, number[]>;
+}
+/** `runRoute`: `run_started.route`, for calls whose events name none. */
+export function viewDigest(view: SessionView, runRoute?: unknown): ViewDigest;
+export function modelCalls(view: SessionView, runRoute?: unknown): ModelCall[];
+/** A call as of a position: what was written by then. */
+export function callAt(call: ModelCall, at: number): ModelCall;
 
 export function renderHeader(state: SessionSummary | SessionView): HTMLElement;
 export function renderTranscript(
@@ -63,8 +155,23 @@ export function renderTranscript(
     at?: number;
     limit?: number;
     earlier?: number;
+    /** `viewDigest(view).calls`: shown beside their answers, or alone. */
+    calls?: ModelCall[];
     onSelect?: (position: number) => void;
   },
+): HTMLElement;
+/** The workflow's batches and nodes as of `at` (`null`: no workflow). */
+export function renderWorkflow(
+  workflow: ViewDigest["workflow"],
+  processes?: SessionView["processes"],
+  at?: number,
+): HTMLElement | null;
+/** Rounds, groups, stopped tools, memory failures, summary upgrades,
+ * semantic archiving and kernel observations by kind, as of `at`. */
+export function renderActivity(
+  activity: ViewDigest["activity"],
+  observations: ViewDigest["observations"],
+  at?: number,
 ): HTMLElement;
 export function renderSnapshot(
   snapshot: OsSnapshot,
@@ -95,3 +202,20 @@ export function categoryOf(kind: string): EventCategory | "unknown";
 export function describeEvent(event: LoggedEvent): string;
 export function isAlarming(event: LoggedEvent): boolean;
 export function contentText(content: unknown): string;
+/** A details pane's facts of an event: `[label, value]` pairs. */
+export function eventFacts(event: LoggedEvent): [string, string | number][];
+/** deepstrike's kernel category and primitive of a kind, from the kind
+ * table (`null` when the table has no such column or kind). */
+export function kernelFacetsOf(kind: string): {
+  kernel_category: string | null;
+  primitive: string | null;
+};
+/** The kernel categories and primitives the kind table names. */
+export function kernelFacets(table?: KindTable): {
+  kernel_categories: string[];
+  primitives: string[];
+};
+/** "provider/protocol/model" of a route record. */
+export function routeText(
+  route: { provider?: string; protocol?: string; model?: string } | null,
+): string;

@@ -10,9 +10,22 @@ export {
   renderSnapshot,
   renderProcesses,
   renderLoadErrors,
+  renderWorkflow,
+  renderActivity,
 } from "./render.js";
 export { renderCharts } from "./charts.js";
-export { chartSeries, cutSeries } from "./series.js";
-export { categories, categoryOf, describeEvent, isAlarming, contentText } from "./describe.js";
+export { chartSeries, cutSeries, xLabel } from "./series.js";
+export { viewDigest, modelCalls, callAt } from "./digest.js";
+export {
+  categories,
+  categoryOf,
+  describeEvent,
+  isAlarming,
+  contentText,
+  eventFacts,
+  kernelFacets,
+  kernelFacetsOf,
+  routeText,
+} from "./describe.js";
 
 defineSessionViewer();

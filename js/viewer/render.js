@@ -1,6 +1,8 @@
 // The panels of a session, built from the package's own data: a summary
 // (or view) for the header and processes, the view's transcript, and the
 // OS snapshot. `at` cuts everything to the state as of that position.
+import { routeText } from "./describe.js";
+import { activityAt, callAt, observationsAt, upperBound } from "./digest.js";
 import { h, num } from "./dom.js";
 
 function statusText(status) {
@@ -76,18 +78,121 @@ function argsText(args) {
   return typeof args === "string" ? args : JSON.stringify(args, null, 2);
 }
 
+/** One model call: its route, attempts, prompt measures and context. */
+function callBlock(c) {
+  const failed = c.attempts.filter((a) => a.status !== "success");
+  return h(
+    "div",
+    { class: "asv-call", "data-effect": c.effect_id },
+    h(
+      "div",
+      { class: "asv-call-head" },
+      h("span", { class: "asv-dim" }, "model call "),
+      h("code", { class: "asv-route" }, routeText(c.route) || "(route unknown)"),
+      failed.length
+        ? h("span", { class: "asv-badge asv-failed" }, `${failed.length} failed`)
+        : null,
+    ),
+    h(
+      "ul",
+      { class: "asv-attempts" },
+      c.attempts.map((a) =>
+        h(
+          "li",
+          {
+            class: a.status === "success" ? "" : "asv-attempt-failed",
+            "data-position": a.position,
+          },
+          `attempt ${a.attempt_seq}: ${a.status}${a.error ? ` (${a.error})` : ""} · ${num(a.ms)} ms${a.input_tokens != null ? ` · ${num(a.input_tokens)} in, ${num(a.output_tokens)} out` : ""}`,
+        ),
+      ),
+      c.prompts.length
+        ? h(
+            "li",
+            { class: "asv-dim" },
+            `prompt ${c.prompts.map((p) => `${num(p.input_tokens)} tokens (${p.source}, ${p.confidence})`).join(" → ")}`,
+          )
+        : null,
+      c.context
+        ? h(
+            "li",
+            { class: "asv-dim asv-context" },
+            `context ${c.context.included} in${
+              Object.keys(c.context.sources).length
+                ? ` (${Object.entries(c.context.sources)
+                    .map(([k, n]) => `${n} ${k}`)
+                    .join(", ")})`
+                : ""
+            }${c.context.excluded ? `, ${c.context.excluded} left out` : ""}${c.context.projected_tokens != null ? ` · ~${num(c.context.projected_tokens)} of ${num(c.context.budget_tokens)} tokens` : ""}`,
+          )
+        : null,
+    ),
+  );
+}
+
+/** The calls of `calls` (sorted by position) that belong next to
+ * transcript entries from position `from` on, as of `at`: by the position
+ * of the answer they produced, and those without one (failed, or going on). */
+function callsShown(calls, from, at) {
+  const byAnswer = new Map();
+  const orphans = [];
+  let i = upperBound(calls, from - 1, (c) => c.answer ?? c.position);
+  for (; i < calls.length && calls[i].position <= at; i += 1) {
+    const c = callAt(calls[i], at);
+    if (c.answer !== null) byAnswer.set(c.answer, c);
+    else if (c.position >= from)
+      orphans.push({ type: "model_call", position: c.position, call: c });
+  }
+  return { byAnswer, orphans };
+}
+
+/** Transcript entries and unanswered calls, in position order. */
+function merged(entries, orphans) {
+  if (!orphans.length) return entries;
+  const out = [];
+  let j = 0;
+  for (const t of entries) {
+    while (j < orphans.length && orphans[j].position < t.position) out.push(orphans[j++]);
+    out.push(t);
+  }
+  return out.concat(orphans.slice(j));
+}
+
+/** The divider put before the first entry of a life after the first: a
+ * life begins with a new run (its goal) or, after a wake, mid-run. */
+function lifeDivider(life, first) {
+  return h(
+    "li",
+    { class: "asv-life", "data-life": life },
+    `life ${life} (${first.type === "goal" ? "new run" : "after wake"}): turns start again`,
+  );
+}
+
 /**
- * The transcript as of `at`: the goal, assistant messages, tool calls with
- * their results (when they came by `at`), errors and fatal results marked,
- * denials and gates, suspensions, and rollbacks with what they undid.
+ * The transcript as of `at`: the goal, assistant messages with the model
+ * calls that produced them, tool calls with their results (when they came
+ * by `at`), errors and fatal results marked, denials and gates,
+ * suspensions, rollbacks with what they undid, model calls that got no
+ * answer, and a divider where a new life (after a wake) begins.
  */
-export function renderTranscript(view, { at = Infinity, limit = 200, earlier = 0, onSelect } = {}) {
+export function renderTranscript(
+  view,
+  { at = Infinity, limit = 200, earlier = 0, calls = [], onSelect } = {},
+) {
   const entries = view.transcript.filter((t) => t.position <= at);
   const undone = (t) => t.rolled_back_at != null && t.rolled_back_at <= at;
   const shown = entries.slice(Math.max(0, entries.length - limit));
+  const { byAnswer, orphans } = callsShown(calls, shown[0]?.position ?? 0, at);
+  for (const o of orphans) o.life = o.call.life;
   const list = h("ol", { class: "asv-transcript", "data-testid": "transcript" });
   const select = (position) => onSelect && (() => onSelect(position));
-  for (const t of shown) {
+  // Entries carry their life (none before the core knew lives: all in 1).
+  let life = 1;
+  for (const t of merged(shown, orphans)) {
+    if ((t.life ?? 1) !== life) {
+      life = t.life ?? 1;
+      list.append(lifeDivider(life, t));
+    }
     const cls = ["asv-t", `asv-t-${t.type}`];
     if (undone(t)) cls.push("asv-undone");
     let body;
@@ -120,8 +225,23 @@ export function renderTranscript(view, { at = Infinity, limit = 200, earlier = 0
             { class: "asv-text" },
             t.text || h("span", { class: "asv-dim" }, "(tool calls only)"),
           ),
+          byAnswer.has(t.position) ? callBlock(byAnswer.get(t.position)) : null,
         ];
         break;
+      case "model_call": {
+        const done = t.call.attempts.at(-1)?.status;
+        const failed = done !== undefined && done !== "success";
+        if (failed) cls.push("asv-error");
+        body = [
+          h(
+            "div",
+            { class: "asv-t-head" },
+            failed ? "Model call failed" : "Model call · no answer yet",
+          ),
+          callBlock(t.call),
+        ];
+        break;
+      }
       case "tool_call": {
         const r = t.result && t.result.position <= at ? t.result : null;
         if (r?.is_fatal) cls.push("asv-fatal");
@@ -204,7 +324,7 @@ export function renderTranscript(view, { at = Infinity, limit = 200, earlier = 0
   const hidden = entries.length - shown.length + earlier;
   return h(
     "section",
-    { class: "asv-panel" },
+    { class: "asv-panel", "data-testid": "transcript-panel" },
     h("h2", {}, "Transcript"),
     hidden > 0
       ? h(
@@ -486,6 +606,114 @@ export function renderLoadErrors(errors, total = errors.length) {
     ),
     total > shown.length
       ? h("p", { class: "asv-dim" }, `and ${num(total - shown.length)} more`)
+      : null,
+  );
+}
+
+/** A node's status, and its termination when that says more. */
+const nodeStatus = ({ end }) =>
+  !end
+    ? "running"
+    : end.termination && end.termination !== end.status
+      ? `${end.status} (${end.termination})`
+      : end.status;
+
+/** The workflow as of `at`: its batches, each node's latest outcome beside
+ * the state of the sub-agent process running it (the node id is the
+ * process's agent id), and its completion. `null` when there is none. */
+export function renderWorkflow(workflow, processes = [], at = Infinity) {
+  const by = (x) => x.position <= at;
+  const batches = workflow.batches.filter(by);
+  const completions = workflow.completions.filter(by);
+  const submissions = workflow.submissions.filter(by);
+  const nodes = workflow.nodes
+    .map((n) => ({ ...n, end: n.ends.filter(by).at(-1) ?? null }))
+    .filter((n) => (n.spawned_at !== null && n.spawned_at <= at) || n.end);
+  if (!batches.length && !nodes.length && !submissions.length) return null;
+  const state = new Map(processes.map((p) => [p.agent_id, p.state]));
+  const done = completions.at(-1);
+  return h(
+    "section",
+    { class: "asv-panel asv-workflow", "data-testid": "workflow" },
+    h("h2", {}, "Workflow"),
+    h(
+      "p",
+      { class: "asv-dim", "data-key": "workflow-status" },
+      [
+        `${batches.length} batch${batches.length === 1 ? "" : "es"}`,
+        submissions.length ? `${submissions.length} submissions` : "",
+        `${nodes.length} nodes`,
+        done
+          ? `completed: ${done.outcomes} of ${done.total_nodes} nodes reported`
+          : "not completed",
+      ]
+        .filter(Boolean)
+        .join(" · "),
+    ),
+    table(
+      [
+        ["node", (n) => n.node_id],
+        ["batch", (n) => n.batch ?? "–"],
+        ["status", nodeStatus],
+        ["process", (n) => state.get(n.node_id) ?? ""],
+        ["output", (n) => n.end?.output ?? ""],
+      ],
+      nodes,
+      "No nodes.",
+    ),
+  );
+}
+
+/** The runtime's other events as of `at`, one small table per list that
+ * has rows (the last few, with the total), the empty ones named in a line;
+ * and the kernel observations counted by kind. */
+export function renderActivity(activity, observations, at = Infinity) {
+  const lists = activityAt(activity, at);
+  const sections = [
+    ["rounds", "Rounds", ["round", "what", "detail"]],
+    ["groups", "Group", ["what", "detail"]],
+    ["stopped_tools", "Tools stopped", ["tool", "call", "error_kind", "output"]],
+    ["memory_failures", "Memory failures", ["what", "detail"]],
+    ["summary_upgrades", "Summary upgrades", ["what", "detail"]],
+    ["semantic_archive", "Semantic archiving", ["what", "detail"]],
+  ];
+  const shown = sections.filter(([key]) => lists[key].total > 0);
+  const empty = sections.filter(([key]) => lists[key].total === 0).map(([, title]) => title);
+  const seen = observationsAt(observations, at);
+  return h(
+    "section",
+    { class: "asv-panel asv-activity", "data-testid": "activity" },
+    h("h2", {}, "Runtime"),
+    shown.map(([key, title, columns]) =>
+      h(
+        "div",
+        { "data-list": key },
+        h("h3", {}, `${title} (${num(lists[key].total)})`),
+        table(
+          [["#", (r) => r.position], ...columns.map((c) => [c, (r) => String(r[c] ?? "")])],
+          lists[key].rows,
+          "",
+          lists[key].total,
+        ),
+      ),
+    ),
+    h("h3", {}, "Kernel observations"),
+    Object.keys(seen).length
+      ? h(
+          "div",
+          { class: "asv-stats" },
+          Object.entries(seen).map(([kind, n]) =>
+            h(
+              "div",
+              { class: "asv-stat" },
+              h("span", { class: "asv-stat-value", "data-observation": kind }, num(n)),
+              h("span", { class: "asv-stat-label" }, kind),
+            ),
+          ),
+        )
+      : h("p", { class: "asv-dim" }, "None."),
+    empty.length
+      ? h("p", { class: "asv-dim" }, `None yet: ${empty.join(", ").toLowerCase()}.`)
       : null,
   );
 }

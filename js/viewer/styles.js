@@ -72,6 +72,14 @@ agent-session-viewer, .asv-root {
 .asv-proc { margin: 6px 0; }
 .asv-history { margin: 2px 0 0 1em; padding: 0; font-size: 12px; color: var(--asv-dim); list-style: none; }
 .asv-errors li { color: var(--asv-bad); }
+:is(.asv-workflow, .asv-activity) .asv-table :is(th, td:not(:last-child)) { overflow-wrap: normal; }
+.asv-t-model_call { border-left-color: var(--asv-dim); }
+.asv-call { margin-top: 4px; padding: 4px 8px; border: 1px solid var(--asv-line); border-radius: 4px; background: var(--asv-bg); font-size: 12px; }
+.asv-call-head { display: flex; flex-wrap: wrap; align-items: center; gap: 2px; }
+.asv-route { font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; }
+.asv-attempts { margin: 2px 0 0; padding: 0 0 0 1em; overflow-wrap: anywhere; }
+.asv-attempt-failed { color: var(--asv-bad); }
+.asv-life { padding: 6px; margin: 4px 0; text-align: center; font-weight: 600; color: var(--asv-pending); background: var(--asv-pending-bg); border-radius: 4px; }
 .asv-chart { margin: 0 0 10px; min-width: 0; }
 .asv-chart figcaption { font-size: 12px; font-weight: 600; color: var(--asv-dim); }
 .asv-charts .uplot { width: 100%; }

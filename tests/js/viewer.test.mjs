@@ -9,14 +9,22 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { SessionState, parseLog, rebuildOsSnapshot, sampleLog } from "agent-replay";
+import { SessionState, eventKinds, parseLog, rebuildOsSnapshot, sampleLog } from "agent-replay";
+import { describeEvent, kernelFacets, kernelFacetsOf } from "../../js/viewer/describe.js";
+import { viewDigest } from "../../js/viewer/digest.js";
+import { contractView, coreHasContract, corpus } from "./viewer-fixtures.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const shots = join(root, "target/screenshots");
 mkdirSync(shots, { recursive: true });
 const sample = sampleLog();
 const lines = sample.trimEnd().split("\n");
+/** The sample's events, and where it suspends asking for call-5. */
+const N = lines.length;
+const SUSPENDED = parseLog(sample).events.findIndex((e) => e.kind === "suspended") + 1;
 const TOKEN = "test-token";
+/** Real deepstrike 0.2.77 logs the server also serves (at /files/NAME). */
+const CORPUS = ["long_run.jsonl", "workflow.jsonl", "provider_fatal.jsonl", "crash_wake.jsonl"];
 
 /** Starts `agent-replay serve` on a free port; resolves to {url, stop}. */
 function startServer(args) {
@@ -83,6 +91,7 @@ before(async () => {
     "--max-events",
     "8",
     join(logs, "broken.jsonl"),
+    ...CORPUS.map((name) => join(root, "tests/corpus/deepstrike-0.2.77", name)),
   ]);
 });
 after(async () => {
@@ -129,6 +138,13 @@ async function snapshotCounters(page) {
 
 const fmt = (n) => n.toLocaleString("en-US");
 
+/** Positions of the transcript's entries (not the model calls that got no
+ * answer, nor life dividers), as shown. */
+const transcriptPositions = (page) =>
+  page.$$eval("[data-testid=transcript] > li.asv-t:not(.asv-t-model_call)", (lis) =>
+    lis.map((li) => Number(li.dataset.position)),
+  );
+
 function expectedHeader(summary) {
   const e = summary.errors;
   return {
@@ -164,18 +180,15 @@ function expectedCounters(snap) {
 
 test("the sample: header, transcript and OS snapshot show what the package computes", async () => {
   const { page, problems } = await openPage(`${main.url}/?log=/sample.jsonl`);
-  await waitPosition(page, "event 55 of 55");
+  await waitPosition(page, `event ${N} of ${N}`);
   const state = new SessionState().apply(sample);
   const view = state.view();
   assert.deepEqual(await headerStats(page), expectedHeader(state.summary()));
   assert.equal(await page.locator("[data-testid=run-id]").textContent(), view.run.run_id);
   assert.equal(await page.locator("[data-testid=goal]").textContent(), view.run.goal);
   assert.equal(await page.locator("[data-testid=status]").textContent(), "finished: completed");
-  const positions = await page.$$eval("[data-testid=transcript] > li", (lis) =>
-    lis.map((li) => Number(li.dataset.position)),
-  );
   assert.deepEqual(
-    positions,
+    await transcriptPositions(page),
     view.transcript.map((t) => t.position),
   );
   assert.equal(
@@ -219,7 +232,7 @@ test("the sample: header, transcript and OS snapshot show what the package compu
 
 test("a kind filter, a category and a search narrow the timeline correctly", async () => {
   const { page, problems } = await openPage(`${main.url}/?log=/sample.jsonl`);
-  await waitPosition(page, "event 55 of 55");
+  await waitPosition(page, `event ${N} of ${N}`);
   const events = parseLog(sample).events;
   const rowsShown = (n) =>
     page.waitForFunction(
@@ -239,8 +252,11 @@ test("a kind filter, a category and a search narrow the timeline correctly", asy
   await page.selectOption("[data-testid=kind-filter]", "tool_completed");
   const completed = expectPositions((e) => e.kind === "tool_completed");
   await page.waitForFunction(
-    (n) => document.querySelector("[data-testid=match-count]").textContent.startsWith(`${n} of 55`),
-    completed.length,
+    ([n, total]) =>
+      document
+        .querySelector("[data-testid=match-count]")
+        .textContent.startsWith(`${n} of ${total}`),
+    [completed.length, N],
   );
   await rowsShown(completed.length);
   assert.deepEqual(await shownPositions(), completed);
@@ -249,8 +265,11 @@ test("a kind filter, a category and a search narrow the timeline correctly", asy
   await page.fill("[data-testid=search]", "IDEMPOTENCY");
   const matching = expectPositions((_, text) => text.toLowerCase().includes("idempotency"));
   await page.waitForFunction(
-    (n) => document.querySelector("[data-testid=match-count]").textContent.startsWith(`${n} of 55`),
-    matching.length,
+    ([n, total]) =>
+      document
+        .querySelector("[data-testid=match-count]")
+        .textContent.startsWith(`${n} of ${total}`),
+    [matching.length, N],
   );
   await rowsShown(matching.length);
   assert.deepEqual(await shownPositions(), matching);
@@ -260,8 +279,11 @@ test("a kind filter, a category and a search narrow the timeline correctly", asy
     (e, text) => e.kind.startsWith("memory_") && text.toLowerCase().includes("idempotency"),
   );
   await page.waitForFunction(
-    (n) => document.querySelector("[data-testid=match-count]").textContent.startsWith(`${n} of 55`),
-    both.length,
+    ([n, total]) =>
+      document
+        .querySelector("[data-testid=match-count]")
+        .textContent.startsWith(`${n} of ${total}`),
+    [both.length, N],
   );
   await rowsShown(both.length);
   assert.deepEqual(await shownPositions(), both);
@@ -273,8 +295,8 @@ test("a kind filter, a category and a search narrow the timeline correctly", asy
 
 test("the scrubber shows the state as of a chosen position", async () => {
   const { page, problems } = await openPage(`${main.url}/?log=/sample.jsonl`);
-  await waitPosition(page, "event 55 of 55");
-  for (const at of [30, 42, 1, 0]) {
+  await waitPosition(page, `event ${N} of ${N}`);
+  for (const at of [30, SUSPENDED, 1, 0]) {
     await page.$eval(
       "[data-testid=scrubber]",
       (el, v) => {
@@ -283,7 +305,7 @@ test("the scrubber shows the state as of a chosen position", async () => {
       },
       at,
     );
-    await waitPosition(page, `event ${at} of 55`);
+    await waitPosition(page, `event ${at} of ${N}`);
     const prefix = lines.slice(0, at).join("\n");
     const state = new SessionState().apply(prefix);
     assert.deepEqual(await headerStats(page), expectedHeader(state.summary()), `header at ${at}`);
@@ -292,15 +314,12 @@ test("the scrubber shows the state as of a chosen position", async () => {
       expectedCounters(rebuildOsSnapshot(prefix)),
       `snapshot at ${at}`,
     );
-    const positions = await page.$$eval("[data-testid=transcript] > li", (lis) =>
-      lis.map((li) => Number(li.dataset.position)),
-    );
     assert.deepEqual(
-      positions,
+      await transcriptPositions(page),
       state.view().transcript.map((t) => t.position),
       `transcript at ${at}`,
     );
-    if (at === 42) {
+    if (at === SUSPENDED) {
       assert.equal(
         await page.locator("[data-testid=status]").textContent(),
         "suspended: ask_user (pending call-5)",
@@ -311,9 +330,9 @@ test("the scrubber shows the state as of a chosen position", async () => {
   }
   // The keyboard moves through time too.
   await page.locator("body").press("End");
-  await waitPosition(page, "event 55 of 55");
+  await waitPosition(page, `event ${N} of ${N}`);
   await page.locator("body").press("ArrowLeft");
-  await waitPosition(page, "event 54 of 55");
+  await waitPosition(page, `event ${N - 1} of ${N}`);
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -352,8 +371,8 @@ test("a log opens from the file picker and by drag and drop", async () => {
     mimeType: "application/x-ndjson",
     buffer: Buffer.from(sample),
   });
-  await waitPosition(page, "event 55 of 55");
-  assert.equal(await page.locator("[data-testid=match-count]").textContent(), "55 events");
+  await waitPosition(page, `event ${N} of ${N}`);
+  assert.equal(await page.locator("[data-testid=match-count]").textContent(), `${N} events`);
   const half = lines.slice(0, 20).join("\n");
   await page.evaluate((text) => {
     const data = new DataTransfer();
@@ -472,6 +491,11 @@ test("after a trim past its cursor the viewer shows the gap, reloads the observa
   }
   const { mine } = await viewerMatchesServer(page, "live-2");
   assert.deepEqual(mine.snapshot, rebuildOsSnapshot(sample));
+  // Both gaps head the timeline (scrolled to the latest while following).
+  await page.$eval("[data-testid=timeline]", (el) => {
+    el.scrollTop = 0;
+  });
+  await page.waitForFunction(() => document.querySelectorAll(".gap-row").length === 2);
   assert.equal(
     await page.locator(".gap-row").count(),
     2,
@@ -482,7 +506,7 @@ test("after a trim past its cursor the viewer shows the gap, reloads the observa
     el.value = "4";
     el.dispatchEvent(new Event("input"));
   });
-  await waitPosition(page, "event 4 of 55");
+  await waitPosition(page, `event 4 of ${N}`);
   assert.deepEqual(
     await headerStats(page),
     expectedHeader(new SessionState().apply(lines.slice(0, 4).join("\n")).summary()),
@@ -491,7 +515,7 @@ test("after a trim past its cursor the viewer shows the gap, reloads the observa
     el.value = "40";
     el.dispatchEvent(new Event("input"));
   });
-  await waitPosition(page, "event 40 of 55");
+  await waitPosition(page, `event 40 of ${N}`);
   assert.deepEqual(
     await headerStats(page),
     expectedHeader(new SessionState().apply(lines.slice(0, 40).join("\n")).summary()),
@@ -508,11 +532,11 @@ test("npm start's demo plays the sample live, and the page works on a narrow dar
     "--pause-ms",
     "300",
     "--max-events",
-    "64",
+    "256",
   ]);
   try {
     const { page, problems } = await openPage(`${demo.url}/`, { width: 420, height: 900 }, "dark");
-    await waitPosition(page, "event 55 of 55");
+    await waitPosition(page, `event ${N} of ${N}`);
     assert.equal(await page.locator("[data-testid=status]").textContent(), "finished: completed");
     assert.equal(
       await page.locator("[data-testid=gaps] li").count(),
@@ -532,11 +556,214 @@ test("npm start's demo plays the sample live, and the page works on a narrow dar
     await page.waitForFunction(() =>
       /\/sessions\/sample-([2-9]|\d\d+)\/stream$/.test(document.querySelector("#url").value),
     );
-    await waitPosition(page, "event 55 of 55");
+    await waitPosition(page, `event ${N} of ${N}`);
     assert.equal(await page.locator("[data-testid=gaps] li").count(), 0);
     assert.deepEqual(problems, []);
     await page.close();
   } finally {
     await demo.stop();
   }
+});
+
+/** Opens a corpus log in the app; resolves when its latest state is shown. */
+async function openCorpus(name, viewport) {
+  const opened = await openPage(`${main.url}/?log=/files/${name}`, viewport);
+  const n = parseLog(corpus(name)).events.length;
+  await waitPosition(opened.page, `event ${fmt(n)} of ${fmt(n)}`);
+  return opened;
+}
+
+/** The timeline rows shown: position → [kind, label]. */
+const timelineRows = (page) =>
+  page.$$eval("[data-testid=timeline] .row[data-position]", (rows) =>
+    rows.map((r) => [
+      Number(r.dataset.position),
+      r.querySelector(".kind").textContent,
+      r.querySelector(".label").textContent,
+    ]),
+  );
+
+async function filterTo(page, expected) {
+  await page.waitForFunction(
+    ([n, first]) =>
+      document.querySelector("[data-testid=match-count]").textContent.startsWith(`${n} of `) &&
+      document.querySelector("[data-testid=timeline] .row[data-position]")?.dataset.position ===
+        String(first),
+    [expected.length, expected[0]],
+  );
+  const shown = (await timelineRows(page)).map(([p]) => p);
+  assert.ok(shown.length > 0);
+  assert.deepEqual(shown, expected.slice(0, shown.length));
+}
+
+test("a real deepstrike 0.2.77 log: labels, observation kinds and kernel filters from its own events", async () => {
+  const text = corpus("long_run.jsonl");
+  const events = parseLog(text).events;
+  const { page, problems } = await openCorpus("long_run.jsonl");
+  // Every row on screen is labelled by describe.js from the event as written.
+  for (const [position, kind, label] of await timelineRows(page)) {
+    assert.equal(kind, events[position - 1].kind);
+    assert.equal(label, describeEvent(events[position - 1]), `#${position}`);
+  }
+  // Kernel observations by their observation kind.
+  const residency = events
+    .map((e, i) => [e, i + 1])
+    .filter(([e]) => e.observation_kind === "payload_residency_changed")
+    .map(([, p]) => p);
+  assert.ok(residency.length > 0);
+  const option = "kernel_observation/payload_residency_changed";
+  assert.match(
+    await page.locator(`[data-testid=kind-filter] option[value="${option}"]`).textContent(),
+    new RegExp(`payload_residency_changed \\(${residency.length}\\)`),
+  );
+  await page.selectOption("[data-testid=kind-filter]", option);
+  await filterTo(page, residency);
+  for (const [, , label] of await timelineRows(page))
+    assert.match(label, /^payload_residency_changed: .* → paged_out$/);
+  await page.screenshot({ path: join(shots, "viewer-observations.png") });
+  await page.selectOption("[data-testid=kind-filter]", "");
+  // deepstrike's kernel categories and primitives, as the kind table has them.
+  const { kernel_categories, primitives } = kernelFacets(eventKinds());
+  assert.deepEqual(
+    await page.$$eval("#kernel-categories .chip", (chips) => chips.map((c) => c.textContent)),
+    kernel_categories,
+  );
+  assert.deepEqual(
+    await page.$$eval("#primitives .chip", (chips) => chips.map((c) => c.textContent)),
+    primitives,
+  );
+  assert.equal(await page.locator("#kernel-filters").isHidden(), kernel_categories.length === 0);
+  if (primitives.includes("mm")) {
+    await page.locator("#primitives .chip", { hasText: /^mm$/ }).click();
+    await filterTo(
+      page,
+      events
+        .map((e, i) => [e, i + 1])
+        .filter(([e]) => kernelFacetsOf(e.kind).primitive === "mm")
+        .map(([, p]) => p),
+    );
+    await page.locator("#primitives .chip", { hasText: /^mm$/ }).click();
+  }
+  // A prompt measure's details name its source and confidence.
+  const measured = events.findIndex((e) => e.kind === "prompt_measured") + 1;
+  await page.selectOption("[data-testid=kind-filter]", "prompt_measured");
+  await page.locator(`.row[data-position='${measured}']`).click();
+  await page.waitForSelector("[data-testid=detail]:not([hidden])");
+  const facts = await page.$$eval("[data-testid=detail-facts] dd", (dds) =>
+    dds.map((d) => d.textContent),
+  );
+  const m = events[measured - 1].measurement;
+  assert.deepEqual(facts.slice(0, 3), [String(m.input_tokens), m.source.kind, m.confidence]);
+  await page.screenshot({ path: join(shots, "viewer-prompt-details.png") });
+  // The runtime panels, when the core's view has the lists they read.
+  const view = new SessionState().apply(text).view();
+  if (coreHasContract(view)) {
+    const observed = await page.$$eval("[data-testid=activity] [data-observation]", (els) =>
+      Object.fromEntries(els.map((e) => [e.dataset.observation, e.textContent])),
+    );
+    const expected = {};
+    for (const e of events)
+      if (e.kind === "kernel_observation")
+        expected[e.observation_kind] = (expected[e.observation_kind] ?? 0) + 1;
+    assert.deepEqual(
+      observed,
+      Object.fromEntries(Object.entries(expected).map(([k, n]) => [k, fmt(n)])),
+    );
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+/** Shows `view` in the page's <agent-session-viewer> (a fixture from the
+ * core's contract: see viewer-fixtures.mjs), as of `at`. */
+async function showView(page, view, at) {
+  await page.evaluate(
+    ({ view, at }) =>
+      new Promise((resolve) => {
+        document.getElementById("main").hidden = false;
+        document.getElementById("welcome").hidden = true;
+        const viewer = document.getElementById("viewer");
+        viewer.addEventListener("rendered", resolve, { once: true });
+        viewer.data = { view, snapshot: view.snapshot, at: at ?? undefined };
+      }),
+    { view, at },
+  );
+}
+
+test("the panels: model calls beside their answers, failed calls, lives and the workflow", async () => {
+  const { page, problems } = await openPage(`${main.url}/?log=`);
+  await page.waitForFunction(() => customElements.get("agent-session-viewer"));
+  // provider_fatal: the first call answered, the second failed on its own.
+  const fatal = corpus("provider_fatal.jsonl");
+  const fatalView = { ...contractView(fatal), snapshot: rebuildOsSnapshot(fatal) };
+  const { calls } = viewDigest(fatalView);
+  await showView(page, fatalView);
+  const answered = page.locator(
+    `[data-testid=transcript] > li[data-position='${calls[0].answer}'] .asv-call`,
+  );
+  assert.equal(await answered.getAttribute("data-effect"), calls[0].effect_id);
+  assert.match(await answered.textContent(), /replay\/openai-chat\/replay.*attempt 1: success/);
+  const failed = page.locator("[data-testid=transcript] > li.asv-t-model_call");
+  assert.equal(await failed.count(), 1);
+  assert.equal(Number(await failed.getAttribute("data-position")), calls[1].position);
+  assert.match(
+    await failed.textContent(),
+    /Model call failed.*attempt 1: transport_exhausted \(model_unavailable\)/,
+  );
+  assert.deepEqual(
+    await transcriptPositions(page),
+    fatalView.transcript.map((t) => t.position),
+  );
+  await page.screenshot({ path: join(shots, "viewer-model-calls.png"), fullPage: true });
+  // Time travel: as of the attempt, the first call has no answer yet.
+  await showView(page, fatalView, calls[0].answer - 1);
+  assert.match(
+    await page.locator("li.asv-t-model_call").first().textContent(),
+    /Model call · no answer yet/,
+  );
+
+  // crash_wake: a divider where the second life begins, its calls after it.
+  const wake = corpus("crash_wake.jsonl");
+  const wakeView = {
+    ...contractView(wake, { lifeStarts: [11] }),
+    snapshot: rebuildOsSnapshot(wake),
+  };
+  await showView(page, wakeView);
+  const items = await page.$$eval("[data-testid=transcript] > li", (lis) =>
+    lis.map((li) =>
+      li.classList.contains("asv-life") ? `life ${li.dataset.life}` : li.dataset.position,
+    ),
+  );
+  const second = wakeView.transcript.filter((t) => t.life === 2).map((t) => String(t.position));
+  assert.equal(items.filter((i) => i.startsWith("life")).length, wakeView.lives.length - 1);
+  assert.deepEqual(items.slice(items.indexOf("life 2") + 1), second);
+  assert.match(await page.locator(".asv-life").textContent(), /life 2 \(after wake\)/);
+  await page.screenshot({ path: join(shots, "viewer-lives.png"), fullPage: true });
+
+  // workflow: a node per outcome, with its status and its process's state.
+  const flow = corpus("workflow.jsonl");
+  const flowView = { ...contractView(flow), snapshot: rebuildOsSnapshot(flow) };
+  await showView(page, flowView);
+  const done = parseLog(flow).events.find((e) => e.kind === "workflow_completed");
+  const rows = await page.$$eval("[data-testid=workflow] tbody tr", (trs) =>
+    trs.map((tr) => [...tr.cells].map((c) => c.textContent)),
+  );
+  const state = new Map(flowView.processes.map((p) => [p.agent_id, p.state]));
+  assert.deepEqual(
+    rows.map(([node, , status, process]) => [node, status, process]),
+    done.node_outcomes.map((o) => [
+      o.node_id,
+      o.termination === o.status ? o.status : `${o.status} (${o.termination})`,
+      state.get(o.node_id) ?? "",
+    ]),
+  );
+  assert.match(
+    await page.locator("[data-key=workflow-status]").textContent(),
+    new RegExp(`completed: ${done.node_outcomes.length} of ${done.total_nodes}`),
+  );
+  await page
+    .locator("[data-testid=workflow]")
+    .screenshot({ path: join(shots, "viewer-workflow.png") });
+  assert.deepEqual(problems, []);
+  await page.close();
 });

@@ -1,0 +1,319 @@
+// The viewer's pure parts with node: describe.js's labels and facts for
+// deepstrike 0.2.77's kinds, digest.js's model calls, workflow and runtime
+// rows, and series.js's lives, against the corpus's own events.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { eventKinds, parseLog } from "agent-replay";
+import {
+  contextSummary,
+  describeEvent,
+  eventFacts,
+  kernelFacets,
+  kernelFacetsOf,
+} from "../../js/viewer/describe.js";
+import { activityAt, callAt, lifeAt, observationsAt, viewDigest } from "../../js/viewer/digest.js";
+import { chartSeries, cutSeries, xLabel } from "../../js/viewer/series.js";
+import { contractView, corpus } from "./viewer-fixtures.mjs";
+
+const eventsOf = (name) => parseLog(corpus(name)).events;
+const firstOf = (name, kind) => eventsOf(name).find((e) => e.kind === kind);
+
+test("describe.js labels the runtime's kinds from their own fields", () => {
+  const prompt = firstOf("tools.jsonl", "prompt_measured");
+  assert.equal(
+    describeEvent(prompt),
+    `prompt ${prompt.measurement.input_tokens} tokens (heuristic, low_confidence)`,
+  );
+  const failed = eventsOf("provider_fatal.jsonl").find(
+    (e) => e.kind === "provider_attempt" && e.status !== "success",
+  );
+  assert.equal(
+    describeEvent(failed),
+    "replay/openai-chat/replay attempt 1: transport_exhausted (model_unavailable), 1 ms",
+  );
+  const context = firstOf("tools.jsonl", "context_prepared");
+  const c = contextSummary(context.preparation);
+  assert.equal(c.included, context.preparation.plan.selections.length);
+  assert.equal(
+    describeEvent(context),
+    `context: ${c.included} entries in (1 history, 1 state), ~${c.projected_tokens} of ${c.budget_tokens} tokens`,
+  );
+  const residency = eventsOf("long_run.jsonl").find(
+    (e) => e.observation_kind === "payload_residency_changed",
+  );
+  assert.equal(
+    describeEvent(residency),
+    `payload_residency_changed: ${residency.raw.handle_id} → paged_out`,
+  );
+  assert.match(
+    describeEvent(firstOf("tools.jsonl", "kernel_observation")),
+    /^step_published_effects: call_provider$/,
+  );
+  assert.equal(
+    describeEvent(firstOf("workflow.jsonl", "workflow_batch_spawned")),
+    "workflow batch of 2: wf-node0, wf-node1",
+  );
+  assert.equal(
+    describeEvent(firstOf("workflow.jsonl", "workflow_completed")),
+    "workflow done: 3 of 3 nodes completed",
+  );
+  assert.match(
+    describeEvent(firstOf("workflow.jsonl", "workflow_node_completed")),
+    /^node wf-node0 completed \(completed\): Sub-agent finished/,
+  );
+  assert.equal(describeEvent(firstOf("loop.jsonl", "round_started")), "round 1: keep CI green");
+  const paced = firstOf("loop.jsonl", "round_paced");
+  assert.ok(describeEvent(paced).startsWith(`round ${paced.round} → ${paced.action}`));
+  const denied = eventsOf("permission_policy_gate.jsonl").find(
+    (e) => e.kind === "tool_completed" && e.results[0].error_kind === "governance_denied",
+  );
+  assert.match(describeEvent(denied), /: governance_denied permission denied/);
+});
+
+test("describe.js labels the kinds 0.2.77 never writes from their TypedDicts", () => {
+  const cases = [
+    [
+      { kind: "workflow_nodes_submitted", turn: 3, nodes: [{}, {}], submitter_agent_id: "a1" },
+      "2 workflow nodes submitted by a1",
+    ],
+    [
+      { kind: "group_member_joined", session_id: "s2", role: "reviewer", member_kind: "peer" },
+      "s2 joined the group as reviewer (peer)",
+    ],
+    [
+      { kind: "group_budget_charged", tokens: 900, subagents: 1, rounds: 2 },
+      "group charged 900 tokens, 1 sub-agents, 2 rounds",
+    ],
+    [
+      { kind: "memory_write_failed", turn: 1, record_id: "r1", error: "quota" },
+      "memory write r1 failed: quota",
+    ],
+    [
+      { kind: "memory_query_failed", turn: 1, scope: {}, query: "deploy", error: "timeout" },
+      'memory query "deploy" failed: timeout',
+    ],
+    [
+      { kind: "summary_upgraded", compressed_seq: 4, summary: "the plan" },
+      "summary of compression #4 upgraded: the plan",
+    ],
+    [
+      { kind: "semantic_archive_pending", effect_id: "e", action: "archive" },
+      "semantic archive pending (archive)",
+    ],
+    [
+      { kind: "semantic_archive_completed", effect_id: "e", record_id: "r9" },
+      "semantic archive done: r9",
+    ],
+    [
+      { kind: "semantic_archive_failed", effect_id: "e", error: "disk" },
+      "semantic archive failed: disk",
+    ],
+  ];
+  for (const [event, label] of cases) assert.equal(describeEvent(event), label, event.kind);
+});
+
+test("the details of a prompt measure name its source and confidence", () => {
+  const post = eventsOf("tools.jsonl").filter((e) => e.kind === "prompt_measured")[1];
+  const facts = Object.fromEntries(eventFacts(post));
+  assert.equal(facts.source, "postflight");
+  assert.equal(facts.confidence, "exact");
+  assert.equal(facts["input tokens"], post.measurement.input_tokens);
+  const context = Object.fromEntries(eventFacts(firstOf("tools.jsonl", "context_prepared")));
+  assert.equal(context.route, "replay/openai-chat/replay");
+  assert.match(context.include, /^state:task_state:.* \(volatile_state_turn\)$/);
+  assert.deepEqual(eventFacts({ kind: "checkpoint_taken", turn: 1, history_len: 2 }), []);
+});
+
+test("kernel categories and primitives come from the kind table", () => {
+  const table = {
+    categories: ["run"],
+    kinds: [
+      { kind: "a", kernel_category: "mm", primitive: "mm" },
+      { kind: "b", kernel_category: "proc", primitive: "sched" },
+      { kind: "c", kernel_category: "mm", primitive: "mm" },
+    ],
+  };
+  assert.deepEqual(kernelFacets(table), {
+    kernel_categories: ["mm", "proc"],
+    primitives: ["mm", "sched"],
+  });
+  assert.deepEqual(kernelFacets({ categories: [], kinds: [{ kind: "a" }] }), {
+    kernel_categories: [],
+    primitives: [],
+  });
+  // The real table: whatever it names, kernelFacetsOf agrees with it.
+  for (const k of eventKinds().kinds)
+    assert.deepEqual(kernelFacetsOf(k.kind), {
+      kernel_category: k.kernel_category ?? null,
+      primitive: k.primitive ?? null,
+    });
+  assert.deepEqual(kernelFacetsOf("warp"), { kernel_category: null, primitive: null });
+});
+
+test("model calls: attempts beside the message they produced, a failed call on its own", () => {
+  const text = corpus("provider_fatal.jsonl");
+  const events = parseLog(text).events;
+  const view = contractView(text);
+  const { calls } = viewDigest(view);
+  const model = new Set(["provider_attempt", "prompt_measured", "context_prepared"]);
+  const effects = [...new Set(events.filter((e) => model.has(e.kind)).map((e) => e.effect_id))];
+  assert.deepEqual(
+    calls.map((c) => c.effect_id),
+    effects,
+  );
+  const llm = events.findIndex((e) => e.kind === "llm_completed") + 1;
+  assert.equal(calls[0].answer, llm);
+  assert.equal(events[llm - 1].effect_id, calls[0].effect_id, "the answer has the call's effect");
+  assert.deepEqual(calls[0].route, {
+    provider: "replay",
+    protocol: "openai-chat",
+    model: "replay",
+  });
+  assert.deepEqual(
+    calls[0].prompts.map((p) => [p.source, p.confidence]),
+    [
+      ["heuristic", "low_confidence"],
+      ["postflight", "exact"],
+    ],
+  );
+  assert.equal(calls[1].answer, null, "the second call failed: no answer");
+  assert.deepEqual(
+    calls[1].attempts.map((a) => [a.status, a.error]),
+    [["transport_exhausted", "model_unavailable"]],
+  );
+  // As of the first call's attempt, it has no answer yet.
+  const before = callAt(calls[0], llm - 1);
+  assert.equal(before.answer, null);
+  assert.equal(before.attempts.length, 1);
+  assert.equal(callAt(calls[0], calls[0].position).attempts.length, 0);
+});
+
+test("model calls after a wake belong to the second life", () => {
+  const text = corpus("crash_wake.jsonl");
+  const view = contractView(text, { lifeStarts: [11] });
+  const { calls } = viewDigest(view);
+  const answers = view.transcript.filter((t) => t.type === "assistant").map((t) => t.position);
+  assert.deepEqual(
+    calls.map((c) => c.answer),
+    answers,
+  );
+  const events = parseLog(text).events;
+  for (const c of calls) assert.equal(events[c.answer - 1].effect_id, c.effect_id);
+  assert.deepEqual(
+    calls.map((c) => c.life),
+    calls.map((c) => lifeAt(view.lives, c.position)),
+  );
+  assert.equal(calls.at(-1).life, view.lives.at(-1).life);
+});
+
+test("the workflow digest has each node's outcome and the batches", () => {
+  const text = corpus("workflow.jsonl");
+  const events = parseLog(text).events;
+  const { workflow } = viewDigest(contractView(text));
+  const spawned = events.filter((e) => e.kind === "workflow_batch_spawned");
+  assert.deepEqual(
+    workflow.batches.map((b) => b.node_ids),
+    spawned.map((e) => e.node_ids),
+  );
+  const done = events.find((e) => e.kind === "workflow_completed");
+  assert.deepEqual(
+    workflow.nodes.map((n) => [n.node_id, n.ends.at(-1).status]),
+    done.node_outcomes.map((o) => [o.node_id, o.status]),
+  );
+  assert.deepEqual(
+    workflow.completions.map((c) => c.total_nodes),
+    [done.total_nodes],
+  );
+});
+
+test("activity rows and observation counts are cut at a position", () => {
+  const text = corpus("loop.jsonl");
+  const events = parseLog(text).events;
+  const { activity, observations } = viewDigest(contractView(text));
+  const rounds = events.filter((e) => e.kind.startsWith("round_"));
+  assert.equal(activity.rounds.length, rounds.length);
+  const second = activity.rounds[1].position;
+  assert.equal(activityAt(activity, second).rounds.total, 2);
+  assert.equal(activityAt(activity, second, 1).rounds.rows.length, 1);
+  const kernel = events.filter((e) => e.kind === "kernel_observation");
+  const counted = observationsAt(observations);
+  assert.equal(
+    Object.values(counted).reduce((a, b) => a + b, 0),
+    kernel.length,
+  );
+  assert.deepEqual(observationsAt(observations, 0), {});
+  const denied = viewDigest(contractView(corpus("permission_policy_gate.jsonl"))).activity;
+  assert.deepEqual(
+    denied.stopped_tools.map((r) => r.error_kind),
+    ["governance_denied"],
+  );
+});
+
+test("chart series keep lives apart on the x axis and split prompt and output tokens", () => {
+  const turn = (life, t, first, input) => ({
+    life,
+    turn: t,
+    first_position: first,
+    last_position: first + 1,
+    event_count: 2,
+    kinds: {},
+    tool_calls: [],
+    tokens: 5,
+    input_tokens: input,
+    output_tokens: 5,
+    errors: 0,
+  });
+  const view = {
+    lives: [
+      { life: 1, first_position: 1, last_position: 6, first_turn: 1, last_turn: 3 },
+      { life: 2, first_position: 7, last_position: 10, first_turn: 1, last_turn: 2 },
+    ],
+    turns: [
+      turn(1, 1, 1, 100),
+      turn(1, 2, 3, 120),
+      turn(1, 3, 5, 130),
+      turn(2, 1, 7, 90),
+      turn(2, 2, 9, 95),
+    ],
+    entropy: {
+      samples: [
+        { position: 4, event: { kind: "entropy_sample", turn: 2, score: 0.1 } },
+        { position: 8, event: { kind: "entropy_sample", turn: 1, score: 0.2 } },
+      ],
+      alerts: [],
+    },
+    budgets: { usage: [] },
+  };
+  const s = chartSeries(view);
+  assert.deepEqual(
+    s.turns.map((t) => xLabel(s.lives, t.x)),
+    ["L1·t1", "L1·t2", "L1·t3", "L2·t1", "L2·t2"],
+  );
+  assert.equal(new Set(s.turns.map((t) => t.x)).size, 5, "no two turns share an x");
+  assert.ok(s.turns[3].x > s.turns[2].x + 1, "an empty column between the lives");
+  assert.deepEqual(
+    s.samples.map((p) => xLabel(s.lives, p.x)),
+    ["L1·t2", "L2·t1"],
+  );
+  assert.deepEqual(
+    s.turns.map((t) => [t.input_tokens, t.output_tokens]),
+    [
+      [100, 5],
+      [120, 5],
+      [130, 5],
+      [90, 5],
+      [95, 5],
+    ],
+  );
+  assert.equal(cutSeries(s, 6).turns.length, 3);
+  // One life: the x is the turn, labelled plainly.
+  const one = chartSeries({ ...view, lives: undefined, turns: view.turns.slice(0, 3) });
+  assert.deepEqual(
+    one.turns.map((t) => [t.x, xLabel(one.lives, t.x)]),
+    [
+      [1, "1"],
+      [2, "2"],
+      [3, "3"],
+    ],
+  );
+});
