@@ -10,7 +10,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { launchChromium } from "../tests/js/chromium.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const sizes = (process.env.VIEWER_EVENTS ?? "10000,100000").split(",").map(Number);
@@ -61,19 +61,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const paths = sizes.map(generate);
 const server = await startServer(paths);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--enable-precise-memory-info",
-  ],
-});
+const browser = await launchChromium(["--enable-precise-memory-info"]);
 const results = [];
 for (const [i, n] of sizes.entries()) {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });

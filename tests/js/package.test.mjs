@@ -17,6 +17,7 @@ import {
   startWorkerd,
 } from "../package/harness.mjs";
 import { edgeScenario, hostileScenario, twoClients } from "./edge-scenario.mjs";
+import { launchChromium } from "./chromium.mjs";
 
 let project;
 before(() => (project = installProject()));
@@ -156,19 +157,7 @@ async function staticServer(dir) {
 
 /** Opens `url` and checks the `globalThis.result` the page publishes. */
 async function inChromium(url, expected = EXPECTED) {
-  const { chromium } = await import("playwright-core");
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const errors = [];

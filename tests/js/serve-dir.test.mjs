@@ -16,7 +16,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { launchChromium } from "./chromium.mjs";
 import { SessionState } from "agent-replay";
 import { serve } from "../../bin/serve.js";
 import { DirectoryFollower } from "../../bin/follow-dir.js";
@@ -304,10 +304,7 @@ test("in Chromium: the list follows a running agent's log, the viewer follows it
   writeFileSync(path, `${log.slice(0, 50).join("\n")}\n`);
   writeFileSync(join(own, "tools.jsonl"), `${tools.join("\n")}\n`);
   const cli = await startCli(["--port", "0", "--poll-ms", "200", own]);
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
-  });
+  const browser = await launchChromium();
   let written = 50;
   /** The writer: the runtime appending its log, one line at a time. */
   const write = async (upTo) => {

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { launchChromium } from "./chromium.mjs";
 import { SessionState, eventKinds, parseLog, rebuildOsSnapshot, sampleLog } from "agent-replay";
 import { describeEvent, kernelFacets, kernelFacetsOf } from "../../js/viewer/describe.js";
 import { viewDigest } from "../../js/viewer/digest.js";
@@ -62,18 +62,7 @@ let browser;
 let logs; // the malformed log's directory
 let main; // demo off, writes allowed, a short live buffer
 before(async () => {
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  browser = await launchChromium();
   logs = mkdtempSync(join(tmpdir(), "viewer-logs-"));
   const bad = [
     ...lines.slice(0, 10),
