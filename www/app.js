@@ -92,6 +92,7 @@ function followLive(url, cursor) {
   $("main").hidden = false;
   $("scrub").hidden = false;
   $("gaps").replaceChildren();
+  delete $("gaps").dataset.key;
   ask({ op: "live", url, cursor, fresh: true });
 }
 
@@ -502,12 +503,16 @@ function showLive({ live, gaps }) {
   $("connect").textContent =
     live.status === "disconnected" || live.status === "closed" ? "Connect" : "Disconnect";
   const list = $("gaps");
-  if (list.children.length !== gaps.length) {
+  // Gaps are only added, except when the source rewrites its history.
+  const key = gaps.map((g) => `${g.from}-${g.to}-${g.rewritten}`).join();
+  if (list.dataset.key !== key) {
+    list.dataset.key = key;
     list.replaceChildren(
       ...gaps.map((g) => {
         const li = document.createElement("li");
-        li.textContent =
-          g.reason === "not_replayed"
+        li.textContent = g.rewritten
+          ? `the log was truncated or replaced: its history restarts${g.to ? `; events 1–${g.to} came as an observation` : ""}`
+          : g.reason === "not_replayed"
             ? `events 1–${g.to} came as the first observation (not replayed)`
             : `gap (${g.reason}): events ${g.from}–${g.to} missed; recovered from the observation at event ${g.recovered_at}, revision ${g.revision}`;
         return li;

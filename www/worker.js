@@ -430,15 +430,21 @@ function observationUrl() {
 /** Starts over from an observation: exact state at its position, history
  * before it kept, what was missed recorded as a gap. */
 function adopt(observation, gap) {
-  const from = lastPosition() + 1;
   const to = observation.state.event_count;
+  // Fewer events than we folded: the source's history was truncated or
+  // replaced (a new generation of a followed file). What we hold belongs to
+  // the old history, so it goes, and the whole new history is the gap.
+  const rewritten = to < lastPosition();
+  if (rewritten) forgetHistory();
+  const from = rewritten ? 1 : lastPosition() + 1;
   const next = SessionState.fromObservation(observation);
   state.free();
   state = next;
-  if (to >= from && (gap || to > 0)) {
+  if (rewritten || (to >= from && (gap || to > 0))) {
     gaps.push({
       from,
       to,
+      rewritten,
       reason: gap?.reason ?? "not_replayed",
       requested_cursor: gap?.requested_cursor ?? null,
       latest_cursor: observation.cursor,
@@ -451,6 +457,16 @@ function adopt(observation, gap) {
   checkpoints.push({ position: to, state: state.checkpoint() });
   live.cursor = observation.cursor;
   view = null;
+}
+
+/** Drops the events, counts, gaps and checkpoints of a history the source rewrote. */
+function forgetHistory() {
+  for (const c of checkpoints.splice(1)) c.state.free();
+  events = [];
+  observationCounts = new Map();
+  gaps = [];
+  series = null;
+  digest = null;
 }
 
 async function drain() {

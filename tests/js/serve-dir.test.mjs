@@ -379,6 +379,15 @@ test("in Chromium: the list follows a running agent's log, the viewer follows it
       1,
       "only the first observation: nothing missed across the disconnect",
     );
+    // The log is truncated and written anew: the viewer drops the old
+    // history and says so, then follows the new one.
+    writeFileSync(path, `${log.slice(0, 30).join("\n")}\n`);
+    written = 30;
+    await write(60);
+    await matches();
+    const notes = await page.locator("[data-testid=gaps] li").allTextContents();
+    assert.equal(notes.length, 1, "the old history's notes go with it");
+    assert.match(notes[0], /truncated or replaced: its history restarts/);
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();
