@@ -31,6 +31,7 @@ pub use error::{Error, ErrorCode};
 pub use event::SessionEvent;
 pub mod error;
 pub mod generate;
+pub mod index;
 pub mod json;
 pub mod live;
 pub mod state;

@@ -4,7 +4,7 @@
 use crate::event::SessionEvent;
 use crate::log::{self, LoadReport, LogError, LogOptions, LogReader};
 use crate::snapshot::{OsSnapshot, OsSnapshotFolder};
-use crate::view::{os_snapshot_of, SessionSummary, SessionView, SessionViewFolder};
+use crate::view::{os_snapshot_of, Detail, SessionSummary, SessionView, SessionViewFolder};
 
 /// Receives each event folded from a streamed log, with its JSON text.
 pub type EventSink<'s> = dyn FnMut(&str, &SessionEvent<'_>) + 's;
@@ -21,6 +21,15 @@ impl SessionState {
         SessionState {
             os: OsSnapshotFolder::new(),
             view: SessionViewFolder::new(session_id),
+            stream: None,
+        }
+    }
+
+    /// A state whose view keeps `detail` besides the summary.
+    pub fn with_detail(session_id: Option<String>, detail: Detail) -> Self {
+        SessionState {
+            os: OsSnapshotFolder::new(),
+            view: SessionViewFolder::with_detail(session_id, detail),
             stream: None,
         }
     }

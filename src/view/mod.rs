@@ -318,9 +318,21 @@ pub struct SessionViewFolder {
     life_has_run: bool,
     /// The last prompt measurement: its turn summary, request, tokens.
     measured: Option<(usize, String, u64)>,
-    /// False in a light copy: the per-event lists (transcript, turns,
-    /// entries) are not kept, only what describes the state at this point.
-    lists: bool,
+    /// What is kept besides the summary.
+    detail: Detail,
+}
+
+/// How much of the view a folder keeps besides the summary (the state at
+/// this point: status, lives, processes, counts, errors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// Every per-event list: the transcript, the turns, the entries.
+    Full,
+    /// The per-turn summaries, no per-event list: what a paged index
+    /// (`crate::index`) keeps, its events being in the log it retains.
+    Turns,
+    /// The summary alone: a time-travel checkpoint.
+    Summary,
 }
 
 /// The part of the view that describes the state at one point, without
@@ -408,8 +420,13 @@ impl SessionViewFolder {
             reported_tokens: 0,
             life_has_run: false,
             measured: None,
-            lists: true,
+            detail: Detail::Full,
         }
+    }
+
+    /// A folder that keeps `detail` besides the summary.
+    pub fn with_detail(session_id: Option<String>, detail: Detail) -> Self {
+        SessionViewFolder { detail, ..SessionViewFolder::new(session_id) }
     }
 
     pub fn view(&self) -> &SessionView {
@@ -457,14 +474,14 @@ impl SessionViewFolder {
         light.current_turn = self.current_turn;
         light.reported_tokens = self.reported_tokens;
         light.life_has_run = self.life_has_run;
-        light.lists = false;
+        light.detail = Detail::Summary;
         light
     }
 
     /// Records load errors beside the events (tolerant loading).
     pub fn add_load_errors(&mut self, errors: &[LogError]) {
         self.view.errors.load_errors = count_up(self.view.errors.load_errors, errors.len() as u64);
-        if self.lists {
+        if self.detail == Detail::Full {
             self.view.load_errors.extend_from_slice(errors);
         }
     }
@@ -475,7 +492,8 @@ impl SessionViewFolder {
         let v = &mut self.view;
         fold_run(v, event, position);
         let tally = fold_tool_results(&mut v.errors, event);
-        fold_permissions(v, event, position, self.lists);
+        let full = self.detail == Detail::Full;
+        fold_permissions(v, event, position, full);
         fold_capabilities(&mut v.capabilities.current, event);
         if let E::BudgetUsageReported(e) = event {
             v.budgets.tokens_by_operation.insert(e.operation_id.to_string(), e.tokens);
@@ -487,10 +505,12 @@ impl SessionViewFolder {
             v.errors.unknown_events = count_up(v.errors.unknown_events, 1);
         }
         self.fold_totals(tally.tokens);
-        if self.lists {
+        let (life, turn) = (self.life(), self.current_turn);
+        if full {
             self.keep(event, text, position);
-            let (life, turn) = (self.life(), self.current_turn);
             self.transcript.apply(&mut self.view.transcript, event, position, life);
+        }
+        if self.detail != Detail::Summary {
             self.track_turn((life, turn), position, event, tally);
         }
     }

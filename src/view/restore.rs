@@ -59,7 +59,7 @@ impl SessionViewFolder {
             reported_tokens,
             life_has_run,
             measured,
-            lists: true,
+            detail: super::Detail::Full,
             view,
         })
     }

@@ -1,0 +1,364 @@
+//! A paged session index, for logs too large to hold as a view: it folds
+//! the OS snapshot, the summary and the per-turn figures, keeps each event's
+//! text once (`texts`), and answers by position range: events and their
+//! texts, filters, full-text search (`search`), and the state at any
+//! position (`checkpoints`). No list of copied events or transcript is
+//! built; a client reads pages of what it shows.
+
+mod checkpoints;
+mod search;
+mod texts;
+
+use std::collections::BTreeMap;
+
+use crate::event::{SessionEvent, KINDS, KIND_TABLE};
+use crate::log::{self, EventSink, LoadReport, LogError, LogOptions, LogReader};
+use crate::state::SessionState;
+use crate::view::{Detail, TurnSummary};
+use checkpoints::Checkpoints;
+pub use search::Query;
+use texts::{RetainedTexts, Span};
+
+/// An event of the index: where its text is, its kind (an index into
+/// `KINDS`, then into the index's unknown kinds) and its turn.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    span: Span,
+    kind: u32,
+    /// `NO_TURN` for the kinds without one.
+    turn: u32,
+}
+
+const NO_TURN: u32 = u32::MAX;
+
+/// One event of a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexedEvent<'a> {
+    /// 1-based, as in the view.
+    pub position: u64,
+    pub kind: &'a str,
+    pub turn: Option<u32>,
+    /// The event's JSON as written.
+    pub text: &'a str,
+}
+
+/// Which events a filter keeps: each list, when given, must name the
+/// event's kind (or `kernel_observation/<observation_kind>`), its viewer
+/// category, its kernel category or its primitive; `query` must occur in
+/// its text.
+#[derive(Debug, Default, Clone)]
+pub struct Filter {
+    pub kinds: Option<Vec<String>>,
+    pub categories: Option<Vec<String>>,
+    pub kernel_categories: Option<Vec<String>>,
+    pub primitives: Option<Vec<String>>,
+    pub query: Option<String>,
+}
+
+/// The folds and the retained events, fed by the log reader.
+#[derive(Debug)]
+struct Folded {
+    state: SessionState,
+    texts: RetainedTexts,
+    slots: Vec<Slot>,
+    unknown_kinds: Vec<String>,
+    checkpoints: Checkpoints,
+}
+
+impl EventSink for Folded {
+    fn event(&mut self, json: &str, event: SessionEvent<'_>) -> Result<(), String> {
+        let span = self.texts.push(json).ok_or("an event of 4 GiB or more")?;
+        let kind = self.kind_id(event.kind());
+        let turn = event.turn().unwrap_or(NO_TURN);
+        self.slots.push(Slot { span, kind, turn });
+        self.state.apply(&event, json);
+        self.checkpoints.offer(self.slots.len() as u64, &self.state);
+        Ok(())
+    }
+}
+
+impl Folded {
+    fn kind_id(&mut self, kind: &str) -> u32 {
+        if let Some(id) = kind_index(kind) {
+            return id;
+        }
+        let unknown = self.unknown_kinds.iter().position(|k| k == kind);
+        let i = unknown.unwrap_or_else(|| {
+            self.unknown_kinds.push(kind.to_string());
+            self.unknown_kinds.len().saturating_sub(1)
+        });
+        // Past 2^32 distinct kinds, they share the last id.
+        i.checked_add(KINDS.len()).and_then(|id| u32::try_from(id).ok()).unwrap_or(u32::MAX)
+    }
+
+    fn kind_name(&self, id: u32) -> &str {
+        let id = id as usize;
+        match KINDS.get(id) {
+            Some(kind) => kind,
+            None => id
+                .checked_sub(KINDS.len())
+                .and_then(|i| self.unknown_kinds.get(i))
+                .map_or("", |k| k),
+        }
+    }
+}
+
+/// A paged index of one session's log (see the module doc).
+#[derive(Debug)]
+pub struct SessionIndex {
+    folded: Folded,
+    reader: Option<LogReader>,
+    load_errors: Vec<LogError>,
+}
+
+impl SessionIndex {
+    pub fn new(session_id: Option<String>) -> Self {
+        Self::with_checkpoints(session_id, checkpoints::FIRST_SPACING, checkpoints::MAX_KEPT)
+    }
+
+    /// An index taking a checkpoint every `spacing` events, at most
+    /// `max_kept` (the spacing doubles to stay under it): more checkpoints
+    /// cost memory, fewer make `state_at` fold more events.
+    pub fn with_checkpoints(session_id: Option<String>, spacing: u64, max_kept: usize) -> Self {
+        SessionIndex {
+            folded: Folded {
+                state: SessionState::with_detail(session_id, Detail::Turns),
+                texts: RetainedTexts::default(),
+                slots: Vec::new(),
+                unknown_kinds: Vec::new(),
+                checkpoints: Checkpoints::new(spacing, max_kept),
+            },
+            reader: None,
+            load_errors: Vec::new(),
+        }
+    }
+
+    /// Indexes a whole log held in bytes (any framing); its load errors
+    /// are kept beside the events.
+    pub fn apply_bytes(&mut self, bytes: &[u8], opts: LogOptions) -> Result<LoadReport, LogError> {
+        let report = log::read_bytes(bytes, opts, &mut self.folded)?;
+        self.load_errors.extend_from_slice(&report.errors);
+        Ok(report)
+    }
+
+    /// Indexes the next chunk of a log being streamed in; `end` finishes it.
+    pub fn write(&mut self, chunk: &[u8], opts: LogOptions) -> Result<(), LogError> {
+        let mut reader = self.reader.take().unwrap_or_else(|| LogReader::new(opts));
+        let before = reader.errors().len();
+        let result = reader.push(chunk, &mut self.folded);
+        self.load_errors.extend(reader.errors().iter().skip(before).cloned());
+        self.reader = Some(reader);
+        result
+    }
+
+    /// Ends a streamed log: its unterminated last line or buffered array.
+    pub fn end(&mut self) -> Result<LoadReport, LogError> {
+        let mut reader = self.reader.take().unwrap_or_default();
+        let before = reader.errors().len();
+        let result = reader.finish(&mut self.folded);
+        self.load_errors.extend(reader.errors().iter().skip(before).cloned());
+        result.map(|()| reader.report())
+    }
+
+    pub fn event_count(&self) -> u64 {
+        self.folded.slots.len() as u64
+    }
+
+    /// The state after the last event: OS snapshot, summary, turns.
+    pub fn state(&self) -> &SessionState {
+        &self.folded.state
+    }
+
+    /// The per-turn figures, without the events.
+    pub fn turns(&self) -> &[TurnSummary] {
+        &self.state().view().turns
+    }
+
+    pub fn load_errors(&self) -> &[LogError] {
+        &self.load_errors
+    }
+
+    /// The event at a 1-based position.
+    pub fn event(&self, position: u64) -> Option<IndexedEvent<'_>> {
+        let index = usize::try_from(position.checked_sub(1)?).ok()?;
+        let slot = self.folded.slots.get(index)?;
+        Some(IndexedEvent {
+            position,
+            kind: self.folded.kind_name(slot.kind),
+            turn: (slot.turn != NO_TURN).then_some(slot.turn),
+            text: self.folded.texts.get(slot.span)?,
+        })
+    }
+
+    /// The events at positions `from..=to` (1-based, clamped to the log).
+    pub fn events(&self, from: u64, to: u64) -> impl Iterator<Item = IndexedEvent<'_>> {
+        (from.max(1)..=to.min(self.event_count())).filter_map(|p| self.event(p))
+    }
+
+    /// The state as of `position` (0: before the first event): the latest
+    /// checkpoint at or before it, with the events after it folded again
+    /// from their texts. A light state: OS snapshot and summary.
+    pub fn state_at(&self, position: u64) -> SessionState {
+        let position = position.min(self.event_count());
+        let (from, mut state) = match self.folded.checkpoints.before(position) {
+            Some((at, cp)) => (*at, cp.checkpoint()),
+            None => (0, self.empty_light_state()),
+        };
+        for event in self.events(from.saturating_add(1), position) {
+            // Every retained text was read once: it reads again.
+            if let Ok(parsed) = SessionEvent::from_json(event.text) {
+                state.apply(&parsed, event.text);
+            }
+        }
+        state
+    }
+
+    fn empty_light_state(&self) -> SessionState {
+        let id = self.state().view().session_id.clone();
+        SessionState::with_detail(id, Detail::Summary)
+    }
+
+    /// The positions of the events `filter` keeps, in order.
+    pub fn filter(&self, filter: &Filter) -> Vec<u64> {
+        let passes = self.kind_passes(filter);
+        let subs = sub_kinds(filter);
+        let observation = kind_index("kernel_observation");
+        let query = filter.query.as_deref().and_then(Query::new);
+        let mut out = Vec::new();
+        for (i, slot) in self.folded.slots.iter().enumerate() {
+            let Some(&(listed, facets)) = passes.get(slot.kind as usize) else { continue };
+            let Some(text) = self.folded.texts.get(slot.span) else { continue };
+            let by_sub = || {
+                Some(slot.kind) == observation
+                    && !subs.is_empty()
+                    && observation_kind(text).is_some_and(|k| subs.contains(&k))
+            };
+            if !facets || !(listed || by_sub()) {
+                continue;
+            }
+            if query.as_ref().is_some_and(|q| !search::holds(text, q)) {
+                continue;
+            }
+            out.push((i as u64).saturating_add(1));
+        }
+        out
+    }
+
+    /// For each kind id: whether the filter's kinds list it, and whether
+    /// its category, kernel category and primitive lists keep it.
+    fn kind_passes(&self, filter: &Filter) -> Vec<(bool, bool)> {
+        let listed = |list: &Option<Vec<String>>, name: &str| {
+            list.as_ref().is_none_or(|l| l.iter().any(|n| n == name))
+        };
+        let known = KIND_TABLE.iter().map(|info| {
+            let facets = listed(&filter.categories, &name_of(&info.category))
+                && listed(&filter.kernel_categories, &name_of(&info.kernel_category))
+                && listed(&filter.primitives, &name_of(&info.primitive));
+            (listed(&filter.kinds, info.kind), facets)
+        });
+        // Kinds this version does not know have the category "unknown" and
+        // no kernel category or primitive.
+        let unknown = self.folded.unknown_kinds.iter().map(|kind| {
+            let facets = listed(&filter.categories, "unknown")
+                && filter.kernel_categories.is_none()
+                && filter.primitives.is_none();
+            (listed(&filter.kinds, kind), facets)
+        });
+        known.chain(unknown).collect()
+    }
+
+    /// The positions of up to `limit` events from `from` (1-based) whose
+    /// text holds `query`, and the position to continue from (`None` at the
+    /// end of the log).
+    pub fn search(&self, query: &str, from: u64, limit: usize) -> (Vec<u64>, Option<u64>) {
+        let Some(query) = Query::new(query) else { return (Vec::new(), None) };
+        let mut found = Vec::new();
+        let mut next = from.max(1);
+        while next <= self.event_count() {
+            if found.len() >= limit {
+                return (found, Some(next));
+            }
+            match self.next_match(&query, next) {
+                Some(position) => {
+                    found.push(position);
+                    next = position.saturating_add(1);
+                }
+                None => break,
+            }
+        }
+        (found, None)
+    }
+
+    /// The first event at or after `from` whose text holds `query`: a scan
+    /// of each segment from the event's offset, the match placed in its
+    /// event by a binary search of the slots.
+    #[allow(
+        clippy::arithmetic_side_effects,
+        reason = "`index` plus a count of the slots after it is at most the slots' length"
+    )]
+    fn next_match(&self, query: &Query<'_>, from: u64) -> Option<u64> {
+        let slots = &self.folded.slots;
+        let mut index = usize::try_from(from.checked_sub(1)?).ok()?;
+        while let Some(slot) = slots.get(index) {
+            let segment = self.folded.texts.segment(slot.span.segment)?;
+            let seg_end = index
+                + slots.get(index..)?.partition_point(|s| s.span.segment == slot.span.segment);
+            let Some(at) = query.find(segment.as_bytes(), slot.span.start as usize) else {
+                index = seg_end;
+                continue;
+            };
+            let holder = index + slots.get(index..seg_end)?.partition_point(|s| s.span.end() <= at);
+            let found = slots.get(holder)?;
+            if at.checked_add(query.byte_len())? <= found.span.end() {
+                return Some((holder as u64).saturating_add(1));
+            }
+            index = holder.checked_add(1)?;
+        }
+        None
+    }
+
+    /// How many `kernel_observation` events there are of each
+    /// `observation_kind`.
+    pub fn observation_kinds(&self) -> BTreeMap<String, u64> {
+        let mut counts = BTreeMap::new();
+        let observation = kind_index("kernel_observation");
+        for slot in self.folded.slots.iter().filter(|s| Some(s.kind) == observation) {
+            if let Some(kind) = self.folded.texts.get(slot.span).and_then(observation_kind) {
+                let n: &mut u64 = counts.entry(kind).or_default();
+                *n = n.saturating_add(1);
+            }
+        }
+        counts
+    }
+
+    /// Bytes held by the retained texts, and the checkpoints' count and spacing.
+    pub fn memory_stats(&self) -> (usize, usize, u64) {
+        let (kept, spacing) = self.folded.checkpoints.stats();
+        (self.folded.texts.capacity(), kept, spacing)
+    }
+}
+
+/// A known kind's id.
+fn kind_index(kind: &str) -> Option<u32> {
+    KINDS.iter().position(|k| *k == kind).and_then(|i| u32::try_from(i).ok())
+}
+
+/// The `kernel_observation/<observation_kind>` entries of a filter's kinds.
+fn sub_kinds(filter: &Filter) -> Vec<String> {
+    let kinds = filter.kinds.iter().flatten();
+    kinds.filter_map(|k| k.strip_prefix("kernel_observation/")).map(str::to_string).collect()
+}
+
+/// The name a value of the kind table serialises to.
+fn name_of<T: serde::Serialize>(value: &T) -> String {
+    crate::json::to_js_json(value).trim_matches('"').to_string()
+}
+
+/// The `observation_kind` of a `kernel_observation` event's text.
+fn observation_kind(text: &str) -> Option<String> {
+    let key = "\"observation_kind\"";
+    let after = text.get(text.find(key)?.checked_add(key.len())?..)?;
+    let value = after.trim_start().strip_prefix(':')?;
+    let mut de = serde_json::Deserializer::from_str(value);
+    serde::Deserialize::deserialize(&mut de).ok()
+}

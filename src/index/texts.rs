@@ -1,0 +1,91 @@
+//! The event texts a paged index retains: each event's JSON as written,
+//! kept once. They sit in segments that are never reallocated: one growing
+//! buffer would copy the whole log at each doubling and hold it twice at
+//! the peak, which a 1 GB log in a 4 GiB WebAssembly memory cannot afford.
+
+/// The largest segment; an event longer than this gets a segment of its own.
+const MAX_SEGMENT: usize = 8 << 20;
+/// The first segment: a small log takes little memory.
+const FIRST_SEGMENT: usize = 64 << 10;
+
+/// Where one event's text is: its segment, its byte offset and length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub segment: u32,
+    pub start: u32,
+    pub len: u32,
+}
+
+impl Span {
+    /// The byte offset just past the text in its segment.
+    pub fn end(self) -> usize {
+        (self.start as usize).saturating_add(self.len as usize)
+    }
+}
+
+/// The retained texts, each followed by a newline, so that a search can run
+/// over a whole segment.
+#[derive(Debug, Default)]
+pub struct RetainedTexts {
+    segments: Vec<String>,
+}
+
+impl RetainedTexts {
+    /// Keeps a text; `None` when it is too long to address (4 GiB).
+    pub fn push(&mut self, text: &str) -> Option<Span> {
+        let len = u32::try_from(text.len()).ok()?;
+        let need = text.len().checked_add(1)?;
+        let fits = self.segments.last().is_some_and(|s| spare(s) >= need);
+        if !fits {
+            let grown = FIRST_SEGMENT.checked_shl(self.segments.len().min(16) as u32);
+            let size = grown.unwrap_or(MAX_SEGMENT).min(MAX_SEGMENT).max(need);
+            self.segments.push(String::with_capacity(size));
+        }
+        let segment = u32::try_from(self.segments.len().checked_sub(1)?).ok()?;
+        let buffer = self.segments.last_mut()?;
+        let start = u32::try_from(buffer.len()).ok()?;
+        buffer.push_str(text);
+        buffer.push('\n');
+        Some(Span { segment, start, len })
+    }
+
+    /// The text at `span`.
+    pub fn get(&self, span: Span) -> Option<&str> {
+        self.segments.get(span.segment as usize)?.get(span.start as usize..span.end())
+    }
+
+    /// The segment `index` (texts and their newlines).
+    pub fn segment(&self, index: u32) -> Option<&str> {
+        self.segments.get(index as usize).map(String::as_str)
+    }
+
+    /// Bytes held, spare capacity included.
+    pub fn capacity(&self) -> usize {
+        self.segments.iter().map(String::capacity).sum()
+    }
+}
+
+/// The bytes a segment can still take without reallocating.
+#[allow(clippy::arithmetic_side_effects, reason = "a String's length never exceeds its capacity")]
+fn spare(segment: &String) -> usize {
+    segment.capacity() - segment.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texts_come_back_across_segments() {
+        let mut texts = RetainedTexts::default();
+        let long = "x".repeat(FIRST_SEGMENT);
+        let a = texts.push("{\"a\":1}").unwrap();
+        let b = texts.push(&long).unwrap();
+        let c = texts.push("{}").unwrap();
+        assert_eq!(texts.get(a), Some("{\"a\":1}"));
+        assert_eq!(texts.get(b), Some(long.as_str()));
+        assert_eq!(texts.get(c), Some("{}"));
+        assert_ne!(a.segment, b.segment, "a text that does not fit starts a segment");
+        assert_eq!(texts.segment(a.segment), Some("{\"a\":1}\n"));
+    }
+}

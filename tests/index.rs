@@ -1,0 +1,196 @@
+//! The paged index (`agent_replay::index`): its pages, state at a position,
+//! filters and search agree with the full view and with a plain scan of
+//! the log, on a generated log long enough for the checkpoints to thin out
+//! and on the real-runtime corpus.
+
+use agent_replay::generate::generate_jsonl;
+use agent_replay::index::{Filter, SessionIndex};
+use agent_replay::json::to_js_json;
+use agent_replay::log::LogOptions;
+use agent_replay::state::SessionState;
+
+fn index_of(log: &str) -> SessionIndex {
+    let mut index = SessionIndex::new(None);
+    index.apply_bytes(log.as_bytes(), LogOptions::default()).unwrap();
+    index
+}
+
+fn lines(log: &str) -> Vec<&str> {
+    log.lines().filter(|l| !l.trim().is_empty()).collect()
+}
+
+/// The summary and OS snapshot of a state, as JSON, to compare states.
+fn seen(state: &SessionState) -> (String, String) {
+    (to_js_json(&state.summary()), to_js_json(state.os_snapshot()))
+}
+
+#[test]
+fn pages_give_each_event_as_written_with_its_kind_and_turn() {
+    let log = generate_jsonl(7, 400_000);
+    let index = index_of(&log);
+    let lines = lines(&log);
+    assert_eq!(index.event_count(), lines.len() as u64);
+    let page: Vec<_> = index.events(1, 50).collect();
+    assert_eq!(page.len(), 50);
+    for e in &page {
+        let line = lines[e.position as usize - 1];
+        assert_eq!(e.text, line);
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(e.kind, value["kind"].as_str().unwrap());
+        assert_eq!(e.turn.map(u64::from), value["turn"].as_u64());
+    }
+    assert_eq!(index.events(lines.len() as u64 - 1, u64::MAX).count(), 2, "clamped to the log");
+    assert!(index.event(0).is_none());
+    assert!(index.event(lines.len() as u64 + 1).is_none());
+}
+
+#[test]
+fn the_state_at_any_position_is_the_fold_of_the_events_before_it() {
+    let log = generate_jsonl(11, 1_000_000);
+    let mut index = SessionIndex::with_checkpoints(None, 16, 8);
+    index.apply_bytes(log.as_bytes(), LogOptions::default()).unwrap();
+    let lines = lines(&log);
+    let (_, kept, spacing) = index.memory_stats();
+    assert!(spacing >= 256, "a long log thins its checkpoints (spacing {spacing})");
+    assert!(kept <= 8);
+    let mut full = SessionState::new(None);
+    let mut checked = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let position = i as u64;
+        if position % 997 == 0 || position % spacing == 0 || position % spacing == spacing - 1 {
+            assert_eq!(seen(&index.state_at(position)), seen(&full), "at {position}");
+            checked += 1;
+        }
+        full.apply_json(line).unwrap();
+    }
+    let end = lines.len() as u64;
+    assert_eq!(seen(&index.state_at(end)), seen(&full));
+    assert_eq!(seen(index.state()), seen(&full), "the index's own state is the whole fold");
+    assert_eq!(index.turns(), full.view().turns.as_slice(), "and its turns the view's");
+    assert!(checked > 10, "checked at {checked} positions");
+}
+
+#[test]
+fn chunks_of_any_size_index_as_the_whole_log() {
+    let log = generate_jsonl(3, 200_000);
+    let whole = index_of(&log);
+    for size in [1, 7, 4096] {
+        let mut chunked = SessionIndex::new(None);
+        for chunk in log.as_bytes().chunks(size) {
+            chunked.write(chunk, LogOptions::default()).unwrap();
+        }
+        chunked.end().unwrap();
+        assert_eq!(chunked.event_count(), whole.event_count());
+        assert!(chunked.events(1, u64::MAX).eq(whole.events(1, u64::MAX)), "chunks of {size}");
+        assert_eq!(seen(chunked.state()), seen(whole.state()));
+    }
+}
+
+/// The positions a plain scan finds: ASCII letters in either case.
+fn scan(lines: &[&str], query: &str) -> Vec<u64> {
+    let query = query.to_ascii_lowercase();
+    let hits = lines.iter().enumerate().filter(|(_, l)| l.to_ascii_lowercase().contains(&query));
+    hits.map(|(i, _)| i as u64 + 1).collect()
+}
+
+#[test]
+fn search_pages_find_what_a_plain_scan_finds() {
+    let log = generate_jsonl(5, 2_000_000);
+    let index = index_of(&log);
+    let lines = lines(&log);
+    for query in ["TOOL_GATED", "\"turn\":3,", "budget", "}\n{", "no such text"] {
+        let mut found = Vec::new();
+        let mut from = Some(1);
+        while let Some(at) = from {
+            let (page, next) = index.search(query, at, 100);
+            assert!(page.len() <= 100);
+            found.extend(page);
+            from = next;
+        }
+        assert_eq!(found, scan(&lines, query), "{query:?}");
+    }
+    assert_eq!(index.search("", 1, 10), (vec![], None));
+}
+
+#[test]
+fn filters_keep_what_the_viewer_asks_for() {
+    let log = generate_jsonl(9, 500_000);
+    let index = index_of(&log);
+    let lines = lines(&log);
+    let kind_of = |i: usize| -> String {
+        let v: serde_json::Value = serde_json::from_str(lines[i]).unwrap();
+        v["kind"].as_str().unwrap().to_string()
+    };
+    let kinds = Filter { kinds: Some(vec!["tool_gated".into()]), ..Filter::default() };
+    let expect: Vec<u64> =
+        (0..lines.len()).filter(|&i| kind_of(i) == "tool_gated").map(|i| i as u64 + 1).collect();
+    assert!(!expect.is_empty());
+    assert_eq!(index.filter(&kinds), expect);
+    let budgets = Filter {
+        categories: Some(vec!["budgets".into()]),
+        query: Some("TURN".into()),
+        ..Filter::default()
+    };
+    let expect: Vec<u64> = scan(&lines, "turn")
+        .into_iter()
+        .filter(|p| {
+            kind_of(*p as usize - 1).starts_with("budget_")
+                || kind_of(*p as usize - 1) == "operation_cancelled"
+        })
+        .collect();
+    assert_eq!(index.filter(&budgets), expect);
+    assert_eq!(index.filter(&Filter::default()).len(), lines.len());
+}
+
+#[test]
+fn kernel_observations_filter_by_their_observation_kind() {
+    let log = concat!(
+        r#"{"kind":"kernel_observation","turn":1,"observation_kind":"tick","raw":{}}"#,
+        "\n",
+        r#"{"kind":"kernel_observation","turn":1,"observation_kind":"io","raw":{}}"#,
+        "\n",
+        r#"{"kind":"round_started","round":1}"#,
+        "\n",
+        r#"{"kind":"kernel_observation","turn":2, "observation_kind" : "tick","raw":{}}"#,
+        "\n",
+    );
+    let index = index_of(log);
+    let ticks = Filter { kinds: Some(vec!["kernel_observation/tick".into()]), ..Filter::default() };
+    assert_eq!(index.filter(&ticks), vec![1, 4]);
+    let counts = index.observation_kinds();
+    assert_eq!(counts.get("tick"), Some(&2));
+    assert_eq!(counts.get("io"), Some(&1));
+}
+
+#[test]
+fn unknown_kinds_are_indexed_under_their_own_name() {
+    let log = "{\"kind\":\"from_the_future\",\"x\":1}\n{\"kind\":\"run_started\",\"run_id\":\"r\",\"goal\":\"g\",\"criteria\":[]}\n";
+    let index = index_of(log);
+    assert_eq!(index.event(1).unwrap().kind, "from_the_future");
+    let unknown = Filter { categories: Some(vec!["unknown".into()]), ..Filter::default() };
+    assert_eq!(index.filter(&unknown), vec![1]);
+}
+
+#[test]
+fn the_real_corpus_indexes_with_the_same_state_as_the_view() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/deepstrike-0.2.77");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        let log = std::fs::read_to_string(&path).unwrap();
+        let index = index_of(&log);
+        let mut full = SessionState::new(None);
+        full.apply_str(&log, LogOptions::default()).unwrap();
+        assert_eq!(seen(index.state()), seen(&full), "{}", path.display());
+        assert!(index.load_errors().is_empty());
+        let half = index.event_count() / 2;
+        let mut head = SessionState::new(None);
+        for e in index.events(1, half) {
+            head.apply_json(e.text).unwrap();
+        }
+        assert_eq!(seen(&index.state_at(half)), seen(&head), "{}", path.display());
+    }
+}
