@@ -56,6 +56,7 @@ for (let round = 0; round < 2; round++) {
     ["js-fold", () => node("js-fold")],
     ["wasm-snapshot-all", () => node("wasm-snapshot-all")],
     ["wasm-view", () => node("wasm-view")],
+    ["wasm-index", () => node("wasm-index")],
     ["native", () => native()],
     ["native-all", () => native("all")],
   ]) {
@@ -66,6 +67,7 @@ for (let round = 0; round < 2; round++) {
           ...r,
           ms: [...prev.ms, ...r.ms],
           readMs: [...(prev.readMs ?? []), ...(r.readMs ?? [])],
+          stepMs: [...(prev.stepMs ?? []), ...(r.stepMs ?? [])],
           firsts: [...prev.firsts, r.firstMs],
           peakRssMb: Math.max(prev.peakRssMb, r.peakRssMb),
         }
@@ -93,9 +95,11 @@ ${row("native", "native Rust, same function (release)")}
 ${row("wasm-snapshot-all", '`rebuildOsSnapshot(bytes, {validate: "all"})` WASM')}
 ${row("native-all", "native Rust, every event checked field by field")}
 ${row("wasm-view", "`new SessionState().apply(bytes)` WASM: the full view built")}
+${row("wasm-index", "`new SessionIndex().apply(bytes)` WASM: the paged index built")}
 
 - WASM / native: ${(t.native / t["wasm-snapshot"]).toFixed(2)}× (every event checked field by field: ${(t["native-all"] / t["wasm-snapshot-all"]).toFixed(2)}×).
 - Reading the whole view out to JS (\`view()\`: serialise, decode, \`JSON.parse\`): ${median(results["wasm-view"].readMs).toFixed(0)} ms more.
+- The paged index: ${(t["wasm-index"] / t["wasm-snapshot"]).toFixed(2)}× the time of \`rebuildOsSnapshot\`; a search of every event's text ${median(results["wasm-index"].readMs).toFixed(0)} ms; \`stateAt\` the middle of the log ${median(results["wasm-index"].stepMs).toFixed(1)} ms.
 - "First run" includes V8 compiling and tiering up the WebAssembly (done once per process).
 - Every snapshot above is identical (checked).
 \`.wasm\`: ${wasm.length.toLocaleString("en-US")} bytes raw, ${gzipSync(wasm, { level: 9 }).length.toLocaleString("en-US")} bytes gzipped.`);

@@ -232,3 +232,191 @@ export class SessionState {
     this.free();
   }
 }
+
+/** Turns a filter list option into what the core takes: an array of
+ * strings, or undefined for "any". */
+function listOption(value, name) {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || value.some((v) => typeof v !== "string"))
+    throw new AgentReplayError("invalid_input", `SessionIndex.filter: ${name} must be strings`);
+  return value;
+}
+
+/**
+ * A filter's kinds for the core: the kinds the table's categories, kernel
+ * categories and primitives select, within `kinds` if given (an entry
+ * `kernel_observation/<observation_kind>` kept as is), and whether kinds
+ * the table does not know pass (category "unknown", no kernel facet).
+ */
+function kindsOf({ kinds, categories, kernelCategories, primitives }) {
+  if (!categories && !kernelCategories && !primitives) return { names: kinds, unknown: !kinds };
+  const keeps = (list, value) => !list || list.includes(value);
+  const selected = eventKinds().kinds.filter(
+    (k) =>
+      keeps(categories, k.category) &&
+      keeps(kernelCategories, k.kernel_category) &&
+      keeps(primitives, k.primitive),
+  );
+  const named = (kind) => !kinds || kinds.includes(kind);
+  const names = selected.map((k) => k.kind).filter(named);
+  if (kinds && selected.some((k) => k.kind === "kernel_observation"))
+    names.push(...kinds.filter((k) => k.startsWith("kernel_observation/")));
+  // Kinds the table does not know are of the category "unknown", with no
+  // kernel category or primitive: by name if `kinds` lists them, else all.
+  const unknownPass = keeps(categories, "unknown") && !kernelCategories && !primitives;
+  if (unknownPass && kinds) {
+    const known = new Set(eventKinds().kinds.map((k) => k.kind));
+    names.push(...kinds.filter((k) => !known.has(k) && !k.startsWith("kernel_observation/")));
+  }
+  return { names, unknown: unknownPass && !kinds };
+}
+
+/** A position argument: a non-negative integer. */
+function positionOf(value, name) {
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new AgentReplayError("invalid_input", `SessionIndex: ${name} must be an integer ≥ 0`);
+  return value;
+}
+
+/**
+ * A paged index of a session log, for logs too large to read out as a view
+ * (docs/api.md, "Large logs"): it folds the OS snapshot, the summary and the
+ * per-turn figures, keeps each event's text once in WebAssembly memory, and
+ * answers by position: pages of events, filters, full-text search, and the
+ * state at any position.
+ */
+export class SessionIndex {
+  #core;
+  #options;
+
+  constructor(sessionId, options) {
+    if (sessionId !== undefined && sessionId !== null && typeof sessionId !== "string") {
+      throw new AgentReplayError("invalid_input", "SessionIndex: sessionId must be a string");
+    }
+    this.#core = new raw.SessionIndexCore(sessionId ?? undefined);
+    this.#options = options;
+  }
+
+  #live() {
+    if (!this.#core) throw new AgentReplayError("closed", "SessionIndex: used after free()");
+    return this.#core;
+  }
+
+  /** Indexes a whole log (string or bytes, any framing); returns
+   * `{framing, events, errors}`. */
+  apply(input, options = this.#options) {
+    const core = this.#live();
+    const bytes = toBytes(input, "SessionIndex.apply");
+    return JSON.parse(call(() => core.applyBytes(bytes, strictOf(options))));
+  }
+
+  /** Indexes the next chunk of a log arriving in pieces. */
+  write(chunk, options = this.#options) {
+    const core = this.#live();
+    call(() => core.write(toBytes(chunk, "SessionIndex.write"), strictOf(options)));
+    return this;
+  }
+
+  /** Ends a log written in chunks; returns `{framing, events, errors}`. */
+  end() {
+    return JSON.parse(call(() => this.#live().end()));
+  }
+
+  get eventCount() {
+    return this.#live().eventCount;
+  }
+
+  /** The events at positions `from` to `to` (1-based, inclusive, clamped),
+   * each `{position, kind, turn, json}`. */
+  events(from, to) {
+    const wire = this.#live().events(positionOf(from, "from"), positionOf(to, "to"));
+    const { header, events } = decodeEvents(wire, 3, (values, i, json) => ({
+      position: 0,
+      kind: values[i],
+      turn: values[i + 1],
+      json,
+    }));
+    events.forEach((e, i) => {
+      e.position = header.from + i;
+    });
+    return events;
+  }
+
+  /** The event at a 1-based position, or null. */
+  event(position) {
+    return this.events(position, position)[0] ?? null;
+  }
+
+  /** The positions of the events a filter keeps, in order: `kinds` (a kind,
+   * or `kernel_observation/<observation_kind>`), `categories`,
+   * `kernelCategories`, `primitives`, each "any" when absent, and `query`,
+   * text the event's JSON must hold (ASCII letters in either case). */
+  filter({ kinds, categories, kernelCategories, primitives, query } = {}) {
+    if (query !== undefined && query !== null && typeof query !== "string")
+      throw new AgentReplayError("invalid_input", "SessionIndex.filter: query must be a string");
+    const { names, unknown } = kindsOf({
+      kinds: listOption(kinds, "kinds"),
+      categories: listOption(categories, "categories"),
+      kernelCategories: listOption(kernelCategories, "kernelCategories"),
+      primitives: listOption(primitives, "primitives"),
+    });
+    return this.#live().filter(names, unknown, query || undefined);
+  }
+
+  /** Up to `limit` (100) positions from `from` (1) of events whose JSON
+   * holds `query` (ASCII letters in either case), and `next`, where to
+   * continue (null at the end). */
+  search(query, { from = 1, limit = 100 } = {}) {
+    if (typeof query !== "string")
+      throw new AgentReplayError("invalid_input", "SessionIndex.search: query must be a string");
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 0xffffffff)
+      throw new AgentReplayError("invalid_input", "SessionIndex.search: limit must be ≥ 1");
+    return JSON.parse(this.#live().search(query, positionOf(from, "from"), limit));
+  }
+
+  /** `{position, summary, osSnapshot}` as of a position (0: before the
+   * first event), folded from the nearest checkpoint. */
+  stateAt(position) {
+    const at = Math.min(positionOf(position, "position"), this.eventCount);
+    const { summary, os_snapshot } = JSON.parse(this.#live().stateAt(at));
+    return { position: at, summary, osSnapshot: os_snapshot };
+  }
+
+  summary() {
+    return JSON.parse(this.#live().state()).summary;
+  }
+
+  osSnapshot() {
+    return JSON.parse(this.#live().state()).os_snapshot;
+  }
+
+  /** The per-turn figures, without the events. */
+  turns() {
+    return JSON.parse(this.#live().turns());
+  }
+
+  loadErrors() {
+    return JSON.parse(this.#live().loadErrors());
+  }
+
+  /** How many `kernel_observation` events there are of each `observation_kind`. */
+  observationKinds() {
+    return JSON.parse(this.#live().observationKinds());
+  }
+
+  /** `{retained_bytes, checkpoints, checkpoint_spacing}`. */
+  memory() {
+    return JSON.parse(this.#live().memory());
+  }
+
+  free() {
+    if (this.#core) {
+      this.#core.free();
+      this.#core = undefined;
+    }
+  }
+
+  [Symbol.dispose]() {
+    this.free();
+  }
+}

@@ -1041,6 +1041,70 @@ export class SessionState {
   [Symbol.dispose](): void;
 }
 
+/** What `SessionIndex.filter` keeps; a list left out keeps any. */
+export interface IndexFilter {
+  /** Kinds, or `kernel_observation/<observation_kind>`. */
+  kinds?: string[];
+  /** The viewer's categories (`KindInfo.category`, or "unknown"). */
+  categories?: string[];
+  /** deepstrike's kernel categories. */
+  kernelCategories?: string[];
+  /** deepstrike's primitives. */
+  primitives?: string[];
+  /** Text the event's JSON must hold (ASCII letters in either case). */
+  query?: string;
+}
+
+/** The state a `SessionIndex` gives for a position. */
+export interface IndexedState {
+  position: number;
+  summary: SessionSummary;
+  osSnapshot: OsSnapshot;
+}
+
+/**
+ * A paged index of a session log, for logs too large to read out as a view
+ * (docs/api.md, "Large logs"): the OS snapshot, the summary and the per-turn
+ * figures, each event's text kept once, and answers by position.
+ */
+export class SessionIndex {
+  constructor(sessionId?: string, options?: LoadOptions);
+  /** Indexes a whole log (any framing). */
+  apply(
+    input: string | Uint8Array,
+    options?: LoadOptions,
+  ): { framing: Framing; events: number; errors: LogError[] };
+  /** Indexes the next chunk of a log arriving in pieces. */
+  write(chunk: string | Uint8Array, options?: LoadOptions): this;
+  /** Ends a log written in chunks. */
+  end(): { framing: Framing; events: number; errors: LogError[] };
+  readonly eventCount: number;
+  /** The events at positions `from` to `to` (1-based, inclusive, clamped). */
+  events(from: number, to: number): FoldedEvent[];
+  /** The event at a 1-based position, or null. */
+  event(position: number): FoldedEvent | null;
+  /** The positions of the events the filter keeps, in order. */
+  filter(filter?: IndexFilter): Uint32Array;
+  /** Up to `limit` (100) positions from `from` (1) of events whose JSON holds
+   * `query`, and where to continue (`null` at the end). */
+  search(
+    query: string,
+    options?: { from?: number; limit?: number },
+  ): { positions: number[]; next: number | null };
+  /** The state as of a position (0: before the first event). */
+  stateAt(position: number): IndexedState;
+  summary(): SessionSummary;
+  osSnapshot(): OsSnapshot;
+  /** The per-turn figures, without the events. */
+  turns(): TurnSummary[];
+  loadErrors(): LogError[];
+  /** `kernel_observation` events counted by `observation_kind`. */
+  observationKinds(): Record<string, number>;
+  memory(): { retained_bytes: number; checkpoints: number; checkpoint_spacing: number };
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
 // ---- Live replay (live-replay.md) ------------------------------------------
 
 /** An event as replayed or delivered live. `json` is its original text

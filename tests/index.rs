@@ -126,19 +126,16 @@ fn filters_keep_what_the_viewer_asks_for() {
         (0..lines.len()).filter(|&i| kind_of(i) == "tool_gated").map(|i| i as u64 + 1).collect();
     assert!(!expect.is_empty());
     assert_eq!(index.filter(&kinds), expect);
-    let budgets = Filter {
-        categories: Some(vec!["budgets".into()]),
+    let gated_with_turn = Filter {
+        kinds: Some(vec!["tool_gated".into()]),
         query: Some("TURN".into()),
         ..Filter::default()
     };
     let expect: Vec<u64> = scan(&lines, "turn")
         .into_iter()
-        .filter(|p| {
-            kind_of(*p as usize - 1).starts_with("budget_")
-                || kind_of(*p as usize - 1) == "operation_cancelled"
-        })
+        .filter(|p| kind_of(*p as usize - 1) == "tool_gated")
         .collect();
-    assert_eq!(index.filter(&budgets), expect);
+    assert_eq!(index.filter(&gated_with_turn), expect);
     assert_eq!(index.filter(&Filter::default()).len(), lines.len());
 }
 
@@ -167,8 +164,10 @@ fn unknown_kinds_are_indexed_under_their_own_name() {
     let log = "{\"kind\":\"from_the_future\",\"x\":1}\n{\"kind\":\"run_started\",\"run_id\":\"r\",\"goal\":\"g\",\"criteria\":[]}\n";
     let index = index_of(log);
     assert_eq!(index.event(1).unwrap().kind, "from_the_future");
-    let unknown = Filter { categories: Some(vec!["unknown".into()]), ..Filter::default() };
+    let unknown = Filter { kinds: Some(vec![]), unknown: true, ..Filter::default() };
     assert_eq!(index.filter(&unknown), vec![1]);
+    let by_name = Filter { kinds: Some(vec!["from_the_future".into()]), ..Filter::default() };
+    assert_eq!(index.filter(&by_name), vec![1]);
 }
 
 #[test]

@@ -11,7 +11,7 @@ mod texts;
 
 use std::collections::BTreeMap;
 
-use crate::event::{SessionEvent, KINDS, KIND_TABLE};
+use crate::event::{SessionEvent, KINDS};
 use crate::log::{self, EventSink, LoadReport, LogError, LogOptions, LogReader};
 use crate::state::SessionState;
 use crate::view::{Detail, TurnSummary};
@@ -42,16 +42,16 @@ pub struct IndexedEvent<'a> {
     pub text: &'a str,
 }
 
-/// Which events a filter keeps: each list, when given, must name the
-/// event's kind (or `kernel_observation/<observation_kind>`), its viewer
-/// category, its kernel category or its primitive; `query` must occur in
-/// its text.
+/// Which events a filter keeps: those of the kinds listed (a kind, or
+/// `kernel_observation/<observation_kind>`; any when `None`), plus, when
+/// `unknown`, those of every kind this version does not know; and of those,
+/// the ones whose text holds `query`. Categories, kernel categories and
+/// primitives are sets of kinds: the kind table (`eventKinds()` in JS)
+/// turns them into kinds.
 #[derive(Debug, Default, Clone)]
 pub struct Filter {
     pub kinds: Option<Vec<String>>,
-    pub categories: Option<Vec<String>>,
-    pub kernel_categories: Option<Vec<String>>,
-    pub primitives: Option<Vec<String>>,
+    pub unknown: bool,
     pub query: Option<String>,
 }
 
@@ -174,7 +174,8 @@ impl SessionIndex {
         &self.state().view().turns
     }
 
-    pub fn load_errors(&self) -> &[LogError] {
+    /// (A `Vec`, so JS gets it through the serializer the load reports use.)
+    pub fn load_errors(&self) -> &Vec<LogError> {
         &self.load_errors
     }
 
@@ -226,14 +227,14 @@ impl SessionIndex {
         let query = filter.query.as_deref().and_then(Query::new);
         let mut out = Vec::new();
         for (i, slot) in self.folded.slots.iter().enumerate() {
-            let Some(&(listed, facets)) = passes.get(slot.kind as usize) else { continue };
+            let Some(&listed) = passes.get(slot.kind as usize) else { continue };
             let Some(text) = self.folded.texts.get(slot.span) else { continue };
             let by_sub = || {
                 Some(slot.kind) == observation
                     && !subs.is_empty()
                     && observation_kind(text).is_some_and(|k| subs.contains(&k))
             };
-            if !facets || !(listed || by_sub()) {
+            if !(listed || by_sub()) {
                 continue;
             }
             if query.as_ref().is_some_and(|q| !search::holds(text, q)) {
@@ -244,26 +245,11 @@ impl SessionIndex {
         out
     }
 
-    /// For each kind id: whether the filter's kinds list it, and whether
-    /// its category, kernel category and primitive lists keep it.
-    fn kind_passes(&self, filter: &Filter) -> Vec<(bool, bool)> {
-        let listed = |list: &Option<Vec<String>>, name: &str| {
-            list.as_ref().is_none_or(|l| l.iter().any(|n| n == name))
-        };
-        let known = KIND_TABLE.iter().map(|info| {
-            let facets = listed(&filter.categories, &name_of(&info.category))
-                && listed(&filter.kernel_categories, &name_of(&info.kernel_category))
-                && listed(&filter.primitives, &name_of(&info.primitive));
-            (listed(&filter.kinds, info.kind), facets)
-        });
-        // Kinds this version does not know have the category "unknown" and
-        // no kernel category or primitive.
-        let unknown = self.folded.unknown_kinds.iter().map(|kind| {
-            let facets = listed(&filter.categories, "unknown")
-                && filter.kernel_categories.is_none()
-                && filter.primitives.is_none();
-            (listed(&filter.kinds, kind), facets)
-        });
+    /// For each kind id, whether the filter keeps it.
+    fn kind_passes(&self, filter: &Filter) -> Vec<bool> {
+        let listed = |name: &str| filter.kinds.as_ref().is_none_or(|l| l.iter().any(|n| n == name));
+        let known = KINDS.iter().map(|kind| listed(kind));
+        let unknown = self.folded.unknown_kinds.iter().map(|kind| filter.unknown || listed(kind));
         known.chain(unknown).collect()
     }
 
@@ -349,15 +335,10 @@ fn sub_kinds(filter: &Filter) -> Vec<String> {
     kinds.filter_map(|k| k.strip_prefix("kernel_observation/")).map(str::to_string).collect()
 }
 
-/// The name a value of the kind table serialises to.
-fn name_of<T: serde::Serialize>(value: &T) -> String {
-    crate::json::to_js_json(value).trim_matches('"').to_string()
-}
-
 /// The `observation_kind` of a `kernel_observation` event's text.
 fn observation_kind(text: &str) -> Option<String> {
-    let key = "\"observation_kind\"";
-    let after = text.get(text.find(key)?.checked_add(key.len())?..)?;
+    let key = Query::new("\"observation_kind\"")?;
+    let after = text.get(key.find(text.as_bytes(), 0)?.checked_add(key.byte_len())?..)?;
     let value = after.trim_start().strip_prefix(':')?;
     let mut de = serde_json::Deserializer::from_str(value);
     serde::Deserialize::deserialize(&mut de).ok()

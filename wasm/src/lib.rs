@@ -16,6 +16,7 @@
 )]
 
 mod alloc;
+mod index;
 mod kinds;
 mod live;
 mod wire;

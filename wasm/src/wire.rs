@@ -55,7 +55,12 @@ impl Folded {
     /// `kind, turn, length`; the text with the integers JS would round
     /// written as strings.
     pub fn push(&mut self, text: &str, event: &SessionEvent<'_>) {
-        let kind = to_js_json(event.kind());
+        self.push_parts(text, event.kind(), event.turn());
+    }
+
+    /// `push`, for an event known by its kind and turn (a paged index's).
+    pub fn push_parts(&mut self, text: &str, kind: &str, turn: Option<u32>) {
+        let kind = to_js_json(kind);
         let json = js_safe_text(text);
         if self.meta.is_empty() {
             self.meta.push('[');
@@ -63,7 +68,7 @@ impl Folded {
         start_row(&mut self.meta);
         self.meta.push_str(&kind);
         self.meta.push(',');
-        match event.turn() {
+        match turn {
             Some(turn) => push_number(&mut self.meta, turn),
             None => self.meta.push_str("null"),
         }

@@ -1,0 +1,171 @@
+// SessionIndex, the paged index for large logs, through the public entry:
+// its pages, filters, search and state at a position agree with the view
+// and with a plain scan, on the sample and on the real-runtime corpus.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { AgentReplayError, SessionIndex, SessionState, eventKinds, sampleLog } from "agent-replay";
+
+const sample = sampleLog();
+const lines = sample.split("\n").filter((l) => l.trim());
+const corpus = new URL("../corpus/deepstrike-0.2.77/", import.meta.url);
+// A FileSessionLog: one stored entry `{seq, event}` a line.
+const realLog = readFileSync(new URL("long_run.jsonl", corpus), "utf8");
+/** Each event's text as the log reader gives it. */
+const realLines = [];
+new SessionState().write(realLog, { onEvent: (e) => realLines.push(e.json) }).end();
+const indexOf = (log) => {
+  const index = new SessionIndex();
+  index.apply(log);
+  return index;
+};
+
+test("pages give each event as written, with its position, kind and turn", () => {
+  const index = indexOf(sample);
+  assert.equal(index.eventCount, lines.length);
+  const page = index.events(3, 7);
+  assert.deepEqual(
+    page.map((e) => e.position),
+    [3, 4, 5, 6, 7],
+  );
+  for (const e of page) {
+    assert.equal(e.json, lines[e.position - 1]);
+    const parsed = JSON.parse(e.json);
+    assert.equal(e.kind, parsed.kind);
+    assert.equal(e.turn, parsed.turn ?? null);
+  }
+  assert.equal(index.events(lines.length, lines.length + 10).length, 1, "clamped");
+  assert.equal(index.event(0), null);
+  assert.equal(index.event(1).json, lines[0]);
+  index.free();
+});
+
+test("the state at a position is the view's fold of the events before it", () => {
+  const index = indexOf(realLog);
+  for (const at of [0, 1, 250, 257, 1000, realLines.length]) {
+    const state = new SessionState();
+    for (const line of realLines.slice(0, at)) state.apply(JSON.parse(line));
+    const got = index.stateAt(at);
+    assert.equal(got.position, at);
+    assert.deepEqual(got.summary, state.summary(), `summary at ${at}`);
+    assert.deepEqual(got.osSnapshot, state.osSnapshot(), `snapshot at ${at}`);
+    state.free();
+  }
+  const whole = new SessionState().apply(realLog);
+  assert.deepEqual(index.summary(), whole.summary());
+  assert.deepEqual(index.osSnapshot(), whole.osSnapshot());
+  assert.deepEqual(index.turns(), whole.view().turns);
+  assert.deepEqual(index.loadErrors(), []);
+  whole.free();
+  index.free();
+});
+
+test("a log written in chunks indexes as the whole log", () => {
+  const whole = indexOf(realLog);
+  const chunked = new SessionIndex();
+  const bytes = new TextEncoder().encode(realLog);
+  for (let i = 0; i < bytes.length; i += 997) chunked.write(bytes.subarray(i, i + 997));
+  assert.equal(chunked.end().events, whole.eventCount);
+  assert.equal(chunked.eventCount, whole.eventCount);
+  assert.deepEqual(chunked.events(1, 1e9), whole.events(1, 1e9));
+  chunked.free();
+  whole.free();
+});
+
+test("search pages find what a plain scan finds, letters in either case", () => {
+  const index = indexOf(realLog);
+  for (const query of ["PROVIDER_ATTEMPT", '"turn":2,', "zzz no such text"]) {
+    const expected = [];
+    realLines.forEach((l, i) => {
+      if (l.toLowerCase().includes(query.toLowerCase())) expected.push(i + 1);
+    });
+    const found = [];
+    let from = 1;
+    while (from !== null) {
+      const page = index.search(query, { from, limit: 7 });
+      assert.ok(page.positions.length <= 7);
+      found.push(...page.positions);
+      from = page.next;
+    }
+    assert.deepEqual(found, expected, query);
+  }
+  index.free();
+});
+
+test("filters select by kind, category, kernel facet, observation kind and text", () => {
+  const index = indexOf(realLog);
+  const kindAt = (p) => JSON.parse(realLines[p - 1]).kind;
+  const table = new Map(eventKinds().kinds.map((k) => [k.kind, k]));
+  const all = realLines.map((_, i) => i + 1);
+  const expect = (keep) => all.filter(keep);
+  assert.deepEqual([...index.filter()], all);
+  assert.deepEqual(
+    [...index.filter({ categories: ["model"] })],
+    expect((p) => table.get(kindAt(p)).category === "model"),
+  );
+  assert.deepEqual(
+    [...index.filter({ kernelCategories: ["mm"], primitives: ["mm"] })],
+    expect((p) => table.get(kindAt(p)).kernel_category === "mm"),
+  );
+  assert.deepEqual(
+    [...index.filter({ kinds: ["tool_completed"], query: "ERROR" })],
+    expect((p) => kindAt(p) === "tool_completed" && /error/i.test(realLines[p - 1])),
+  );
+  const observations = index.observationKinds();
+  const [sub, count] = Object.entries(observations)[0];
+  const bySub = index.filter({ kinds: [`kernel_observation/${sub}`] });
+  assert.equal(bySub.length, count);
+  for (const p of bySub) assert.equal(JSON.parse(realLines[p - 1]).observation_kind, sub);
+  index.free();
+});
+
+test("kinds the table does not know filter as the category unknown", () => {
+  const index = indexOf('{"kind":"from_the_future","x":1}\n{"kind":"page_out","turn":1}\n');
+  assert.deepEqual([...index.filter({ categories: ["unknown"] })], [1]);
+  assert.deepEqual([...index.filter({ kinds: ["from_the_future"] })], [1]);
+  assert.deepEqual([...index.filter({ categories: ["context"] })], [2]);
+  index.free();
+});
+
+test("bad arguments and use after free are coded errors", () => {
+  const index = indexOf(sample);
+  const code = (fn) => {
+    try {
+      fn();
+    } catch (e) {
+      assert.ok(e instanceof AgentReplayError);
+      return e.code;
+    }
+    return "no error";
+  };
+  assert.equal(
+    code(() => index.events(-1, 3)),
+    "invalid_input",
+  );
+  assert.equal(
+    code(() => index.search(42)),
+    "invalid_input",
+  );
+  assert.equal(
+    code(() => index.search("x", { limit: 0 })),
+    "invalid_input",
+  );
+  assert.equal(
+    code(() => index.filter({ kinds: "tool_gated" })),
+    "invalid_input",
+  );
+  assert.equal(
+    code(() => index.apply(null)),
+    "invalid_input",
+  );
+  assert.equal(
+    code(() => new SessionIndex().apply("{oops\n", { strict: true })),
+    "invalid_log",
+  );
+  index.free();
+  assert.equal(
+    code(() => index.eventCount),
+    "closed",
+  );
+  index.free();
+});

@@ -1,0 +1,117 @@
+//! `SessionIndexCore`: the paged index (`agent_replay::index`) for JS.
+//! Pages cross in the one event wire (`wire::Folded`), positions of a
+//! filter as a `Uint32Array`, the rest as JSON.
+
+use agent_replay::index::{Filter, SessionIndex as CoreIndex};
+use agent_replay::json::to_js_json;
+use agent_replay::state::SessionState;
+use wasm_bindgen::prelude::*;
+
+use crate::{js_error, opts, report_json, wire};
+
+#[wasm_bindgen(js_name = SessionIndexCore)]
+pub struct SessionIndex {
+    inner: CoreIndex,
+}
+
+/// `{summary, os_snapshot}` of a state, as JSON.
+fn state_json(state: &SessionState) -> String {
+    format!(
+        "{{\"summary\":{},\"os_snapshot\":{}}}",
+        to_js_json(&state.summary()),
+        to_js_json(state.os_snapshot())
+    )
+}
+
+#[wasm_bindgen(js_class = SessionIndexCore)]
+impl SessionIndex {
+    #[wasm_bindgen(constructor)]
+    pub fn new(session_id: Option<String>) -> SessionIndex {
+        SessionIndex { inner: CoreIndex::new(session_id) }
+    }
+
+    /// Indexes a whole log; `{framing, events, errors}` as JSON.
+    #[wasm_bindgen(js_name = applyBytes)]
+    pub fn apply_bytes(&mut self, bytes: &[u8], strict: bool) -> Result<String, JsValue> {
+        let report = self.inner.apply_bytes(bytes, opts(strict)).map_err(js_error)?;
+        Ok(report_json(&report))
+    }
+
+    pub fn write(&mut self, chunk: &[u8], strict: bool) -> Result<(), JsValue> {
+        self.inner.write(chunk, opts(strict)).map_err(js_error)
+    }
+
+    /// Ends a streamed log; `{framing, events, errors}` as JSON.
+    pub fn end(&mut self) -> Result<String, JsValue> {
+        let report = self.inner.end().map_err(js_error)?;
+        Ok(report_json(&report))
+    }
+
+    #[wasm_bindgen(getter, js_name = eventCount)]
+    pub fn event_count(&self) -> f64 {
+        self.inner.event_count() as f64
+    }
+
+    /// The events at positions `from..=to` in the event wire, the header
+    /// `{"from": first position}`.
+    pub fn events(&self, from: f64, to: f64) -> String {
+        let mut page = wire::Folded::default();
+        let mut first = None;
+        for e in self.inner.events(from as u64, to as u64) {
+            first.get_or_insert(e.position);
+            page.push_parts(e.text, e.kind, e.turn);
+        }
+        page.finish(&format!("{{\"from\":{}}}", first.unwrap_or(0)))
+    }
+
+    /// The positions the filter keeps (see `Filter`).
+    pub fn filter(
+        &self,
+        kinds: Option<Vec<String>>,
+        unknown: bool,
+        query: Option<String>,
+    ) -> Vec<u32> {
+        let filter = Filter { kinds, unknown, query };
+        // Positions fit: a log in a 4 GiB memory holds fewer than 2^32 events.
+        self.inner.filter(&filter).into_iter().map(|p| p as u32).collect()
+    }
+
+    /// `{positions, next}` as JSON: up to `limit` matches from `from`.
+    pub fn search(&self, query: &str, from: f64, limit: u32) -> String {
+        let (positions, next) = self.inner.search(query, from as u64, limit as usize);
+        format!("{{\"positions\":{},\"next\":{}}}", to_js_json(&positions), to_js_json(&next))
+    }
+
+    /// `{summary, os_snapshot}` as of a position, as JSON.
+    #[wasm_bindgen(js_name = stateAt)]
+    pub fn state_at(&self, position: f64) -> String {
+        state_json(&self.inner.state_at(position as u64))
+    }
+
+    /// `{summary, os_snapshot}` after the last event, as JSON.
+    pub fn state(&self) -> String {
+        state_json(self.inner.state())
+    }
+
+    pub fn turns(&self) -> String {
+        to_js_json(self.inner.turns())
+    }
+
+    #[wasm_bindgen(js_name = loadErrors)]
+    pub fn load_errors(&self) -> String {
+        to_js_json(self.inner.load_errors())
+    }
+
+    #[wasm_bindgen(js_name = observationKinds)]
+    pub fn observation_kinds(&self) -> String {
+        to_js_json(&self.inner.observation_kinds())
+    }
+
+    /// `{retained_bytes, checkpoints, checkpoint_spacing}` as JSON.
+    pub fn memory(&self) -> String {
+        let (retained, kept, spacing) = self.inner.memory_stats();
+        format!(
+            "{{\"retained_bytes\":{retained},\"checkpoints\":{kept},\"checkpoint_spacing\":{spacing}}}"
+        )
+    }
+}
