@@ -82,7 +82,11 @@ function openLog(source) {
   startSource();
   $("live").hidden = true;
   liveUrl = null;
-  ask({ op: "open", ...source });
+  // `?paged=1` opens every log as a paged index, `?paged=0` none (by
+  // default, logs above 64 MB are).
+  const pagedParam = new URLSearchParams(location.search).get("paged");
+  const paged = pagedParam === null ? undefined : pagedParam === "1";
+  ask({ op: "open", paged, ...source });
 }
 
 function followLive(url, cursor) {

@@ -5,6 +5,7 @@
 // (Module workers do not see the page's import map: URLs are absolute.)
 import {
   init,
+  SessionIndex,
   SessionState,
   parseCursor,
   memoryUsage,
@@ -21,6 +22,7 @@ import {
 } from "/agent-replay/js/viewer/describe.js";
 import { upperBound, viewDigest } from "/agent-replay/js/viewer/digest.js";
 import { chartSeries } from "/agent-replay/js/viewer/series.js";
+import { panelView, transcriptAround } from "/agent-replay/js/viewer/paged.js";
 
 /** Events between time-travel checkpoints, at least: they are taken at
  * chunk boundaries, so on a generated log one comes every two 256 KB
@@ -34,6 +36,9 @@ const SHOWN_ROWS = 15;
 const SHOWN_HISTORY = 12;
 /** Bytes folded per call while loading (a progress step). */
 const CHUNK = 256 * 1024;
+/** Logs larger than this open as a paged index (SessionIndex): no view,
+ * no copy of the events in JS; the page asks for what it shows. */
+const PAGED_ABOVE = 64 << 20;
 
 const ready = init();
 // The page lays out its category filters from the kind table: the
@@ -43,7 +48,8 @@ ready.then(() =>
   post({ op: "categories", categories: eventKinds().categories, kernel: kernelFacets() }),
 );
 
-let state = null; // the full SessionState
+let state = null; // the full SessionState (null while a paged index is open)
+let index = null; // the SessionIndex of a large log, instead of state, events and checkpoints
 let events = []; // {position, kind, turn, json, sub?}, by position (holes after gaps)
 let observationCounts = new Map(); // observation_kind → kernel_observation events of it
 let checkpoints = []; // {position, state}: light states, by position
@@ -55,15 +61,18 @@ let generation = 0; // bumps on every new source: stale work stops
 
 const post = (msg, transfer) => self.postMessage(msg, transfer ?? []);
 
-function reset() {
+/** Starts over, for a view (the default) or for a paged index. */
+function reset({ paged = false } = {}) {
   generation += 1;
   stopLive();
+  index?.free();
   state?.free();
   for (const c of checkpoints) c.state.free();
-  state = new SessionState();
+  index = paged ? new SessionIndex() : null;
+  state = paged ? null : new SessionState();
   events = [];
   observationCounts = new Map();
-  checkpoints = [{ position: 0, state: state.checkpoint() }];
+  checkpoints = paged ? [] : [{ position: 0, state: state.checkpoint() }];
   gaps = [];
   view = null;
   series = null;
@@ -71,7 +80,7 @@ function reset() {
 }
 
 function lastPosition() {
-  return state ? state.eventCount : 0;
+  return (index ?? state)?.eventCount ?? 0;
 }
 
 function maybeCheckpoint() {
@@ -182,17 +191,72 @@ function readerOf(bytes) {
   };
 }
 
+/** Opens a file, a text or a URL: as a view, or as a paged index when it
+ * is large (or `paged` says so), read in slices either way. */
 async function open(msg) {
   await ready;
-  if (msg.file) return load(msg.file.stream().getReader(), msg.file.size, msg.file.name);
+  const start = (reader, total, name) =>
+    (msg.paged ?? total > PAGED_ABOVE)
+      ? loadIndexed(reader, total, name)
+      : load(reader, total, name);
+  if (msg.file) return start(msg.file.stream().getReader(), msg.file.size, msg.file.name);
   if (msg.text !== undefined) {
     const bytes = typeof msg.text === "string" ? new TextEncoder().encode(msg.text) : msg.text;
-    return load(readerOf(bytes), bytes.length, msg.name ?? "log");
+    return start(readerOf(bytes), bytes.length, msg.name ?? "log");
   }
   const response = await fetch(msg.url);
   if (!response.ok) throw new Error(`${msg.url}: HTTP ${response.status}`);
   const total = Number(response.headers.get("content-length")) || 0;
-  return load(response.body.getReader(), total, msg.url);
+  return start(response.body.getReader(), total, msg.url);
+}
+
+/** Loads a large log into a paged index: its bytes go to WebAssembly slice
+ * by slice and are kept there once; JS holds no event. */
+async function loadIndexed(reader, total, name) {
+  reset({ paged: true });
+  const mine = generation;
+  const started = performance.now();
+  let bytes = 0;
+  let lastPost = 0;
+  let lastPartial = -Infinity;
+  post({ op: "progress", bytes: 0, total, events: 0, name });
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (mine !== generation) return reader.cancel();
+    if (done) break;
+    for (let i = 0; i < value.length; i += CHUNK) index.write(value.subarray(i, i + CHUNK));
+    bytes += value.length;
+    const now = performance.now();
+    if (now - lastPost > 50) {
+      lastPost = now;
+      post({ op: "progress", bytes, total, events: index.eventCount, name });
+    }
+    if (now - lastPartial > 500) {
+      lastPartial = now;
+      post({ op: "partial", summary: index.summary(), end: index.eventCount });
+    }
+  }
+  const report = index.end();
+  const lists = panelView(index);
+  series = chartSeries(lists);
+  digest = viewDigest(lists, runRoute(lists.run));
+  const ms = performance.now() - started;
+  post({
+    op: "loaded",
+    name,
+    bytes,
+    events: index.eventCount,
+    framing: report.framing,
+    errors: report.errors.length,
+    ms,
+    paged: true,
+    kinds: lists.counts,
+    observations: index.observationKinds(),
+    series,
+    digest,
+  });
+  view = { transcript: [], load_errors: lists.load_errors, counts: lists.counts };
+  sendState(index.eventCount);
 }
 
 // ---- State at a position --------------------------------------------------
@@ -202,6 +266,7 @@ async function open(msg) {
 function stateAt(p) {
   const end = lastPosition();
   const at = Math.max(0, Math.min(end, Math.round(p)));
+  if (index) return indexedStateAt(at, end);
   let summary;
   let snapshot;
   let shownAt = at;
@@ -245,6 +310,26 @@ function stateAt(p) {
   };
 }
 
+/** `stateAt` on a paged index: the state from its checkpoints, the
+ * transcript folded around the position. */
+function indexedStateAt(at, end) {
+  const { summary, osSnapshot: snapshot } = index.stateAt(at);
+  const totals = shorten(summary, snapshot);
+  const transcript = transcriptAround(index, at, summary.lives);
+  const first = Math.max(0, transcript.length - TRANSCRIPT_WINDOW);
+  return {
+    position: at,
+    shownAt: at,
+    end,
+    inGap: null,
+    summary,
+    snapshot,
+    totals,
+    view: { transcript: transcript.slice(first), load_errors: view?.load_errors ?? [] },
+    earlier: 0,
+  };
+}
+
 /** Keeps what the panels show of long lists (a long run has thousands of
  * signals and process states: copying them to the page would cost more than
  * the rest of a time-travel step). */
@@ -279,6 +364,19 @@ const setOf = (list) => (list?.length ? new Set(list) : null);
  * `kinds` holds kinds and "kernel_observation/<observation_kind>";
  * `kernel_categories` and `primitives` are deepstrike's, from the table. */
 function filter({ kinds, categories, kernel_categories, primitives, query }) {
+  if (index) {
+    const some = (list) => (list?.length ? list : undefined);
+    filtered = Int32Array.from(
+      index.filter({
+        kinds: some(kinds),
+        categories: some(categories),
+        kernelCategories: some(kernel_categories),
+        primitives: some(primitives),
+        query: query || undefined,
+      }),
+    );
+    return filtered;
+  }
   const kindSet = setOf(kinds);
   const catSet = setOf(categories);
   const kernelSet = setOf(kernel_categories);
@@ -304,6 +402,7 @@ function filter({ kinds, categories, kernel_categories, primitives, query }) {
 }
 
 function eventAt(position) {
+  if (index) return index.event(position);
   const i = upperBound(events, position) - 1;
   return i >= 0 && events[i].position === position ? events[i] : null;
 }
@@ -542,7 +641,7 @@ self.onmessage = async ({ data: msg }) => {
         post({ op: "live", live: liveStatus(), gaps });
         break;
       case "at":
-        if (state) sendState(msg.position, msg.seq);
+        if (state || index) sendState(msg.position, msg.seq);
         break;
       case "filter": {
         const positions = filter(msg);
@@ -564,16 +663,16 @@ self.onmessage = async ({ data: msg }) => {
         post({
           op: "memory",
           ...memoryUsage(),
-          events: events.length,
-          checkpoints: checkpoints.length,
+          events: index ? index.eventCount : events.length,
+          checkpoints: index ? index.memory().checkpoints : checkpoints.length,
         });
         break;
       case "export":
         post({
           op: "export",
           view: state?.view() ?? null,
-          snapshot: state?.osSnapshot() ?? null,
-          events: events.length,
+          snapshot: (index ?? state)?.osSnapshot() ?? null,
+          events: index ? index.eventCount : events.length,
           gaps,
         });
         break;

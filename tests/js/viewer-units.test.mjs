@@ -3,7 +3,7 @@
 // rows, and series.js's lives, against the corpus's own events.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { eventKinds, parseLog } from "agent-replay";
+import { SessionIndex, SessionState, eventKinds, parseLog, sampleLog } from "agent-replay";
 import {
   contextSummary,
   describeEvent,
@@ -12,6 +12,7 @@ import {
   kernelFacetsOf,
 } from "../../js/viewer/describe.js";
 import { activityAt, callAt, lifeAt, observationsAt, viewDigest } from "../../js/viewer/digest.js";
+import { PANEL_LISTS, panelView } from "../../js/viewer/paged.js";
 import { chartSeries, cutSeries, xLabel } from "../../js/viewer/series.js";
 import { contractView, corpus } from "./viewer-fixtures.mjs";
 
@@ -316,4 +317,24 @@ test("chart series keep lives apart on the x axis and split prompt and output to
       [3, "3"],
     ],
   );
+});
+
+test("paged.js reads from an index the same panel lists the view keeps", () => {
+  const at = (object, path) => path.split(".").reduce((o, k) => o?.[k], object);
+  for (const log of [sampleLog(), corpus("workflow.jsonl"), corpus("long_run.jsonl")]) {
+    const view = new SessionState().apply(log).view();
+    const index = new SessionIndex();
+    index.apply(log);
+    const panels = panelView(index);
+    for (const path of Object.keys(PANEL_LISTS))
+      assert.deepEqual(at(panels, path), at(view, path), path);
+    assert.deepEqual(
+      panels.transcript.map((t) => t.position),
+      view.transcript.filter((t) => t.type === "assistant").map((t) => t.position),
+    );
+    assert.deepEqual(panels.turns, view.turns);
+    assert.deepEqual(panels.lives, view.lives);
+    assert.deepEqual(viewDigest(panels).workflow, viewDigest(view).workflow);
+    index.free();
+  }
 });

@@ -1,0 +1,112 @@
+// What a viewer needs of a large log beyond its timeline, read from a
+// SessionIndex (the package's paged index) instead of a view: the lists
+// the charts and the runtime panels draw, and the transcript around a
+// position. No DOM: a Worker can use it.
+import { SessionState } from "../api.js";
+import { lifeAt } from "./digest.js";
+
+/** The view's event lists the charts and runtime panels read, by the
+ * kinds they hold (as the view keeps them: tests/js/viewer-units.test.mjs
+ * checks this against SessionState.view()). */
+export const PANEL_LISTS = {
+  "entropy.samples": ["entropy_sample"],
+  "entropy.alerts": ["entropy_alert"],
+  "budgets.usage": ["budget_usage_reported"],
+  "model.attempts": ["provider_attempt"],
+  "model.prompts": ["prompt_measured"],
+  "model.contexts": ["context_prepared"],
+  kernel_observations: ["kernel_observation"],
+  "workflow.batches": ["workflow_batch_spawned"],
+  "workflow.submissions": ["workflow_nodes_submitted"],
+  "workflow.nodes": ["workflow_node_completed"],
+  "workflow.completions": ["workflow_completed"],
+  rounds: ["round_started", "round_paced"],
+  groups: ["group_member_joined", "group_budget_charged"],
+  "memory.write_failures": ["memory_write_failed"],
+  "memory.query_failures": ["memory_query_failed"],
+  summary_upgrades: ["summary_upgraded"],
+  semantic_archive: [
+    "semantic_archive_pending",
+    "semantic_archive_completed",
+    "semantic_archive_failed",
+  ],
+};
+
+/** Positions read per page. */
+const PAGE = 4096;
+
+/** The events at `positions` as view entries `{position, event}`. */
+function entriesAt(index, positions) {
+  const out = [];
+  for (let i = 0; i < positions.length; i += PAGE) {
+    const first = positions[i];
+    const last = positions[Math.min(positions.length, i + PAGE) - 1];
+    const wanted = new Set(positions.subarray(i, i + PAGE));
+    for (const e of index.events(first, last)) {
+      if (wanted.has(e.position)) out.push({ position: e.position, event: JSON.parse(e.json) });
+    }
+  }
+  return out;
+}
+
+/** Sets `path` ("a.b") of `target` to `value`. */
+function setPath(target, path, value) {
+  const keys = path.split(".");
+  const last = keys.pop();
+  let at = target;
+  for (const k of keys) at = at[k] ??= {};
+  at[last] = value;
+}
+
+/**
+ * A partial view with what chartSeries and viewDigest read: lives, turns,
+ * run, and the panel lists, each left empty when it holds more than
+ * `maxList` events (its panel would need more memory than the rest of the
+ * page; the timeline still filters and shows those events). The
+ * transcript holds only where the assistant messages are, which model
+ * calls are matched to (the worker folds the entries around each position;
+ * tool calls the runtime stopped are not listed in the activity panel).
+ */
+export function panelView(index, { maxList = 50_000 } = {}) {
+  const summary = index.summary();
+  const view = {
+    lives: summary.lives,
+    run: summary.run,
+    turns: index.turns(),
+    transcript: Array.from(index.filter({ kinds: ["llm_completed"] }), (position) => ({
+      type: "assistant",
+      position,
+    })),
+    counts: summary.counts,
+    load_errors: index.loadErrors().slice(0, 200),
+  };
+  for (const [path, kinds] of Object.entries(PANEL_LISTS)) {
+    const positions = index.filter({ kinds });
+    setPath(view, path, positions.length > maxList ? [] : entriesAt(index, positions));
+  }
+  return view;
+}
+
+/**
+ * The transcript entries up to `at`, folded from the `span` events before
+ * it: each entry's positions shifted to the log's and its life taken from
+ * the log's lives. An entry whose start is before the window is not shown.
+ */
+export function transcriptAround(index, at, lives, span = 400) {
+  const from = Math.max(1, at - span + 1);
+  if (at < 1) return [];
+  const state = new SessionState();
+  try {
+    for (const e of index.events(from, at)) state.apply(e.json);
+    const shift = from - 1;
+    return state.view().transcript.map((t) => {
+      const entry = { ...t, position: t.position + shift, life: lifeAt(lives, t.position + shift) };
+      if (t.rolled_back_at != null) entry.rolled_back_at = t.rolled_back_at + shift;
+      if (t.result?.position != null)
+        entry.result = { ...t.result, position: t.result.position + shift };
+      return entry;
+    });
+  } finally {
+    state.free();
+  }
+}
