@@ -4,6 +4,24 @@
 // normalisation.
 import { errorCodes as rawErrorCodes } from "../pkg/agent_replay.js";
 
+/** The smallest module that uses a SIMD instruction (a function returning
+ * `v128.const 0`): a host that validates it runs the package's .wasm. */
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 22, 1, 20, 0, 253, 12, 0, 0,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11,
+]);
+
+/** Throws `unsupported_host` unless the host's WebAssembly has SIMD
+ * (simd128), before the .wasm is compiled and fails less clearly. */
+export function assertSimd(validate = (bytes) => WebAssembly.validate(bytes)) {
+  if (!validate(SIMD_PROBE))
+    throw new AgentReplayError(
+      "unsupported_host",
+      "this host's WebAssembly lacks SIMD (simd128), which agent-replay needs: " +
+        "Chrome 91+, Firefox 89+, Safari 16.4+, Node 16.4+, Deno 1.9+ and workerd have it",
+    );
+}
+
 /** Every error this package throws: an Error with a stable string `code`. */
 export class AgentReplayError extends Error {
   constructor(code, message, details = {}) {

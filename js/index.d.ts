@@ -970,6 +970,7 @@ export type ErrorCode =
   | "not_found"
   | "method_not_allowed"
   | "too_many_streams"
+  | "unsupported_host"
   | "internal";
 
 /** The error table: each code, the HTTP status the edge answers it with,

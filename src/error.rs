@@ -74,6 +74,8 @@ error_codes! {
         "An edge route that does not take this method.";
     TooManyStreams = "too_many_streams", 429,
         "Past the edge handler's open-stream bound for the session or the client.";
+    UnsupportedHost = "unsupported_host", 500,
+        "A host whose WebAssembly lacks SIMD (simd128), which the package's .wasm needs.";
     Internal = "internal", 500,
         "A defect in agent-replay or the host: not the caller's fault.";
 }

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { AgentReplayError, errorCodes, httpStatusOf, ReplayStore } from "agent-replay";
 import { createReplayHandler } from "agent-replay/edge";
+import { assertSimd } from "../../js/common.js";
 
 const root = new URL("../../", import.meta.url);
 /** Where the error codes are documented: the table under "## Error codes". */
@@ -54,6 +55,7 @@ test("the table has every code once, each with a status and a description", () =
     "not_found",
     "method_not_allowed",
     "too_many_streams",
+    "unsupported_host",
     "internal",
   ])
     assert.ok(codes.includes(code), code);
@@ -121,4 +123,13 @@ test("the edge answers every code it uses with the table's status", async () => 
     assert.equal(response.headers.has("retry-after"), code === "store_full", code);
   }
   held.close();
+});
+
+test("a host without WebAssembly SIMD gets unsupported_host before the .wasm compiles", () => {
+  assert.doesNotThrow(() => assertSimd(), "this host has SIMD");
+  assert.throws(
+    () => assertSimd(() => false),
+    (e) =>
+      e instanceof AgentReplayError && e.code === "unsupported_host" && /simd128/.test(e.message),
+  );
 });
