@@ -576,3 +576,13 @@ fn the_kind_table_has_deepstrikes_category_and_primitive_for_all_50_kinds() {
     }
     assert_eq!(KIND_TABLE.len(), rows.len());
 }
+
+#[test]
+fn each_event_knows_its_place_in_the_kind_table() {
+    for line in common::sample_lines() {
+        let event = parse(line);
+        assert_eq!(event.kind_index().map(|i| KINDS[i]), Some(event.kind()), "{line}");
+    }
+    let unknown = SessionEvent::from_json(r#"{"kind":"from_the_future"}"#).unwrap();
+    assert_eq!(unknown.kind_index(), None);
+}

@@ -67,6 +67,17 @@ macro_rules! session_events {
                 }
             }
 
+            /// The kind's place in `KINDS` (and `KIND_TABLE`); `None` for an
+            /// unknown kind. No string comparison: the variant says it.
+            pub fn kind_index(&self) -> Option<usize> {
+                #[allow(dead_code, reason = "only the discriminants are used")]
+                enum Place { $($variant,)* }
+                match self {
+                    $(SessionEvent::$variant(_) => Some(Place::$variant as usize),)*
+                    SessionEvent::Unknown(_) => None,
+                }
+            }
+
             /// True for the 22 kernel OS event kinds (deepstrike-core 0.2.60's).
             pub fn is_kernel_os_event(&self) -> bool {
                 match self {

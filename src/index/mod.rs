@@ -68,7 +68,10 @@ struct Folded {
 impl EventSink for Folded {
     fn event(&mut self, json: &str, event: SessionEvent<'_>) -> Result<(), String> {
         let span = self.texts.push(json).ok_or("an event of 4 GiB or more")?;
-        let kind = self.kind_id(event.kind());
+        let kind = match event.kind_index() {
+            Some(known) => u32::try_from(known).unwrap_or(u32::MAX),
+            None => self.unknown_kind_id(event.kind()),
+        };
         let turn = event.turn().unwrap_or(NO_TURN);
         self.slots.push(Slot { span, kind, turn });
         self.state.apply(&event, json);
@@ -78,10 +81,8 @@ impl EventSink for Folded {
 }
 
 impl Folded {
-    fn kind_id(&mut self, kind: &str) -> u32 {
-        if let Some(id) = kind_index(kind) {
-            return id;
-        }
+    /// The id of a kind this version does not know: after the known ones.
+    fn unknown_kind_id(&mut self, kind: &str) -> u32 {
         let unknown = self.unknown_kinds.iter().position(|k| k == kind);
         let i = unknown.unwrap_or_else(|| {
             self.unknown_kinds.push(kind.to_string());
