@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::event::{AgentProcessChanged, CancellationReason, SessionEvent, Str};
 use crate::log::{self, LoadReport, LogError, LogOptions};
+use crate::shared_list::SharedList;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SuspendRecord {
@@ -103,10 +104,10 @@ pub struct OsSnapshot {
     pub last_suspend: Option<SuspendRecord>,
     pub last_resumed_turn: Option<u32>,
     pub process_by_agent: Vec<ProcessRecord>,
-    pub budget_exceeded: Vec<BudgetExceededRecord>,
-    pub budget_usage_reported: Vec<BudgetUsageRecord>,
-    pub cancellations: Vec<CancellationRecord>,
-    pub signals: Vec<SignalRecord>,
+    pub budget_exceeded: SharedList<BudgetExceededRecord>,
+    pub budget_usage_reported: SharedList<BudgetUsageRecord>,
+    pub cancellations: SharedList<CancellationRecord>,
+    pub signals: SharedList<SignalRecord>,
     pub page_out_count: u32,
     pub page_in_count: u32,
     pub tool_gated_count: u32,

@@ -60,7 +60,7 @@ fn big_integers_written_as_strings_read_back() {
     let mut state = SessionState::new(None);
     let report = state.apply_str(log, Default::default()).unwrap();
     assert!(report.errors.is_empty(), "{:?}", report.errors);
-    assert_eq!(state.os_snapshot().budget_usage_reported[0].tokens, u64::MAX);
+    assert_eq!(state.os_snapshot().budget_usage_reported.get(0).unwrap().tokens, u64::MAX);
     assert_eq!(state.view().total_tokens, u64::MAX);
     let restored = SessionState::from_view_json(&to_js_json(state.view())).unwrap();
     assert_eq!(to_js_json(restored.os_snapshot()), to_js_json(state.os_snapshot()));
