@@ -375,11 +375,17 @@ export class SessionIndex {
   }
 
   /** `{position, summary, osSnapshot}` as of a position (0: before the
-   * first event), folded from the nearest checkpoint. */
-  stateAt(position) {
+   * first event), folded from the nearest checkpoint. With `{tail: n}`, the
+   * snapshot's lists and each process's history keep their last `n` items,
+   * and `totals` says how many each had (what a page shows of a long log). */
+  stateAt(position, { tail } = {}) {
     const at = Math.min(positionOf(position, "position"), this.eventCount);
-    const { summary, os_snapshot } = JSON.parse(this.#live().stateAt(at));
-    return { position: at, summary, osSnapshot: os_snapshot };
+    if (tail !== undefined && (!Number.isSafeInteger(tail) || tail < 0 || tail > 0xffffffff))
+      throw new AgentReplayError("invalid_input", "SessionIndex.stateAt: tail must be an integer ≥ 0");
+    const { summary, os_snapshot, totals } = JSON.parse(this.#live().stateAt(at, tail));
+    const state = { position: at, summary, osSnapshot: os_snapshot };
+    if (totals) state.totals = totals;
+    return state;
   }
 
   summary() {

@@ -1061,6 +1061,9 @@ export interface IndexedState {
   position: number;
   summary: SessionSummary;
   osSnapshot: OsSnapshot;
+  /** With `{tail}`: how many items each cut list had, by list name
+   * (`lists`) and by agent id (`history`). */
+  totals?: { lists: Record<string, number>; history: Record<string, number> };
 }
 
 /**
@@ -1092,8 +1095,9 @@ export class SessionIndex {
     query: string,
     options?: { from?: number; limit?: number },
   ): { positions: number[]; next: number | null };
-  /** The state as of a position (0: before the first event). */
-  stateAt(position: number): IndexedState;
+  /** The state as of a position (0: before the first event); with `tail`,
+   * each list that grows with the log cut to its last `tail` items. */
+  stateAt(position: number, options?: { tail?: number }): IndexedState;
   summary(): SessionSummary;
   osSnapshot(): OsSnapshot;
   /** The per-turn figures, without the events. */

@@ -30,7 +30,9 @@ impl Formatter for JsSafe {
     }
 }
 
-/// Compact JSON with unsafe integers as strings.
+/// Compact JSON with unsafe integers as strings. (Never inlined: one copy
+/// of each type's serializer in the .wasm, whoever calls it.)
+#[inline(never)]
 pub fn to_js_json<T: Serialize + ?Sized>(value: &T) -> String {
     let mut out = Vec::with_capacity(256);
     let mut ser = Serializer::with_formatter(&mut out, JsSafe);

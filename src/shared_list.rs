@@ -62,6 +62,15 @@ impl<T> SharedList<T> {
     }
 }
 
+impl<T: Clone> SharedList<T> {
+    /// Keeps the last `n` items only.
+    pub fn keep_last(&mut self, n: usize) {
+        let len = self.len();
+        let kept = (len.saturating_sub(n)..len).filter_map(|i| self.get(i).cloned()).collect();
+        *self = kept;
+    }
+}
+
 impl<T> FromIterator<T> for SharedList<T> {
     fn from_iter<I: IntoIterator<Item = T>>(items: I) -> Self {
         let mut list = SharedList::default();

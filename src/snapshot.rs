@@ -122,6 +122,22 @@ pub struct OsSnapshot {
 }
 
 impl OsSnapshot {
+    /// Keeps the last `n` items of each list that grows with the log, for
+    /// display; returns each list's name and how many items it had.
+    pub fn keep_last(&mut self, n: usize) -> [(&'static str, usize); 4] {
+        let totals = [
+            ("budget_exceeded", self.budget_exceeded.len()),
+            ("budget_usage_reported", self.budget_usage_reported.len()),
+            ("cancellations", self.cancellations.len()),
+            ("signals", self.signals.len()),
+        ];
+        self.budget_exceeded.keep_last(n);
+        self.budget_usage_reported.keep_last(n);
+        self.cancellations.keep_last(n);
+        self.signals.keep_last(n);
+        totals
+    }
+
     /// Compact JSON, byte for byte what the kernel writes.
     /// (`unreachable!`, not `expect`: no error formatting in the .wasm.)
     #[allow(

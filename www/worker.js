@@ -313,8 +313,8 @@ function stateAt(p) {
 /** `stateAt` on a paged index: the state from its checkpoints, the
  * transcript folded around the position. */
 function indexedStateAt(at, end) {
-  const { summary, osSnapshot: snapshot } = index.stateAt(at);
-  const totals = shorten(summary, snapshot);
+  const { summary, osSnapshot: snapshot, totals } = index.stateAt(at, { tail: SHOWN_ROWS });
+  for (const p of summary.processes) p.history = p.history.slice(-SHOWN_HISTORY);
   const transcript = transcriptAround(index, at, summary.lives);
   const first = Math.max(0, transcript.length - TRANSCRIPT_WINDOW);
   return {

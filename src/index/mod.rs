@@ -7,6 +7,7 @@
 
 mod checkpoints;
 mod search;
+mod shown;
 mod texts;
 
 use std::collections::BTreeMap;
@@ -17,6 +18,7 @@ use crate::state::SessionState;
 use crate::view::{Detail, TurnSummary};
 use checkpoints::Checkpoints;
 pub use search::Query;
+pub use shown::shown_state_json;
 use texts::{RetainedTexts, Span};
 
 /// An event of the index: where its text is, its kind (an index into

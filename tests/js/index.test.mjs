@@ -60,6 +60,24 @@ test("the state at a position is the view's fold of the events before it", () =>
   index.free();
 });
 
+test("a state cut to a tail keeps the last items of each growing list, with totals", () => {
+  const index = indexOf(sample);
+  const cut = index.stateAt(lines.length, { tail: 1 });
+  const full = index.stateAt(lines.length);
+  assert.ok(full.osSnapshot.signals.length > 1, "the sample has lists to cut");
+  assert.equal(full.totals, undefined);
+  for (const [name, total] of Object.entries(cut.totals.lists)) {
+    assert.equal(total, full.osSnapshot[name].length, name);
+    assert.deepEqual(cut.osSnapshot[name], full.osSnapshot[name].slice(-1), name);
+  }
+  for (const p of full.summary.processes) {
+    assert.equal(cut.totals.history[p.agent_id], p.history.length);
+    const shown = cut.summary.processes.find((q) => q.agent_id === p.agent_id);
+    assert.deepEqual(shown, { ...p, history: p.history.slice(-1) });
+  }
+  index.free();
+});
+
 test("a log written in chunks indexes as the whole log", () => {
   const whole = indexOf(realLog);
   const chunked = new SessionIndex();

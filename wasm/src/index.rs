@@ -2,7 +2,7 @@
 //! Pages cross in the one event wire (`wire::Folded`), positions of a
 //! filter as a `Uint32Array`, the rest as JSON.
 
-use agent_replay::index::{Filter, SessionIndex as CoreIndex};
+use agent_replay::index::{shown_state_json, Filter, SessionIndex as CoreIndex};
 use agent_replay::json::to_js_json;
 use agent_replay::state::SessionState;
 use wasm_bindgen::prelude::*;
@@ -82,10 +82,15 @@ impl SessionIndex {
         format!("{{\"positions\":{},\"next\":{}}}", to_js_json(&positions), to_js_json(&next))
     }
 
-    /// `{summary, os_snapshot}` as of a position, as JSON.
+    /// `{summary, os_snapshot}` as of a position, as JSON; with `tail`,
+    /// the lists cut to their last `tail` items and `totals` beside them.
     #[wasm_bindgen(js_name = stateAt)]
-    pub fn state_at(&self, position: f64) -> String {
-        state_json(&self.inner.state_at(position as u64))
+    pub fn state_at(&self, position: f64, tail: Option<u32>) -> String {
+        let state = self.inner.state_at(position as u64);
+        match tail {
+            Some(tail) => shown_state_json(&state, tail as usize),
+            None => state_json(&state),
+        }
     }
 
     /// `{summary, os_snapshot}` after the last event, as JSON.
