@@ -14,8 +14,8 @@ function strictOf(options) {
 export function parseLog(input, options) {
   const strict = strictOf(options);
   let json;
-  if (typeof input === "string") json = call(() => raw.parseLogStr(input, strict));
-  else if (isBytes(input)) json = call(() => raw.parseLogBytes(input, strict));
+  if (typeof input === "string") json = call(() => raw.parseLogStr(input, strict), input);
+  else if (isBytes(input)) json = call(() => raw.parseLogBytes(input, strict), input);
   else throw invalidInput("parseLog", input);
   return JSON.parse(json);
 }
@@ -35,18 +35,39 @@ export function rebuildOsSnapshot(input, options) {
       'rebuildOsSnapshot: validate must be "all" or "folded"',
     );
   }
+  let text = input;
+  if (Array.isArray(input)) text = JSON.stringify(input);
   let json;
-  if (typeof input === "string") json = call(() => raw.rebuildOsSnapshotStr(input, strict, all));
-  else if (isBytes(input)) json = call(() => raw.rebuildOsSnapshotBytes(input, strict, all));
-  else if (Array.isArray(input))
-    json = call(() => raw.rebuildOsSnapshotStr(JSON.stringify(input), strict, all));
+  if (typeof text === "string")
+    json = call(() => raw.rebuildOsSnapshotStr(text, strict, all), text);
+  else if (isBytes(text)) json = call(() => raw.rebuildOsSnapshotBytes(text, strict, all), text);
   else throw invalidInput("rebuildOsSnapshot", input);
   return JSON.parse(json);
 }
 
-/** The WebAssembly memory the host holds and the bytes allocated in it now. */
+/** The WebAssembly memory the host holds, the bytes allocated in it now,
+ * and the memory limit (`setMemoryLimit`). */
 export function memoryUsage() {
   return JSON.parse(raw.memoryUsage());
+}
+
+/** The largest memory limit: wasm32's 4 GiB less the allocator's reserve. */
+const MAX_MEMORY_LIMIT = 2 ** 32 - 2 ** 26;
+
+/**
+ * Sets the memory budget of this WebAssembly instance, in bytes allocated
+ * (default 3 GiB). A call that takes memory past it throws
+ * `limit_exceeded` instead of trapping; a SessionState that it was folding
+ * is dropped (it throws `limit_exceeded` until freed).
+ */
+export function setMemoryLimit(bytes) {
+  if (!Number.isInteger(bytes) || bytes <= 0 || bytes > MAX_MEMORY_LIMIT) {
+    throw new AgentReplayError(
+      "invalid_input",
+      `setMemoryLimit: expected a whole number of bytes from 1 to ${MAX_MEMORY_LIMIT}`,
+    );
+  }
+  raw.setMemoryLimit(bytes);
 }
 
 let kindTable;
@@ -144,12 +165,15 @@ export class SessionState {
   apply(input, options = this.#options) {
     const core = this.#live();
     const strict = strictOf(options);
-    if (typeof input === "string") call(() => core.applyStr(input, strict));
-    else if (isBytes(input)) call(() => core.applyBytes(input, strict));
-    else if (Array.isArray(input)) call(() => core.applyStr(JSON.stringify(input), strict));
-    else if (input !== null && typeof input === "object")
-      call(() => core.applyEvent(JSON.stringify(input)));
-    else throw invalidInput("SessionState.apply", input);
+    if (typeof input === "string") call(() => core.applyStr(input, strict), input);
+    else if (isBytes(input)) call(() => core.applyBytes(input, strict), input);
+    else if (Array.isArray(input)) {
+      const text = JSON.stringify(input);
+      call(() => core.applyStr(text, strict), text);
+    } else if (input !== null && typeof input === "object") {
+      const text = JSON.stringify(input);
+      call(() => core.applyEvent(text), text);
+    } else throw invalidInput("SessionState.apply", input);
     return this;
   }
 
@@ -164,13 +188,13 @@ export class SessionState {
     const strict = strictOf(options);
     const onEvent = options?.onEvent;
     if (typeof onEvent === "function") {
-      const first = core.eventCount;
+      const first = call(() => core.eventCount);
       foldedEvents(
-        call(() => core.writeEvents(bytes, strict)),
+        call(() => core.writeEvents(bytes, strict), bytes),
         first,
         onEvent,
       );
-    } else call(() => core.write(bytes, strict));
+    } else call(() => core.write(bytes, strict), bytes);
     return this;
   }
 
@@ -180,7 +204,7 @@ export class SessionState {
     const core = this.#live();
     const onEvent = options?.onEvent;
     if (typeof onEvent === "function") {
-      const first = core.eventCount;
+      const first = call(() => core.eventCount);
       return foldedEvents(
         call(() => core.endEvents()),
         first,
@@ -196,29 +220,38 @@ export class SessionState {
    * events is cheap. Its `view()` lists are empty; use `summary()`.
    */
   checkpoint() {
-    return new SessionState(wrap, this.#live().checkpoint());
+    const core = this.#live();
+    return new SessionState(
+      wrap,
+      call(() => core.checkpoint()),
+    );
   }
 
   /** The state at this point without the per-event lists: status, run,
    * totals, processes, current capabilities, counts, errors. */
   summary() {
-    return JSON.parse(this.#live().summary());
+    const core = this.#live();
+    return JSON.parse(call(() => core.summary()));
   }
 
   osSnapshot() {
-    return JSON.parse(this.#live().osSnapshot());
+    const core = this.#live();
+    return JSON.parse(call(() => core.osSnapshot()));
   }
 
   view() {
-    return JSON.parse(this.#live().view());
+    const core = this.#live();
+    return JSON.parse(call(() => core.view()));
   }
 
   get eventCount() {
-    return this.#live().eventCount;
+    const core = this.#live();
+    return call(() => core.eventCount);
   }
 
   get revision() {
-    return this.#live().revision;
+    const core = this.#live();
+    return call(() => core.revision);
   }
 
   free() {

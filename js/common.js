@@ -2,7 +2,7 @@
 // table (from the core), the call into WebAssembly that turns its raw
 // errors into it, the decoder of what WebAssembly sends back, and input
 // normalisation.
-import { errorCodes as rawErrorCodes } from "../pkg/agent_replay.js";
+import { fitsInput, errorCodes as rawErrorCodes } from "../pkg/agent_replay.js";
 
 /** Every error this package throws: an Error with a stable string `code`. */
 export class AgentReplayError extends Error {
@@ -32,9 +32,23 @@ export function httpStatusOf(code) {
   return statusOf.get(code) ?? 500;
 }
 
-/** Calls into WebAssembly, turning its `{code, message}` errors into ours. */
-export function call(fn) {
+/** The bytes copying `input` into WebAssembly takes at least. */
+function inputBytes(input) {
+  return typeof input === "string" ? input.length : (input?.byteLength ?? 0);
+}
+
+/**
+ * Calls into WebAssembly, turning its `{code, message}` errors into ours.
+ * An `input` (a string or bytes the call copies in) that alone would pass
+ * the memory budget is refused first (`limit_exceeded`): running out of
+ * memory during the copy would trap the module.
+ */
+export function call(fn, input) {
   try {
+    if (input !== undefined) {
+      const bytes = inputBytes(input);
+      fitsInput(`an input of ${bytes} bytes`, bytes);
+    }
     return fn();
   } catch (e) {
     if (typeof e === "string" && e.startsWith("{")) {

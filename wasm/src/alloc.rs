@@ -9,6 +9,11 @@
 //! already is: the allocator grows once, and the freed block rejoins its
 //! free space for the allocations that follow. Memory thus grows by 1.5×
 //! steps: a few dozen grows up to the 4 GiB limit, at most half unused.
+//!
+//! It also keeps the memory budget's figures (`crate::budget`): the bytes
+//! allocated now, the most allocated since the current call began, and the
+//! limit. A failed allocation aborts the instance (a trap), so the budget
+//! must be checked with headroom left below the 4 GiB hard limit.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::arch::wasm32::memory_size;
@@ -17,8 +22,41 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 /// Bytes currently allocated (requested sizes), for `memoryUsage()`.
 static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
 
+/// The most bytes allocated since `begin_call`: what the budget checks, so
+/// a call that crossed the limit and freed again is still caught.
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+/// The budget on allocated bytes: 1 GiB below the 4 GiB a wasm32 memory can
+/// reach, for fragmentation, the geometric reserve and what one call
+/// allocates before it is checked.
+pub const DEFAULT_LIMIT: usize = 3 << 30;
+
+static LIMIT: AtomicUsize = AtomicUsize::new(DEFAULT_LIMIT);
+
 pub fn allocated_bytes() -> usize {
     ALLOCATED.load(Relaxed)
+}
+
+pub fn limit_bytes() -> usize {
+    LIMIT.load(Relaxed)
+}
+
+pub fn set_limit_bytes(bytes: usize) {
+    LIMIT.store(bytes, Relaxed);
+}
+
+/// Starts measuring a call's peak from what is allocated now.
+pub fn begin_call() {
+    PEAK.store(allocated_bytes(), Relaxed);
+}
+
+pub fn peak_bytes() -> usize {
+    PEAK.load(Relaxed)
+}
+
+fn count_added(size: usize) {
+    let now = ALLOCATED.fetch_add(size, Relaxed).saturating_add(size);
+    PEAK.fetch_max(now, Relaxed);
 }
 
 /// Bytes of linear memory (what the host sees).
@@ -55,7 +93,7 @@ fn counted(size: usize, allocate: impl FnOnce() -> *mut u8) -> *mut u8 {
     let ptr = allocate();
     reserve_after_growth(before);
     if !ptr.is_null() {
-        ALLOCATED.fetch_add(size, Relaxed);
+        count_added(size);
     }
     ptr
 }
@@ -83,7 +121,7 @@ unsafe impl GlobalAlloc for GeometricGrowth {
         reserve_after_growth(before);
         if !out.is_null() {
             ALLOCATED.fetch_sub(layout.size(), Relaxed);
-            ALLOCATED.fetch_add(new_size, Relaxed);
+            count_added(new_size);
         }
         out
     }

@@ -13,7 +13,7 @@ use agent_replay::live::{
 use agent_replay::units::{Millis, Position, Revision};
 use wasm_bindgen::prelude::*;
 
-use crate::{js_error, wire};
+use crate::{budget, js_error, wire};
 
 /// Milliseconds from a JS number; anything not a finite non-negative number is 0.
 fn millis(ms: f64) -> u64 {
@@ -39,6 +39,20 @@ fn revision(r: Option<f64>) -> Result<Option<Revision>, JsValue> {
         }
         Some(_) => Err(js_error(AppendError::InvalidRevision)),
     }
+}
+
+/// The events after `cursor` in the wire format, or the gap.
+fn replay_wire(store: &RefCell<ReplayStore>, cursor: &str, now: f64) -> Result<String, JsValue> {
+    let mut store = store.borrow_mut();
+    let replay = store.replay_after(cursor, clock(now)).map_err(js_error)?;
+    let incarnation = store.incarnation();
+    Ok(match replay {
+        Replay::Replayed(events) => wire::observed(r#""type":"replayed""#, incarnation, &events),
+        Replay::Gap(reason) => {
+            let header = format!(r#""type":"gap","reason":{}"#, to_js_json(&reason));
+            wire::observed(&header, incarnation, &[])
+        }
+    })
 }
 
 #[wasm_bindgen(js_name = ReplayStoreCore)]
@@ -101,14 +115,19 @@ impl ReplayStoreHandle {
     /// errors, cursor}`, `errors` listing the load errors and refused events.
     #[wasm_bindgen(js_name = appendLog)]
     pub fn append_log(&self, session_id: &str, bytes: &[u8], now: f64) -> Result<String, JsValue> {
-        let report =
-            self.inner.borrow_mut().append_log(session_id, bytes, clock(now)).map_err(js_error)?;
-        Ok(format!(
-            "{{\"appended\":{},\"errors\":{},\"cursor\":{}}}",
-            report.appended,
-            to_js_json(&report.errors),
-            to_js_json(&report.cursor)
-        ))
+        budget::guard("ReplayStore.appendLog", || {
+            let report = self
+                .inner
+                .borrow_mut()
+                .append_log(session_id, bytes, clock(now))
+                .map_err(js_error)?;
+            Ok(format!(
+                "{{\"appended\":{},\"errors\":{},\"cursor\":{}}}",
+                report.appended,
+                to_js_json(&report.errors),
+                to_js_json(&report.cursor)
+            ))
+        })
     }
 
     #[wasm_bindgen(js_name = currentCursor)]
@@ -122,18 +141,7 @@ impl ReplayStoreHandle {
 
     #[wasm_bindgen(js_name = replayAfter)]
     pub fn replay_after(&self, cursor: &str, now: f64) -> Result<String, JsValue> {
-        let mut store = self.inner.borrow_mut();
-        let replay = store.replay_after(cursor, clock(now)).map_err(js_error)?;
-        let incarnation = store.incarnation();
-        Ok(match replay {
-            Replay::Replayed(events) => {
-                wire::observed(r#""type":"replayed""#, incarnation, &events)
-            }
-            Replay::Gap(reason) => {
-                let header = format!(r#""type":"gap","reason":{}"#, to_js_json(&reason));
-                wire::observed(&header, incarnation, &[])
-            }
-        })
+        budget::guard("ReplayStore.replayAfter", || replay_wire(&self.inner, cursor, now))
     }
 
     pub fn subscribe(&self, cursor: &str, now: f64) -> Result<SubscriptionHandle, JsValue> {
@@ -256,15 +264,31 @@ impl ReplaySessionHandle {
         max_events: Option<f64>,
     ) -> Result<String, JsValue> {
         let max = max_events.map(|m| m.max(0.0) as usize);
-        let events = self.inner.append(bytes, clock(now), max).map_err(js_error)?;
-        Ok(wire::observed("", &self.incarnation, &events))
+        budget::guard("ReplaySession.append", || {
+            let events = self.inner.append(bytes, clock(now), max).map_err(js_error)?;
+            Ok(wire::observed("", &self.incarnation, &events))
+        })
     }
 
-    pub fn observe(&self) -> String {
-        to_js_json(&self.inner.observe_sent())
+    pub fn observe(&self) -> Result<String, JsValue> {
+        budget::guard("ReplaySession.observe", || {
+            budget::json("ReplaySession.observe", &self.inner.observe_sent())
+        })
     }
 
     pub fn resume(&self, cursor: &str, now: f64) -> Result<String, JsValue> {
+        budget::guard("ReplaySession.resume", || self.resume_wire(cursor, now))
+    }
+
+    pub fn subscribe(&self, cursor: &str, now: f64) -> Result<SessionSubscriptionHandle, JsValue> {
+        let sub = self.inner.subscribe(cursor, clock(now)).map_err(js_error)?;
+        Ok(SessionSubscriptionHandle { sub, incarnation: self.incarnation.clone() })
+    }
+}
+
+impl ReplaySessionHandle {
+    /// The events after `cursor` in the wire format, or the gap and the observation.
+    fn resume_wire(&self, cursor: &str, now: f64) -> Result<String, JsValue> {
         Ok(match self.inner.resume(cursor, clock(now)).map_err(js_error)? {
             Resume::Replayed { events, cursor } => {
                 let header = format!(r#""type":"replayed","cursor":{}"#, to_js_json(&cursor));
@@ -274,11 +298,6 @@ impl ReplaySessionHandle {
                 session_item(SessionItem::Gap { gap, observation }, &self.incarnation)
             }
         })
-    }
-
-    pub fn subscribe(&self, cursor: &str, now: f64) -> Result<SessionSubscriptionHandle, JsValue> {
-        let sub = self.inner.subscribe(cursor, clock(now)).map_err(js_error)?;
-        Ok(SessionSubscriptionHandle { sub, incarnation: self.incarnation.clone() })
     }
 }
 

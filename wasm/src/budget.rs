@@ -1,0 +1,81 @@
+//! The memory budget: running out of memory is `limit_exceeded`, never a
+//! trap.
+//!
+//! A failed allocation in Rust aborts, and on wasm32 an abort is a trap
+//! that leaves the instance unusable. So the bindings keep a soft limit on
+//! allocated bytes (`alloc::DEFAULT_LIMIT`, or `setMemoryLimit` from JS)
+//! well below the 4 GiB hard limit, and every call that can allocate much
+//! runs through [`run`]: when the call's peak went past the limit, what it
+//! returned is dropped and it throws `limit_exceeded`. An object the call
+//! changed is dropped too by its binding (`SessionState` is then unusable,
+//! with the same code), so its memory returns to the module for the others.
+//! Results serialized to JSON go through [`json`], which stops before the
+//! output would cross the limit, and inputs that cannot fit are refused in
+//! JS before they are copied in (`fitsInput`).
+
+use agent_replay::error::{Error, ErrorCode};
+use agent_replay::json::to_js_json_within;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use crate::{alloc, js_error};
+
+/// `limit_exceeded`, saying what was in use and the limit.
+fn over_budget(what: &str, bytes: u64) -> Error {
+    Error::new(
+        ErrorCode::LimitExceeded,
+        format!(
+            "{what}: past the WebAssembly memory limit of {} bytes ({bytes} bytes in use \
+             or asked for; setMemoryLimit sets the limit)",
+            alloc::limit_bytes()
+        ),
+    )
+}
+
+/// Runs one call; `Err` when its peak went past the limit (its result is
+/// then dropped). The caller drops what the call changed.
+pub fn run<T>(what: &str, call: impl FnOnce() -> T) -> Result<T, Error> {
+    alloc::begin_call();
+    let out = call();
+    let peak = alloc::peak_bytes();
+    if peak > alloc::limit_bytes() {
+        drop(out);
+        return Err(over_budget(what, peak as u64));
+    }
+    Ok(out)
+}
+
+/// [`run`] for a call that changes nothing it does not return.
+pub fn guard<T>(what: &str, call: impl FnOnce() -> Result<T, JsValue>) -> Result<T, JsValue> {
+    run(what, call).map_err(js_error)?
+}
+
+/// Whether growing by `bytes` keeps the allocations within the limit.
+fn may_grow(bytes: usize) -> bool {
+    alloc::allocated_bytes().saturating_add(bytes) <= alloc::limit_bytes()
+}
+
+/// `value` as JS-safe JSON, or `limit_exceeded` before it would pass the
+/// limit.
+pub fn json<T: Serialize + ?Sized>(what: &str, value: &T) -> Result<String, JsValue> {
+    to_js_json_within(value, may_grow)
+        .ok_or_else(|| js_error(over_budget(what, alloc::allocated_bytes() as u64)))
+}
+
+/// Refuses up front an input of `bytes` that cannot fit: copied into the
+/// module, it alone would pass the limit (JS calls this before the copy,
+/// which would trap if memory ran out).
+#[wasm_bindgen(js_name = fitsInput)]
+pub fn fits_input(what: &str, bytes: f64) -> Result<(), JsValue> {
+    let need = (alloc::allocated_bytes() as f64) + bytes;
+    if need > alloc::limit_bytes() as f64 {
+        return Err(js_error(over_budget(what, need as u64)));
+    }
+    Ok(())
+}
+
+/// Sets the budget in bytes (JS validates it; at most what usize holds).
+#[wasm_bindgen(js_name = setMemoryLimit)]
+pub fn set_memory_limit(bytes: f64) {
+    alloc::set_limit_bytes(bytes as usize);
+}
