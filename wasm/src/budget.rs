@@ -5,8 +5,10 @@
 //! that leaves the instance unusable. So the bindings keep a soft limit on
 //! allocated bytes (`alloc::DEFAULT_LIMIT`, or `setMemoryLimit` from JS)
 //! well below the 4 GiB hard limit, and every call that can allocate much
-//! runs through [`run`]: when the call's peak went past the limit, what it
-//! returned is dropped and it throws `limit_exceeded`. An object the call
+//! runs through [`run`]: when the call's peak went past the limit, or the
+//! call grew the memory itself past 3.75 GiB (fragmentation can take the
+//! memory there with allocations under the limit), what it returned is
+//! dropped and it throws `limit_exceeded`. An object the call
 //! changed is dropped too by its binding (`SessionState` is then unusable,
 //! with the same code), so its memory returns to the module for the others.
 //! Results serialized to JSON go through [`json`], which stops before the
@@ -32,8 +34,22 @@ fn over_budget(what: &str, bytes: u64) -> Error {
     )
 }
 
-/// Runs one call; `Err` when its peak went past the limit (its result is
-/// then dropped). The caller drops what the call changed.
+/// `limit_exceeded` for a call that grew the memory near wasm32's 4 GiB.
+fn near_hard_limit(what: &str) -> Error {
+    Error::new(
+        ErrorCode::LimitExceeded,
+        format!(
+            "{what}: the WebAssembly memory grew to {} bytes, near wasm32's 4 GiB \
+             ({} bytes allocated)",
+            alloc::memory_bytes(),
+            alloc::allocated_bytes()
+        ),
+    )
+}
+
+/// Runs one call; `Err` when its peak went past the limit or it grew the
+/// memory past the ceiling (its result is then dropped). The caller drops
+/// what the call changed.
 pub fn run<T>(what: &str, call: impl FnOnce() -> T) -> Result<T, Error> {
     alloc::begin_call();
     let out = call();
@@ -41,6 +57,10 @@ pub fn run<T>(what: &str, call: impl FnOnce() -> T) -> Result<T, Error> {
     if peak > alloc::limit_bytes() {
         drop(out);
         return Err(over_budget(what, peak as u64));
+    }
+    if alloc::grew_past_ceiling() {
+        drop(out);
+        return Err(near_hard_limit(what));
     }
     Ok(out)
 }
