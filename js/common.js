@@ -37,11 +37,22 @@ function inputBytes(input) {
   return typeof input === "string" ? input.length : (input?.byteLength ?? 0);
 }
 
+/** Whether the host refused to make a result into a string that long (Node:
+ * ERR_STRING_TOO_LONG; browsers: a RangeError). */
+function tooLongForString(e) {
+  return (
+    e?.code === "ERR_STRING_TOO_LONG" ||
+    (e instanceof RangeError && /string length/i.test(e.message))
+  );
+}
+
 /**
  * Calls into WebAssembly, turning its `{code, message}` errors into ours.
  * An `input` (a string or bytes the call copies in) that alone would pass
  * the memory budget is refused first (`limit_exceeded`): running out of
- * memory during the copy would trap the module.
+ * memory during the copy would trap the module. A result too long for a
+ * JS string (a whole view of a log of several hundred MB) is
+ * `limit_exceeded` too.
  */
 export function call(fn, input) {
   try {
@@ -55,6 +66,11 @@ export function call(fn, input) {
       const wire = JSON.parse(e);
       throw new AgentReplayError(wire.code, wire.message, wire);
     }
+    if (tooLongForString(e))
+      throw new AgentReplayError(
+        "limit_exceeded",
+        `the result is too long for a string: ${e.message}`,
+      );
     throw e;
   }
 }

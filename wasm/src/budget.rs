@@ -15,6 +15,8 @@
 //! output would cross the limit, and inputs that cannot fit are refused in
 //! JS before they are copied in (`fitsInput`).
 
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
 use agent_replay::error::{Error, ErrorCode};
 use agent_replay::json::to_js_json_within;
 use serde::Serialize;
@@ -71,15 +73,21 @@ pub fn guard<T>(what: &str, call: impl FnOnce() -> Result<T, JsValue>) -> Result
 }
 
 /// Whether growing by `bytes` keeps the allocations within the limit.
+/// Records the bytes it refuses, for the error's message.
 fn may_grow(bytes: usize) -> bool {
-    alloc::allocated_bytes().saturating_add(bytes) <= alloc::limit_bytes()
+    let after = alloc::allocated_bytes().saturating_add(bytes);
+    REFUSED_AT.store(after, Relaxed);
+    after <= alloc::limit_bytes()
 }
+
+/// The bytes a refused growth would have brought the allocations to.
+static REFUSED_AT: AtomicUsize = AtomicUsize::new(0);
 
 /// `value` as JS-safe JSON, or `limit_exceeded` before it would pass the
 /// limit.
 pub fn json<T: Serialize + ?Sized>(what: &str, value: &T) -> Result<String, JsValue> {
     to_js_json_within(value, may_grow)
-        .ok_or_else(|| js_error(over_budget(what, alloc::allocated_bytes() as u64)))
+        .ok_or_else(|| js_error(over_budget(what, REFUSED_AT.load(Relaxed) as u64)))
 }
 
 /// Refuses up front an input of `bytes` that cannot fit: copied into the
