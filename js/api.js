@@ -51,7 +51,8 @@ export function memoryUsage() {
   return JSON.parse(raw.memoryUsage());
 }
 
-/** The largest memory limit: wasm32's 4 GiB less the allocator's reserve. */
+/** The largest memory limit, just under wasm32's 4 GiB (a call that grows
+ * the memory past 3.75 GiB fails whatever the limit: wasm/src/alloc.rs). */
 const MAX_MEMORY_LIMIT = 2 ** 32 - 2 ** 26;
 
 /**
