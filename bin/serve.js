@@ -3,7 +3,9 @@
 // under /api, and a demo that plays the sample session live on a loop.
 // Listens on 127.0.0.1 only.
 import { createServer } from "node:http";
-import { readFile, stat } from "node:fs/promises";
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { pipeline } from "node:stream/promises";
 import { basename, extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
@@ -33,16 +35,67 @@ const STATIC = [
   ["/vendor/uplot/", uplotDir],
 ];
 
-async function sendFile(res, path, type) {
+function sendNotFound(res) {
+  res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+}
+
+/**
+ * The inclusive byte range `{start, end}` a `Range` header asks of a file
+ * of `size` bytes; null to send the whole file (no header, a header that
+ * does not parse, several ranges or another unit: RFC 9110 lets a server
+ * ignore those), or "unsatisfiable" for a range that starts past the end.
+ */
+function rangeOf(header, size) {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header?.trim() ?? "");
+  if (!match || (match[1] === "" && match[2] === "")) return null;
+  if (match[1] === "") {
+    const suffix = Number(match[2]);
+    if (suffix === 0 || size === 0) return "unsatisfiable";
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(match[1]);
+  const end = match[2] === "" ? Number.POSITIVE_INFINITY : Number(match[2]);
+  if (end < start) return null;
+  if (start >= size) return "unsatisfiable";
+  return { start, end: Math.min(end, size - 1) };
+}
+
+/**
+ * Sends a file by streaming it, with backpressure: the first bytes leave
+ * at once, memory stays bounded, and files past Node's 2 GiB whole-file
+ * read work. Content-Length comes from a stat; a `Range` gets a 206 with
+ * that slice (the viewer may read a log in slices); HEAD sends the
+ * headers only. A file that shrinks while it is sent ends the connection
+ * rather than answering fewer bytes than announced.
+ */
+async function sendFile(req, res, path, type) {
+  let info;
   try {
-    const body = await readFile(path);
-    res.writeHead(200, {
-      "content-type": type ?? TYPES[extname(path)] ?? "application/octet-stream",
-      "cache-control": "no-cache",
-    });
-    res.end(body);
+    info = await stat(path);
   } catch {
-    res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+    return sendNotFound(res);
+  }
+  if (!info.isFile()) return sendNotFound(res);
+  const size = info.size;
+  const headers = {
+    "content-type": type ?? TYPES[extname(path)] ?? "application/octet-stream",
+    "cache-control": "no-cache",
+    "accept-ranges": "bytes",
+  };
+  const range = rangeOf(req.headers.range, size);
+  if (range === "unsatisfiable") {
+    return res.writeHead(416, { ...headers, "content-range": `bytes */${size}` }).end();
+  }
+  const { start, end } = range ?? { start: 0, end: size - 1 };
+  if (range) headers["content-range"] = `bytes ${start}-${end}/${size}`;
+  headers["content-length"] = end - start + 1;
+  res.writeHead(range ? 206 : 200, headers);
+  if (req.method === "HEAD" || end < start) return res.end();
+  res.strictContentLength = true;
+  try {
+    await pipeline(createReadStream(path, { start, end }), res);
+  } catch {
+    res.destroy();
   }
 }
 
@@ -198,9 +251,9 @@ export async function serve({
     if (pathname === "/api/sessions") return sendSessionList(res, follower);
     if (pathname === "/" && follower && !search)
       return res.writeHead(302, { location: "/sessions" }).end();
-    if (pathname === "/sessions") return sendFile(res, join(root, "www/sessions.html"));
+    if (pathname === "/sessions") return sendFile(req, res, join(root, "www/sessions.html"));
     if (pathname === "/" || pathname === "/index.html")
-      return sendFile(res, join(root, "www/index.html"));
+      return sendFile(req, res, join(root, "www/index.html"));
     if (pathname === "/demo") {
       // The demo session now, or null when it is off.
       res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
@@ -212,10 +265,10 @@ export async function serve({
     }
     if (pathname.startsWith("/files/")) {
       const path = served.get(decodePath(pathname.slice("/files/".length)));
-      return path ? sendFile(res, path, "application/octet-stream") : res.writeHead(404).end();
+      return path ? sendFile(req, res, path, "application/octet-stream") : res.writeHead(404).end();
     }
     const path = staticPath(pathname);
-    if (path) return sendFile(res, path);
+    if (path) return sendFile(req, res, path);
     res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
   };
   // Nothing is thrown from here: a throw would end the process.

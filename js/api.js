@@ -14,8 +14,8 @@ function strictOf(options) {
 export function parseLog(input, options) {
   const strict = strictOf(options);
   let json;
-  if (typeof input === "string") json = call(() => raw.parseLogStr(input, strict));
-  else if (isBytes(input)) json = call(() => raw.parseLogBytes(input, strict));
+  if (typeof input === "string") json = call(() => raw.parseLogStr(input, strict), input);
+  else if (isBytes(input)) json = call(() => raw.parseLogBytes(input, strict), input);
   else throw invalidInput("parseLog", input);
   return JSON.parse(json);
 }
@@ -35,18 +35,40 @@ export function rebuildOsSnapshot(input, options) {
       'rebuildOsSnapshot: validate must be "all" or "folded"',
     );
   }
+  let text = input;
+  if (Array.isArray(input)) text = JSON.stringify(input);
   let json;
-  if (typeof input === "string") json = call(() => raw.rebuildOsSnapshotStr(input, strict, all));
-  else if (isBytes(input)) json = call(() => raw.rebuildOsSnapshotBytes(input, strict, all));
-  else if (Array.isArray(input))
-    json = call(() => raw.rebuildOsSnapshotStr(JSON.stringify(input), strict, all));
+  if (typeof text === "string")
+    json = call(() => raw.rebuildOsSnapshotStr(text, strict, all), text);
+  else if (isBytes(text)) json = call(() => raw.rebuildOsSnapshotBytes(text, strict, all), text);
   else throw invalidInput("rebuildOsSnapshot", input);
   return JSON.parse(json);
 }
 
-/** The WebAssembly memory the host holds and the bytes allocated in it now. */
+/** The WebAssembly memory the host holds, the bytes allocated in it now,
+ * and the memory limit (`setMemoryLimit`). */
 export function memoryUsage() {
   return JSON.parse(raw.memoryUsage());
+}
+
+/** The largest memory limit, just under wasm32's 4 GiB (a call that grows
+ * the memory past 3.75 GiB fails whatever the limit: wasm/src/alloc.rs). */
+const MAX_MEMORY_LIMIT = 2 ** 32 - 2 ** 26;
+
+/**
+ * Sets the memory budget of this WebAssembly instance, in bytes allocated
+ * (default 3 GiB). A call that takes memory past it throws
+ * `limit_exceeded` instead of trapping; a SessionState that it was folding
+ * is dropped (it throws `limit_exceeded` until freed).
+ */
+export function setMemoryLimit(bytes) {
+  if (!Number.isInteger(bytes) || bytes <= 0 || bytes > MAX_MEMORY_LIMIT) {
+    throw new AgentReplayError(
+      "invalid_input",
+      `setMemoryLimit: expected a whole number of bytes from 1 to ${MAX_MEMORY_LIMIT}`,
+    );
+  }
+  raw.setMemoryLimit(bytes);
 }
 
 let kindTable;
@@ -144,12 +166,15 @@ export class SessionState {
   apply(input, options = this.#options) {
     const core = this.#live();
     const strict = strictOf(options);
-    if (typeof input === "string") call(() => core.applyStr(input, strict));
-    else if (isBytes(input)) call(() => core.applyBytes(input, strict));
-    else if (Array.isArray(input)) call(() => core.applyStr(JSON.stringify(input), strict));
-    else if (input !== null && typeof input === "object")
-      call(() => core.applyEvent(JSON.stringify(input)));
-    else throw invalidInput("SessionState.apply", input);
+    if (typeof input === "string") call(() => core.applyStr(input, strict), input);
+    else if (isBytes(input)) call(() => core.applyBytes(input, strict), input);
+    else if (Array.isArray(input)) {
+      const text = JSON.stringify(input);
+      call(() => core.applyStr(text, strict), text);
+    } else if (input !== null && typeof input === "object") {
+      const text = JSON.stringify(input);
+      call(() => core.applyEvent(text), text);
+    } else throw invalidInput("SessionState.apply", input);
     return this;
   }
 
@@ -164,13 +189,13 @@ export class SessionState {
     const strict = strictOf(options);
     const onEvent = options?.onEvent;
     if (typeof onEvent === "function") {
-      const first = core.eventCount;
+      const first = call(() => core.eventCount);
       foldedEvents(
-        call(() => core.writeEvents(bytes, strict)),
+        call(() => core.writeEvents(bytes, strict), bytes),
         first,
         onEvent,
       );
-    } else call(() => core.write(bytes, strict));
+    } else call(() => core.write(bytes, strict), bytes);
     return this;
   }
 
@@ -180,7 +205,7 @@ export class SessionState {
     const core = this.#live();
     const onEvent = options?.onEvent;
     if (typeof onEvent === "function") {
-      const first = core.eventCount;
+      const first = call(() => core.eventCount);
       return foldedEvents(
         call(() => core.endEvents()),
         first,
@@ -196,29 +221,38 @@ export class SessionState {
    * events is cheap. Its `view()` lists are empty; use `summary()`.
    */
   checkpoint() {
-    return new SessionState(wrap, this.#live().checkpoint());
+    const core = this.#live();
+    return new SessionState(
+      wrap,
+      call(() => core.checkpoint()),
+    );
   }
 
   /** The state at this point without the per-event lists: status, run,
    * totals, processes, current capabilities, counts, errors. */
   summary() {
-    return JSON.parse(this.#live().summary());
+    const core = this.#live();
+    return JSON.parse(call(() => core.summary()));
   }
 
   osSnapshot() {
-    return JSON.parse(this.#live().osSnapshot());
+    const core = this.#live();
+    return JSON.parse(call(() => core.osSnapshot()));
   }
 
   view() {
-    return JSON.parse(this.#live().view());
+    const core = this.#live();
+    return JSON.parse(call(() => core.view()));
   }
 
   get eventCount() {
-    return this.#live().eventCount;
+    const core = this.#live();
+    return call(() => core.eventCount);
   }
 
   get revision() {
-    return this.#live().revision;
+    const core = this.#live();
+    return call(() => core.revision);
   }
 
   free() {
@@ -307,13 +341,14 @@ export class SessionIndex {
   apply(input, options = this.#options) {
     const core = this.#live();
     const bytes = toBytes(input, "SessionIndex.apply");
-    return JSON.parse(call(() => core.applyBytes(bytes, strictOf(options))));
+    return JSON.parse(call(() => core.applyBytes(bytes, strictOf(options)), bytes));
   }
 
   /** Indexes the next chunk of a log arriving in pieces. */
   write(chunk, options = this.#options) {
     const core = this.#live();
-    call(() => core.write(toBytes(chunk, "SessionIndex.write"), strictOf(options)));
+    const bytes = toBytes(chunk, "SessionIndex.write");
+    call(() => core.write(bytes, strictOf(options)), bytes);
     return this;
   }
 
@@ -323,13 +358,16 @@ export class SessionIndex {
   }
 
   get eventCount() {
-    return this.#live().eventCount;
+    const core = this.#live();
+    return call(() => core.eventCount);
   }
 
   /** The events at positions `from` to `to` (1-based, inclusive, clamped),
    * each `{position, kind, turn, json}`. */
   events(from, to) {
-    const wire = this.#live().events(positionOf(from, "from"), positionOf(to, "to"));
+    const core = this.#live();
+    const [first, last] = [positionOf(from, "from"), positionOf(to, "to")];
+    const wire = call(() => core.events(first, last));
     const { header, events } = decodeEvents(wire, 3, (values, i, json) => ({
       position: 0,
       kind: values[i],
@@ -360,7 +398,8 @@ export class SessionIndex {
       kernelCategories: listOption(kernelCategories, "kernelCategories"),
       primitives: listOption(primitives, "primitives"),
     });
-    return this.#live().filter(names, unknown, query || undefined);
+    const core = this.#live();
+    return call(() => core.filter(names, unknown, query || undefined));
   }
 
   /** Up to `limit` (100) positions from `from` (1) of events whose JSON
@@ -371,7 +410,9 @@ export class SessionIndex {
       throw new AgentReplayError("invalid_input", "SessionIndex.search: query must be a string");
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > 0xffffffff)
       throw new AgentReplayError("invalid_input", "SessionIndex.search: limit must be ≥ 1");
-    return JSON.parse(this.#live().search(query, positionOf(from, "from"), limit));
+    const core = this.#live();
+    const start = positionOf(from, "from");
+    return JSON.parse(call(() => core.search(query, start, limit)));
   }
 
   /** `{position, summary, osSnapshot}` as of a position (0: before the
@@ -381,38 +422,48 @@ export class SessionIndex {
   stateAt(position, { tail } = {}) {
     const at = Math.min(positionOf(position, "position"), this.eventCount);
     if (tail !== undefined && (!Number.isSafeInteger(tail) || tail < 0 || tail > 0xffffffff))
-      throw new AgentReplayError("invalid_input", "SessionIndex.stateAt: tail must be an integer ≥ 0");
-    const { summary, os_snapshot, totals } = JSON.parse(this.#live().stateAt(at, tail));
+      throw new AgentReplayError(
+        "invalid_input",
+        "SessionIndex.stateAt: tail must be an integer ≥ 0",
+      );
+    const core = this.#live();
+    const { summary, os_snapshot, totals } = JSON.parse(call(() => core.stateAt(at, tail)));
     const state = { position: at, summary, osSnapshot: os_snapshot };
     if (totals) state.totals = totals;
     return state;
   }
 
   summary() {
-    return JSON.parse(this.#live().state()).summary;
+    const core = this.#live();
+    return JSON.parse(call(() => core.state())).summary;
   }
 
   osSnapshot() {
-    return JSON.parse(this.#live().state()).os_snapshot;
+    const core = this.#live();
+    return JSON.parse(call(() => core.state())).os_snapshot;
   }
 
   /** The per-turn figures, without the events. */
   turns() {
-    return JSON.parse(this.#live().turns());
+    const core = this.#live();
+    return JSON.parse(call(() => core.turns()));
   }
 
   loadErrors() {
-    return JSON.parse(this.#live().loadErrors());
+    const core = this.#live();
+    return JSON.parse(call(() => core.loadErrors()));
   }
 
   /** How many `kernel_observation` events there are of each `observation_kind`. */
   observationKinds() {
-    return JSON.parse(this.#live().observationKinds());
+    const core = this.#live();
+    return JSON.parse(call(() => core.observationKinds()));
   }
 
   /** `{retained_bytes, checkpoints, checkpoint_spacing}`. */
   memory() {
-    return JSON.parse(this.#live().memory());
+    const core = this.#live();
+    return JSON.parse(call(() => core.memory()));
   }
 
   free() {

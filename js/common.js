@@ -2,7 +2,7 @@
 // table (from the core), the call into WebAssembly that turns its raw
 // errors into it, the decoder of what WebAssembly sends back, and input
 // normalisation.
-import { errorCodes as rawErrorCodes } from "../pkg/agent_replay.js";
+import { fitsInput, errorCodes as rawErrorCodes } from "../pkg/agent_replay.js";
 
 /** The smallest module that uses a SIMD instruction (a function returning
  * `v128.const 0`): a host that validates it runs the package's .wasm. */
@@ -50,15 +50,45 @@ export function httpStatusOf(code) {
   return statusOf.get(code) ?? 500;
 }
 
-/** Calls into WebAssembly, turning its `{code, message}` errors into ours. */
-export function call(fn) {
+/** The bytes copying `input` into WebAssembly takes at least. */
+function inputBytes(input) {
+  return typeof input === "string" ? input.length : (input?.byteLength ?? 0);
+}
+
+/** Whether the host refused to make a result into a string that long (Node:
+ * ERR_STRING_TOO_LONG; browsers: a RangeError). */
+function tooLongForString(e) {
+  return (
+    e?.code === "ERR_STRING_TOO_LONG" ||
+    (e instanceof RangeError && /string length/i.test(e.message))
+  );
+}
+
+/**
+ * Calls into WebAssembly, turning its `{code, message}` errors into ours.
+ * An `input` (a string or bytes the call copies in) that alone would pass
+ * the memory budget is refused first (`limit_exceeded`): running out of
+ * memory during the copy would trap the module. A result too long for a
+ * JS string (a whole view of a log of several hundred MB) is
+ * `limit_exceeded` too.
+ */
+export function call(fn, input) {
   try {
+    if (input !== undefined) {
+      const bytes = inputBytes(input);
+      fitsInput(`an input of ${bytes} bytes`, bytes);
+    }
     return fn();
   } catch (e) {
     if (typeof e === "string" && e.startsWith("{")) {
       const wire = JSON.parse(e);
       throw new AgentReplayError(wire.code, wire.message, wire);
     }
+    if (tooLongForString(e))
+      throw new AgentReplayError(
+        "limit_exceeded",
+        `the result is too long for a string: ${e.message}`,
+      );
     throw e;
   }
 }

@@ -1001,9 +1001,18 @@ export function rebuildOsSnapshot(
   options?: LoadOptions & { validate?: "folded" | "all" },
 ): OsSnapshot;
 
-/** The WebAssembly linear memory the host holds, and the bytes allocated in
- * it now (linear memory never shrinks; allocated bytes do). */
-export function memoryUsage(): { wasm_memory_bytes: number; allocated_bytes: number };
+/** The WebAssembly linear memory the host holds, the bytes allocated in it
+ * now (linear memory never shrinks; allocated bytes do), and the memory limit. */
+export function memoryUsage(): {
+  wasm_memory_bytes: number;
+  allocated_bytes: number;
+  limit_bytes: number;
+};
+
+/** Sets the memory limit of this WebAssembly instance in bytes allocated
+ * (default 3 GiB): a call past it throws `limit_exceeded` instead of trapping,
+ * and a SessionState it was folding is dropped. */
+export function setMemoryLimit(bytes: number): void;
 
 /** The embedded sample session (JSON Lines; uses all 50 kinds). */
 export function sampleLog(): string;

@@ -190,9 +190,8 @@ export class ReplayStore {
   appendLog(sessionId, input) {
     checkSessionId(sessionId);
     const core = this.#live();
-    const result = JSON.parse(
-      call(() => core.appendLog(sessionId, toBytes(input, "ReplayStore.appendLog"), this.#now())),
-    );
+    const bytes = toBytes(input, "ReplayStore.appendLog");
+    const result = JSON.parse(call(() => core.appendLog(sessionId, bytes, this.#now()), bytes));
     if (result.appended) wake(this, sessionId);
     return result;
   }
@@ -334,7 +333,7 @@ export class ReplaySession {
     else bytes = toBytes(eventText(input, "ReplaySession.append"));
     const core = this.#live();
     const { events } = observed(
-      call(() => core.append(bytes, ReplayStore.now(this.#store), maxEvents)),
+      call(() => core.append(bytes, ReplayStore.now(this.#store), maxEvents), bytes),
     );
     if (events.length) wake(this.#store, this.#id);
     return events;
@@ -342,7 +341,8 @@ export class ReplaySession {
 
   /** `{session_id, revision, cursor, state}`: the current complete observation. */
   observe() {
-    return JSON.parse(this.#live().observe());
+    const core = this.#live();
+    return JSON.parse(call(() => core.observe()));
   }
 
   /** `{type: "replayed", events, cursor}` or `{type: "gap", gap, observation}`. */

@@ -59,7 +59,7 @@ error_codes! {
     InvalidSessionId = "invalid_session_id", 400,
         "A session id that is empty or holds CR, LF or NUL.";
     LimitExceeded = "limit_exceeded", 413,
-        "An event, a body or a batch of events past a configured bound.";
+        "Past a configured bound: an event, a body or a batch of events, or the WebAssembly memory budget.";
     StoreFull = "store_full", 503,
         "A new session refused: every session the store holds has live subscribers; retry later.";
     Closed = "closed", 500,

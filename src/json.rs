@@ -30,19 +30,63 @@ impl Formatter for JsSafe {
     }
 }
 
-/// Compact JSON with unsafe integers as strings. (Never inlined: one copy
-/// of each type's serializer in the .wasm, whoever calls it.)
-#[inline(never)]
-pub fn to_js_json<T: Serialize + ?Sized>(value: &T) -> String {
-    let mut out = Vec::with_capacity(256);
-    let mut ser = Serializer::with_formatter(&mut out, JsSafe);
-    // Our types serialize only string map keys: this cannot fail.
-    if value.serialize(&mut ser).is_err() {
-        return "null".into();
+/// A JSON output that asks `may_grow` before each growth of its buffer,
+/// so a caller with a memory budget stops a result that would not fit
+/// before the allocation that would abort. One writer type for every
+/// output, so each type's serializer is compiled once.
+struct Output {
+    bytes: Vec<u8>,
+    may_grow: fn(usize) -> bool,
+}
+
+impl Output {
+    /// Makes room for `needed` more bytes, doubling (out of line: the
+    /// serializer inlines `write` everywhere).
+    #[inline(never)]
+    fn grow(&mut self, needed: usize) -> io::Result<()> {
+        let grow = self.bytes.capacity().max(needed);
+        if !(self.may_grow)(grow) {
+            return Err(io::ErrorKind::OutOfMemory.into());
+        }
+        self.bytes.try_reserve(grow).map_err(|_| io::ErrorKind::OutOfMemory.into())
     }
+}
+
+impl io::Write for Output {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        if bytes.len() > self.bytes.capacity().saturating_sub(self.bytes.len()) {
+            self.grow(bytes.len())?;
+        }
+        self.bytes.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Compact JSON with unsafe integers as strings, or `None` when
+/// `may_grow(bytes)` refused a growth of the output by that many bytes.
+/// (Never inlined: one copy of each type's serializer in the .wasm,
+/// whoever calls it.)
+#[inline(never)]
+pub fn to_js_json_within<T: Serialize + ?Sized>(
+    value: &T,
+    may_grow: fn(usize) -> bool,
+) -> Option<String> {
+    let mut out = Output { bytes: Vec::with_capacity(256), may_grow };
+    // Our types serialize only string map keys: only the output can fail.
+    value.serialize(&mut Serializer::with_formatter(&mut out, JsSafe)).ok()?;
     // (`unreachable!`, not `expect`: no error formatting in the .wasm.)
     #[allow(clippy::unreachable, reason = "serde_json writes UTF-8")]
-    String::from_utf8(out).unwrap_or_else(|_| unreachable!("serde_json writes UTF-8"))
+    Some(String::from_utf8(out.bytes).unwrap_or_else(|_| unreachable!("serde_json writes UTF-8")))
+}
+
+/// Compact JSON with unsafe integers as strings.
+pub fn to_js_json<T: Serialize + ?Sized>(value: &T) -> String {
+    to_js_json_within(value, |_| true).unwrap_or_else(|| "null".into())
 }
 
 /// True when a JSON text holds a run of 16+ digits, the only way it can

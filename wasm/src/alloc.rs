@@ -9,16 +9,69 @@
 //! already is: the allocator grows once, and the freed block rejoins its
 //! free space for the allocations that follow. Memory thus grows by 1.5×
 //! steps: a few dozen grows up to the 4 GiB limit, at most half unused.
+//!
+//! It also keeps the memory budget's figures (`crate::budget`): the bytes
+//! allocated now, the most allocated since the current call began, the
+//! limit, and whether the call grew the memory near the 4 GiB hard limit.
+//! A failed allocation aborts the instance (a trap), so the budget must be
+//! checked with headroom left below that hard limit.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::arch::wasm32::memory_size;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
 /// Bytes currently allocated (requested sizes), for `memoryUsage()`.
 static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
 
+/// The most bytes allocated since `begin_call`: what the budget checks, so
+/// a call that crossed the limit and freed again is still caught.
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+/// The budget on allocated bytes: 1 GiB below the 4 GiB a wasm32 memory can
+/// reach, for fragmentation, the geometric reserve and what one call
+/// allocates before it is checked.
+pub const DEFAULT_LIMIT: usize = 3 << 30;
+
+static LIMIT: AtomicUsize = AtomicUsize::new(DEFAULT_LIMIT);
+
 pub fn allocated_bytes() -> usize {
     ALLOCATED.load(Relaxed)
+}
+
+pub fn limit_bytes() -> usize {
+    LIMIT.load(Relaxed)
+}
+
+pub fn set_limit_bytes(bytes: usize) {
+    LIMIT.store(bytes, Relaxed);
+}
+
+/// Pages of linear memory past which a call that grows the memory fails
+/// the budget (3.75 GiB): allocated bytes can stay under the limit while
+/// fragmentation and the reserve below take the memory close to 4 GiB, and
+/// the call still needs room to finish before it is checked.
+const CEILING_PAGES: usize = 61_440;
+
+/// Whether the memory grew past the ceiling since `begin_call`.
+static GREW_PAST_CEILING: AtomicBool = AtomicBool::new(false);
+
+/// Starts measuring a call's peak from what is allocated now.
+pub fn begin_call() {
+    PEAK.store(allocated_bytes(), Relaxed);
+    GREW_PAST_CEILING.store(false, Relaxed);
+}
+
+pub fn grew_past_ceiling() -> bool {
+    GREW_PAST_CEILING.load(Relaxed)
+}
+
+pub fn peak_bytes() -> usize {
+    PEAK.load(Relaxed)
+}
+
+fn count_added(size: usize) {
+    let now = ALLOCATED.fetch_add(size, Relaxed).saturating_add(size);
+    PEAK.fetch_max(now, Relaxed);
 }
 
 /// Bytes of linear memory (what the host sees).
@@ -30,13 +83,22 @@ pub struct GeometricGrowth;
 
 const PAGE: usize = 64 * 1024;
 
-/// Grows the memory by half after it has grown (at most 256 MiB a time).
+/// Grows the memory by half after it has grown (at most 256 MiB a time,
+/// never past the ceiling), or notes a growth past the ceiling.
 fn reserve_after_growth(pages_before: usize) {
     let pages = memory_size(0);
     if pages <= pages_before {
         return;
     }
-    let bytes = (pages.saturating_mul(PAGE) / 2).min(256 << 20);
+    if pages > CEILING_PAGES {
+        GREW_PAST_CEILING.store(true, Relaxed);
+        return;
+    }
+    let room = CEILING_PAGES.saturating_sub(pages).saturating_mul(PAGE);
+    let bytes = (pages.saturating_mul(PAGE) / 2).min(256 << 20).min(room);
+    if bytes == 0 {
+        return;
+    }
     if let Ok(layout) = Layout::from_size_align(bytes, 16) {
         // SAFETY: a fresh non-zero-size allocation, freed at once with the
         // same layout; System is the allocator that produced it.
@@ -55,7 +117,7 @@ fn counted(size: usize, allocate: impl FnOnce() -> *mut u8) -> *mut u8 {
     let ptr = allocate();
     reserve_after_growth(before);
     if !ptr.is_null() {
-        ALLOCATED.fetch_add(size, Relaxed);
+        count_added(size);
     }
     ptr
 }
@@ -83,7 +145,7 @@ unsafe impl GlobalAlloc for GeometricGrowth {
         reserve_after_growth(before);
         if !out.is_null() {
             ALLOCATED.fetch_sub(layout.size(), Relaxed);
-            ALLOCATED.fetch_add(new_size, Relaxed);
+            count_added(new_size);
         }
         out
     }

@@ -1,17 +1,18 @@
-//! `SessionIndexCore`: the paged index (`agent_replay::index`) for JS.
-//! Pages cross in the one event wire (`wire::Folded`), positions of a
-//! filter as a `Uint32Array`, the rest as JSON.
+//! `SessionIndexCore`: the paged index (`agent_replay::index`) for JS, held
+//! under the memory budget (`budget::Held`). Pages cross in the one event
+//! wire (`wire::Folded`), positions of a filter as a `Uint32Array`, the
+//! rest as JSON.
 
 use agent_replay::index::{shown_state_json, Filter, SessionIndex as CoreIndex};
 use agent_replay::json::to_js_json;
 use agent_replay::state::SessionState;
 use wasm_bindgen::prelude::*;
 
-use crate::{js_error, opts, report_json, wire};
+use crate::{budget, opts, report_json, wire};
 
 #[wasm_bindgen(js_name = SessionIndexCore)]
 pub struct SessionIndex {
-    inner: CoreIndex,
+    inner: budget::Held<CoreIndex>,
 }
 
 /// `{summary, os_snapshot}` of a state, as JSON.
@@ -27,41 +28,41 @@ fn state_json(state: &SessionState) -> String {
 impl SessionIndex {
     #[wasm_bindgen(constructor)]
     pub fn new(session_id: Option<String>) -> SessionIndex {
-        SessionIndex { inner: CoreIndex::new(session_id) }
+        SessionIndex { inner: budget::Held::new("SessionIndex", CoreIndex::new(session_id)) }
     }
 
     /// Indexes a whole log; `{framing, events, errors}` as JSON.
     #[wasm_bindgen(js_name = applyBytes)]
     pub fn apply_bytes(&mut self, bytes: &[u8], strict: bool) -> Result<String, JsValue> {
-        let report = self.inner.apply_bytes(bytes, opts(strict)).map_err(js_error)?;
-        Ok(report_json(&report))
+        self.inner.fold("apply", |i| Ok(report_json(&i.apply_bytes(bytes, opts(strict))?)))
     }
 
     pub fn write(&mut self, chunk: &[u8], strict: bool) -> Result<(), JsValue> {
-        self.inner.write(chunk, opts(strict)).map_err(js_error)
+        self.inner.fold("write", |i| Ok(i.write(chunk, opts(strict))?))
     }
 
     /// Ends a streamed log; `{framing, events, errors}` as JSON.
     pub fn end(&mut self) -> Result<String, JsValue> {
-        let report = self.inner.end().map_err(js_error)?;
-        Ok(report_json(&report))
+        self.inner.fold("end", |i| Ok(report_json(&i.end()?)))
     }
 
     #[wasm_bindgen(getter, js_name = eventCount)]
-    pub fn event_count(&self) -> f64 {
-        self.inner.event_count() as f64
+    pub fn event_count(&self) -> Result<f64, JsValue> {
+        Ok(self.inner.get()?.event_count() as f64)
     }
 
     /// The events at positions `from..=to` in the event wire, the header
     /// `{"from": first position}`.
-    pub fn events(&self, from: f64, to: f64) -> String {
-        let mut page = wire::Folded::default();
-        let mut first = None;
-        for e in self.inner.events(from as u64, to as u64) {
-            first.get_or_insert(e.position);
-            page.push_parts(e.text, e.kind, e.turn);
-        }
-        page.finish(&format!("{{\"from\":{}}}", first.unwrap_or(0)))
+    pub fn events(&self, from: f64, to: f64) -> Result<String, JsValue> {
+        self.inner.read("events", |i| {
+            let mut page = wire::Folded::default();
+            let mut first = None;
+            for e in i.events(from as u64, to as u64) {
+                first.get_or_insert(e.position);
+                page.push_parts(e.text, e.kind, e.turn);
+            }
+            Ok(page.finish(&format!("{{\"from\":{}}}", first.unwrap_or(0))))
+        })
     }
 
     /// The positions the filter keeps (see `Filter`).
@@ -70,53 +71,61 @@ impl SessionIndex {
         kinds: Option<Vec<String>>,
         unknown: bool,
         query: Option<String>,
-    ) -> Vec<u32> {
+    ) -> Result<Vec<u32>, JsValue> {
         let filter = Filter { kinds, unknown, query };
         // Positions fit: a log in a 4 GiB memory holds fewer than 2^32 events.
-        self.inner.filter(&filter).into_iter().map(|p| p as u32).collect()
+        self.inner.read("filter", |i| Ok(i.filter(&filter).into_iter().map(|p| p as u32).collect()))
     }
 
     /// `{positions, next}` as JSON: up to `limit` matches from `from`.
-    pub fn search(&self, query: &str, from: f64, limit: u32) -> String {
-        let (positions, next) = self.inner.search(query, from as u64, limit as usize);
-        format!("{{\"positions\":{},\"next\":{}}}", to_js_json(&positions), to_js_json(&next))
+    pub fn search(&self, query: &str, from: f64, limit: u32) -> Result<String, JsValue> {
+        self.inner.read("search", |i| {
+            let (positions, next) = i.search(query, from as u64, limit as usize);
+            Ok(format!(
+                "{{\"positions\":{},\"next\":{}}}",
+                to_js_json(&positions),
+                to_js_json(&next)
+            ))
+        })
     }
 
     /// `{summary, os_snapshot}` as of a position, as JSON; with `tail`,
     /// the lists cut to their last `tail` items and `totals` beside them.
     #[wasm_bindgen(js_name = stateAt)]
-    pub fn state_at(&self, position: f64, tail: Option<u32>) -> String {
-        let state = self.inner.state_at(position as u64);
-        match tail {
-            Some(tail) => shown_state_json(&state, tail as usize),
-            None => state_json(&state),
-        }
+    pub fn state_at(&self, position: f64, tail: Option<u32>) -> Result<String, JsValue> {
+        self.inner.read("stateAt", |i| {
+            let state = i.state_at(position as u64);
+            Ok(match tail {
+                Some(tail) => shown_state_json(&state, tail as usize),
+                None => state_json(&state),
+            })
+        })
     }
 
     /// `{summary, os_snapshot}` after the last event, as JSON.
-    pub fn state(&self) -> String {
-        state_json(self.inner.state())
+    pub fn state(&self) -> Result<String, JsValue> {
+        self.inner.read("state", |i| Ok(state_json(i.state())))
     }
 
-    pub fn turns(&self) -> String {
-        to_js_json(self.inner.turns())
+    pub fn turns(&self) -> Result<String, JsValue> {
+        self.inner.read("turns", |i| budget::json("turns", i.turns()))
     }
 
     #[wasm_bindgen(js_name = loadErrors)]
-    pub fn load_errors(&self) -> String {
-        to_js_json(self.inner.load_errors())
+    pub fn load_errors(&self) -> Result<String, JsValue> {
+        self.inner.read("loadErrors", |i| budget::json("loadErrors", i.load_errors()))
     }
 
     #[wasm_bindgen(js_name = observationKinds)]
-    pub fn observation_kinds(&self) -> String {
-        to_js_json(&self.inner.observation_kinds())
+    pub fn observation_kinds(&self) -> Result<String, JsValue> {
+        self.inner.read("observationKinds", |i| Ok(to_js_json(&i.observation_kinds())))
     }
 
     /// `{retained_bytes, checkpoints, checkpoint_spacing}` as JSON.
-    pub fn memory(&self) -> String {
-        let (retained, kept, spacing) = self.inner.memory_stats();
-        format!(
+    pub fn memory(&self) -> Result<String, JsValue> {
+        let (retained, kept, spacing) = self.inner.get()?.memory_stats();
+        Ok(format!(
             "{{\"retained_bytes\":{retained},\"checkpoints\":{kept},\"checkpoint_spacing\":{spacing}}}"
-        )
+        ))
     }
 }

@@ -16,6 +16,7 @@
 )]
 
 mod alloc;
+mod budget;
 mod index;
 mod kinds;
 mod live;
@@ -87,15 +88,19 @@ fn parse_log_with(
 /// `{framing, events, errors}` as JSON.
 #[wasm_bindgen(js_name = parseLogStr)]
 pub fn parse_log_str(text: &str, strict: bool) -> Result<String, JsValue> {
-    parse_log_with(|sink| {
-        log::read_str(text, opts(strict), &mut |t: &str, e: SessionEvent<'_>| sink(t, e))
+    budget::guard("parseLog", || {
+        parse_log_with(|sink| {
+            log::read_str(text, opts(strict), &mut |t: &str, e: SessionEvent<'_>| sink(t, e))
+        })
     })
 }
 
 #[wasm_bindgen(js_name = parseLogBytes)]
 pub fn parse_log_bytes(bytes: &[u8], strict: bool) -> Result<String, JsValue> {
-    parse_log_with(|sink| {
-        log::read_bytes(bytes, opts(strict), &mut |t: &str, e: SessionEvent<'_>| sink(t, e))
+    budget::guard("parseLog", || {
+        parse_log_with(|sink| {
+            log::read_bytes(bytes, opts(strict), &mut |t: &str, e: SessionEvent<'_>| sink(t, e))
+        })
     })
 }
 
@@ -116,7 +121,9 @@ pub fn rebuild_os_snapshot_str(
     strict: bool,
     full_check: bool,
 ) -> Result<String, JsValue> {
-    snapshot_json(rebuild_os_snapshot_from_str(text, strict, full_check))
+    budget::guard("rebuildOsSnapshot", || {
+        snapshot_json(rebuild_os_snapshot_from_str(text, strict, full_check))
+    })
 }
 
 #[wasm_bindgen(js_name = rebuildOsSnapshotBytes)]
@@ -125,7 +132,9 @@ pub fn rebuild_os_snapshot_bytes(
     strict: bool,
     full_check: bool,
 ) -> Result<String, JsValue> {
-    snapshot_json(rebuild_os_snapshot_from_bytes(bytes, strict, full_check))
+    budget::guard("rebuildOsSnapshot", || {
+        snapshot_json(rebuild_os_snapshot_from_bytes(bytes, strict, full_check))
+    })
 }
 
 fn report_json(report: &log::LoadReport) -> String {
@@ -137,111 +146,129 @@ fn report_json(report: &log::LoadReport) -> String {
     )
 }
 
-/// Incremental session state (see `agent_replay::state`).
+/// Incremental session state (see `agent_replay::state`), held under the
+/// memory budget (`budget::Held`).
 #[wasm_bindgen(js_name = SessionStateCore)]
 pub struct SessionState {
-    inner: CoreState,
+    inner: budget::Held<CoreState>,
+}
+
+impl SessionState {
+    fn holding(inner: CoreState) -> SessionState {
+        SessionState { inner: budget::Held::new("SessionState", inner) }
+    }
+
+    fn state(&self) -> Result<&CoreState, JsValue> {
+        self.inner.get()
+    }
 }
 
 #[wasm_bindgen(js_class = SessionStateCore)]
 impl SessionState {
     #[wasm_bindgen(constructor)]
     pub fn new(session_id: Option<String>) -> SessionState {
-        SessionState { inner: CoreState::new(session_id) }
+        SessionState::holding(CoreState::new(session_id))
     }
 
     /// Folds one event given as its JSON text.
     #[wasm_bindgen(js_name = applyEvent)]
     pub fn apply_event(&mut self, text: &str) -> Result<(), JsValue> {
-        self.inner.apply_json(text).map_err(js_error)
+        self.inner.fold("apply", |s| s.apply_json(text).map_err(Error::from))
     }
 
     /// Folds a whole log; returns its load errors as JSON (tolerant mode).
     #[wasm_bindgen(js_name = applyStr)]
     pub fn apply_str(&mut self, text: &str, strict: bool) -> Result<String, JsValue> {
-        let report = self.inner.apply_str(text, opts(strict)).map_err(js_error)?;
+        let report =
+            self.inner.fold("apply", |s| s.apply_str(text, opts(strict)).map_err(Error::from))?;
         Ok(to_js_json(&report.errors))
     }
 
     #[wasm_bindgen(js_name = applyBytes)]
     pub fn apply_bytes(&mut self, bytes: &[u8], strict: bool) -> Result<String, JsValue> {
-        let report = self.inner.apply_bytes(bytes, opts(strict)).map_err(js_error)?;
+        let report = self
+            .inner
+            .fold("apply", |s| s.apply_bytes(bytes, opts(strict)).map_err(Error::from))?;
         Ok(to_js_json(&report.errors))
     }
 
     /// The state a view (given as JSON) was folded into.
     #[wasm_bindgen(js_name = fromView)]
     pub fn from_view(json: &str) -> Result<SessionState, JsValue> {
-        CoreState::from_view_json(json)
-            .map(|inner| SessionState { inner })
-            .map_err(|m| js_error(Error::new(ErrorCode::InvalidObservation, m)))
+        budget::guard("SessionState.fromObservation", || {
+            CoreState::from_view_json(json)
+                .map(SessionState::holding)
+                .map_err(|m| js_error(Error::new(ErrorCode::InvalidObservation, m)))
+        })
     }
 
     /// A light copy for time travel (no per-event lists).
-    pub fn checkpoint(&self) -> SessionState {
-        SessionState { inner: self.inner.checkpoint() }
+    pub fn checkpoint(&self) -> Result<SessionState, JsValue> {
+        self.inner.read("checkpoint", |s| Ok(SessionState::holding(s.checkpoint())))
     }
 
     /// Folds the next chunk and returns the folded events (see `wire`).
     #[wasm_bindgen(js_name = writeEvents)]
     pub fn write_events(&mut self, chunk: &[u8], strict: bool) -> Result<String, JsValue> {
-        let mut folded = wire::Folded::default();
-        self.inner
-            .write_each(chunk, opts(strict), &mut |t, e| folded.push(t, e))
-            .map_err(js_error)?;
-        Ok(folded.finish("{}"))
+        self.inner.fold("write", |s| {
+            let mut folded = wire::Folded::default();
+            s.write_each(chunk, opts(strict), &mut |t, e| folded.push(t, e))?;
+            Ok(folded.finish("{}"))
+        })
     }
 
     /// Ends a streamed log; its report, then the events the end folded.
     #[wasm_bindgen(js_name = endEvents)]
     pub fn end_events(&mut self) -> Result<String, JsValue> {
-        let mut folded = wire::Folded::default();
-        let report = self.inner.end_each(&mut |t, e| folded.push(t, e)).map_err(js_error)?;
-        Ok(folded.finish(&report_json(&report)))
+        self.inner.fold("end", |s| {
+            let mut folded = wire::Folded::default();
+            let report = s.end_each(&mut |t, e| folded.push(t, e))?;
+            Ok(folded.finish(&report_json(&report)))
+        })
     }
 
     /// Folds the next chunk of a streamed log.
     pub fn write(&mut self, chunk: &[u8], strict: bool) -> Result<(), JsValue> {
-        self.inner.write(chunk, opts(strict)).map_err(js_error)
+        self.inner.fold("write", |s| Ok(s.write(chunk, opts(strict))?))
     }
 
     /// Ends a streamed log; returns `{framing, events, errors}` of it as JSON.
     pub fn end(&mut self) -> Result<String, JsValue> {
-        let report = self.inner.end().map_err(js_error)?;
-        Ok(report_json(&report))
+        self.inner.fold("end", |s| Ok(report_json(&s.end()?)))
     }
 
     #[wasm_bindgen(js_name = osSnapshot)]
-    pub fn os_snapshot(&self) -> String {
-        to_js_json(self.inner.os_snapshot())
+    pub fn os_snapshot(&self) -> Result<String, JsValue> {
+        self.inner.read("osSnapshot", |s| budget::json("osSnapshot", s.os_snapshot()))
     }
 
-    pub fn view(&self) -> String {
-        to_js_json(self.inner.view())
+    pub fn view(&self) -> Result<String, JsValue> {
+        self.inner.read("view", |s| budget::json("view", s.view()))
     }
 
-    pub fn summary(&self) -> String {
-        to_js_json(&self.inner.summary())
+    pub fn summary(&self) -> Result<String, JsValue> {
+        self.inner.read("summary", |s| budget::json("summary", &s.summary()))
     }
 
     #[wasm_bindgen(getter, js_name = eventCount)]
-    pub fn event_count(&self) -> f64 {
-        self.inner.event_count() as f64
+    pub fn event_count(&self) -> Result<f64, JsValue> {
+        Ok(self.state()?.event_count() as f64)
     }
 
     #[wasm_bindgen(getter)]
-    pub fn revision(&self) -> f64 {
-        self.inner.revision() as f64
+    pub fn revision(&self) -> Result<f64, JsValue> {
+        Ok(self.state()?.revision() as f64)
     }
 }
 
-/// `{"wasm_memory_bytes", "allocated_bytes"}`: the linear memory the host
-/// holds, and the bytes allocated in it now.
+/// `{"wasm_memory_bytes", "allocated_bytes", "limit_bytes"}`: the linear
+/// memory the host holds, the bytes allocated in it now, and the budget.
 #[wasm_bindgen(js_name = memoryUsage)]
 pub fn memory_usage() -> String {
     format!(
-        "{{\"wasm_memory_bytes\":{},\"allocated_bytes\":{}}}",
+        "{{\"wasm_memory_bytes\":{},\"allocated_bytes\":{},\"limit_bytes\":{}}}",
         alloc::memory_bytes(),
-        alloc::allocated_bytes()
+        alloc::allocated_bytes(),
+        alloc::limit_bytes()
     )
 }

@@ -13,7 +13,7 @@ use agent_replay::live::{
 use agent_replay::units::{Millis, Position, Revision};
 use wasm_bindgen::prelude::*;
 
-use crate::{js_error, wire};
+use crate::{budget, js_error, wire};
 
 /// Milliseconds from a JS number; anything not a finite non-negative number is 0.
 fn millis(ms: f64) -> u64 {
@@ -39,6 +39,20 @@ fn revision(r: Option<f64>) -> Result<Option<Revision>, JsValue> {
         }
         Some(_) => Err(js_error(AppendError::InvalidRevision)),
     }
+}
+
+/// The events after `cursor` in the wire format, or the gap.
+fn replay_wire(store: &RefCell<ReplayStore>, cursor: &str, now: f64) -> Result<String, JsValue> {
+    let mut store = store.borrow_mut();
+    let replay = store.replay_after(cursor, clock(now)).map_err(js_error)?;
+    let incarnation = store.incarnation();
+    Ok(match replay {
+        Replay::Replayed(events) => wire::observed(r#""type":"replayed""#, incarnation, &events),
+        Replay::Gap(reason) => {
+            let header = format!(r#""type":"gap","reason":{}"#, to_js_json(&reason));
+            wire::observed(&header, incarnation, &[])
+        }
+    })
 }
 
 #[wasm_bindgen(js_name = ReplayStoreCore)]
@@ -99,6 +113,9 @@ impl ReplayStoreHandle {
 
     /// Appends every valid event of a log the store accepts; `{appended,
     /// errors, cursor}`, `errors` listing the load errors and refused events.
+    /// Not under the memory budget: the events are in the store once it
+    /// returns, so failing then would report an append that happened; the
+    /// store's own byte bounds limit what it holds.
     #[wasm_bindgen(js_name = appendLog)]
     pub fn append_log(&self, session_id: &str, bytes: &[u8], now: f64) -> Result<String, JsValue> {
         let report =
@@ -122,18 +139,7 @@ impl ReplayStoreHandle {
 
     #[wasm_bindgen(js_name = replayAfter)]
     pub fn replay_after(&self, cursor: &str, now: f64) -> Result<String, JsValue> {
-        let mut store = self.inner.borrow_mut();
-        let replay = store.replay_after(cursor, clock(now)).map_err(js_error)?;
-        let incarnation = store.incarnation();
-        Ok(match replay {
-            Replay::Replayed(events) => {
-                wire::observed(r#""type":"replayed""#, incarnation, &events)
-            }
-            Replay::Gap(reason) => {
-                let header = format!(r#""type":"gap","reason":{}"#, to_js_json(&reason));
-                wire::observed(&header, incarnation, &[])
-            }
-        })
+        budget::guard("ReplayStore.replayAfter", || replay_wire(&self.inner, cursor, now))
     }
 
     pub fn subscribe(&self, cursor: &str, now: f64) -> Result<SubscriptionHandle, JsValue> {
@@ -248,7 +254,8 @@ impl ReplaySessionHandle {
         Ok(ReplaySessionHandle { inner, incarnation: store.incarnation() })
     }
 
-    /// Appends a log or events, all or nothing (at most `max_events` of them).
+    /// Appends a log or events, all or nothing (at most `max_events` of
+    /// them). Not under the memory budget, as `appendLog`.
     pub fn append(
         &self,
         bytes: &[u8],
@@ -260,11 +267,25 @@ impl ReplaySessionHandle {
         Ok(wire::observed("", &self.incarnation, &events))
     }
 
-    pub fn observe(&self) -> String {
-        to_js_json(&self.inner.observe_sent())
+    pub fn observe(&self) -> Result<String, JsValue> {
+        budget::guard("ReplaySession.observe", || {
+            budget::json("ReplaySession.observe", &self.inner.observe_sent())
+        })
     }
 
     pub fn resume(&self, cursor: &str, now: f64) -> Result<String, JsValue> {
+        budget::guard("ReplaySession.resume", || self.resume_wire(cursor, now))
+    }
+
+    pub fn subscribe(&self, cursor: &str, now: f64) -> Result<SessionSubscriptionHandle, JsValue> {
+        let sub = self.inner.subscribe(cursor, clock(now)).map_err(js_error)?;
+        Ok(SessionSubscriptionHandle { sub, incarnation: self.incarnation.clone() })
+    }
+}
+
+impl ReplaySessionHandle {
+    /// The events after `cursor` in the wire format, or the gap and the observation.
+    fn resume_wire(&self, cursor: &str, now: f64) -> Result<String, JsValue> {
         Ok(match self.inner.resume(cursor, clock(now)).map_err(js_error)? {
             Resume::Replayed { events, cursor } => {
                 let header = format!(r#""type":"replayed","cursor":{}"#, to_js_json(&cursor));
@@ -274,11 +295,6 @@ impl ReplaySessionHandle {
                 session_item(SessionItem::Gap { gap, observation }, &self.incarnation)
             }
         })
-    }
-
-    pub fn subscribe(&self, cursor: &str, now: f64) -> Result<SessionSubscriptionHandle, JsValue> {
-        let sub = self.inner.subscribe(cursor, clock(now)).map_err(js_error)?;
-        Ok(SessionSubscriptionHandle { sub, incarnation: self.incarnation.clone() })
     }
 }
 

@@ -1,0 +1,168 @@
+//! The memory budget: running out of memory is `limit_exceeded`, never a
+//! trap.
+//!
+//! A failed allocation in Rust aborts, and on wasm32 an abort is a trap
+//! that leaves the instance unusable. So the bindings keep a soft limit on
+//! allocated bytes (`alloc::DEFAULT_LIMIT`, or `setMemoryLimit` from JS)
+//! well below the 4 GiB hard limit, and every call that can allocate much
+//! runs through [`run`]: when the call's peak went past the limit, or the
+//! call grew the memory itself past 3.75 GiB (fragmentation can take the
+//! memory there with allocations under the limit), what it returned is
+//! dropped and it throws `limit_exceeded`. An object the call
+//! changed is dropped too by its binding (`SessionState` is then unusable,
+//! with the same code), so its memory returns to the module for the others.
+//! Results serialized to JSON go through [`json`], which stops before the
+//! output would cross the limit, and inputs that cannot fit are refused in
+//! JS before they are copied in (`fitsInput`).
+
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+use agent_replay::error::{Error, ErrorCode};
+use agent_replay::json::to_js_json_within;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use crate::{alloc, js_error};
+
+/// `limit_exceeded`, saying what was in use and the limit.
+fn over_budget(what: &str, bytes: u64) -> Error {
+    Error::new(
+        ErrorCode::LimitExceeded,
+        format!(
+            "{what}: past the WebAssembly memory limit of {} bytes ({bytes} bytes in use \
+             or asked for; setMemoryLimit sets the limit)",
+            alloc::limit_bytes()
+        ),
+    )
+}
+
+/// `limit_exceeded` for a call that grew the memory near wasm32's 4 GiB.
+fn near_hard_limit(what: &str) -> Error {
+    Error::new(
+        ErrorCode::LimitExceeded,
+        format!(
+            "{what}: the WebAssembly memory grew to {} bytes, near wasm32's 4 GiB \
+             ({} bytes allocated)",
+            alloc::memory_bytes(),
+            alloc::allocated_bytes()
+        ),
+    )
+}
+
+/// Runs one call; `Err` when its peak went past the limit or it grew the
+/// memory past the ceiling (its result is then dropped). The caller drops
+/// what the call changed.
+pub fn run<T>(what: &str, call: impl FnOnce() -> T) -> Result<T, Error> {
+    alloc::begin_call();
+    let out = call();
+    let peak = alloc::peak_bytes();
+    if peak > alloc::limit_bytes() {
+        drop(out);
+        return Err(over_budget(what, peak as u64));
+    }
+    if alloc::grew_past_ceiling() {
+        drop(out);
+        return Err(near_hard_limit(what));
+    }
+    Ok(out)
+}
+
+/// [`run`] for a call that changes nothing it does not return.
+pub fn guard<T>(what: &str, call: impl FnOnce() -> Result<T, JsValue>) -> Result<T, JsValue> {
+    run(what, call).map_err(js_error)?
+}
+
+/// Whether growing by `bytes` keeps the allocations within the limit.
+/// Records the bytes it refuses, for the error's message.
+fn may_grow(bytes: usize) -> bool {
+    let after = alloc::allocated_bytes().saturating_add(bytes);
+    REFUSED_AT.store(after, Relaxed);
+    after <= alloc::limit_bytes()
+}
+
+/// The bytes a refused growth would have brought the allocations to.
+static REFUSED_AT: AtomicUsize = AtomicUsize::new(0);
+
+/// `value` as JS-safe JSON, or `limit_exceeded` before it would pass the
+/// limit.
+pub fn json<T: Serialize + ?Sized>(what: &str, value: &T) -> Result<String, JsValue> {
+    to_js_json_within(value, may_grow)
+        .ok_or_else(|| js_error(over_budget(what, REFUSED_AT.load(Relaxed) as u64)))
+}
+
+/// Refuses up front an input of `bytes` that cannot fit: copied into the
+/// module, it alone would pass the limit (JS calls this before the copy,
+/// which would trap if memory ran out).
+#[wasm_bindgen(js_name = fitsInput)]
+pub fn fits_input(what: &str, bytes: f64) -> Result<(), JsValue> {
+    let need = (alloc::allocated_bytes() as f64) + bytes;
+    if need > alloc::limit_bytes() as f64 {
+        return Err(js_error(over_budget(what, need as u64)));
+    }
+    Ok(())
+}
+
+/// Sets the budget in bytes (JS validates it; at most what usize holds).
+#[wasm_bindgen(js_name = setMemoryLimit)]
+pub fn set_memory_limit(bytes: f64) {
+    alloc::set_limit_bytes(bytes as usize);
+}
+
+/// What an object dropped over the budget throws.
+fn dropped(name: &str, why: &Error) -> JsValue {
+    js_error(Error::new(why.code, format!("{name} dropped: {}", why.message)))
+}
+
+/// An object a binding holds under the budget: a call that takes memory
+/// past it drops the object, so its memory is free for the rest of the
+/// module, and the object then throws that `limit_exceeded` until freed.
+pub struct Held<T> {
+    /// The class's name, for the error of a dropped object.
+    name: &'static str,
+    inner: Result<T, Error>,
+}
+
+impl<T> Held<T> {
+    pub fn new(name: &'static str, inner: T) -> Self {
+        Held { name, inner: Ok(inner) }
+    }
+
+    pub fn get(&self) -> Result<&T, JsValue> {
+        self.inner.as_ref().map_err(|why| dropped(self.name, why))
+    }
+
+    /// Runs a call that changes the object under the budget; past it, the
+    /// object is dropped.
+    pub fn fold<R>(
+        &mut self,
+        what: &str,
+        call: impl FnOnce(&mut T) -> Result<R, Error>,
+    ) -> Result<R, JsValue> {
+        let inner = match self.inner.as_mut() {
+            Ok(inner) => inner,
+            Err(why) => {
+                return Err(js_error(Error::new(
+                    why.code,
+                    format!("{} dropped: {}", self.name, why.message),
+                )))
+            }
+        };
+        match run(what, || call(inner)) {
+            Ok(out) => out.map_err(js_error),
+            Err(over) => {
+                self.inner = Err(over.clone());
+                Err(js_error(over))
+            }
+        }
+    }
+
+    /// Runs a call that only reads the object under the budget.
+    pub fn read<R>(
+        &self,
+        what: &str,
+        call: impl FnOnce(&T) -> Result<R, JsValue>,
+    ) -> Result<R, JsValue> {
+        let inner = self.get()?;
+        guard(what, || call(inner))
+    }
+}
