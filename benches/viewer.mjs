@@ -219,6 +219,22 @@ async function scrub(page, n) {
   }, jumps);
 }
 
+/** A full-text search typed into the search box, timed until the match
+ * count for it is painted (the filter runs over every event). */
+async function search(page, query) {
+  return page.evaluate(async (q) => {
+    const count = document.querySelector("[data-testid=match-count]");
+    const before = count.textContent;
+    const t0 = performance.now();
+    const box = document.querySelector("[data-testid=search]");
+    box.value = q;
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+    while (count.textContent === before) await new Promise((r) => setTimeout(r, 1));
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+    return performance.now() - t0;
+  }, query);
+}
+
 /** Opens one log in a new page and measures it; a failed load is a row
  * with `outcome` saying what failed and how far it got. */
 async function measure(browser, server, n, path) {
@@ -269,6 +285,7 @@ async function measure(browser, server, n, path) {
       console.error(n, "scrub times", scrubbed.times.map((t) => Math.round(t)).join(" "));
     Object.assign(row, {
       outcome: "loaded",
+      searchMs: await search(page, "budget_exceeded"),
       scrubMedian: median(scrubbed.times),
       scrubWorst: Math.max(...scrubbed.times),
       longestScrubTask: scrubbed.longest,
@@ -294,11 +311,11 @@ server.stop();
 
 const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : "–");
 console.log(
-  "| events | log MB | first render ms | fully loaded ms | longest main-thread task during load ms | scrub median / worst ms | longest task while scrubbing ms | renderer RSS MB (peak) | page JS heap MB | worker wasm memory / allocated MB (checkpoints) | outcome |",
+  "| events | log MB | first render ms | fully loaded ms | longest main-thread task during load ms | scrub median / worst ms | longest task while scrubbing ms | search ms | renderer RSS MB (peak) | page JS heap MB | worker wasm memory / allocated MB (checkpoints) | outcome |",
 );
-console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
 for (const r of results) {
   console.log(
-    `| ${r.events.toLocaleString("en-US")} | ${f(r.mb, 1)} | ${f(r.first)} | ${f(r.full)} | ${f(r.longestLoadTask)} (${r.longTasks ?? "–"} over 50) | ${f(r.scrubMedian, 1)} / ${f(r.scrubWorst, 1)} | ${f(r.longestScrubTask)} | ${f(r.rssLoaded)} (${f(r.rssPeak)}) | ${f(r.pageHeap, 1)} | ${f(r.wasmMemory)} / ${f(r.wasmAllocated)} (${r.checkpoints ?? "–"}) | ${r.outcome} |`,
+    `| ${r.events.toLocaleString("en-US")} | ${f(r.mb, 1)} | ${f(r.first)} | ${f(r.full)} | ${f(r.longestLoadTask)} (${r.longTasks ?? "–"} over 50) | ${f(r.scrubMedian, 1)} / ${f(r.scrubWorst, 1)} | ${f(r.longestScrubTask)} | ${f(r.searchMs)} | ${f(r.rssLoaded)} (${f(r.rssPeak)}) | ${f(r.pageHeap, 1)} | ${f(r.wasmMemory)} / ${f(r.wasmAllocated)} (${r.checkpoints ?? "–"}) | ${r.outcome} |`,
   );
 }
