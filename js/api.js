@@ -267,6 +267,16 @@ export class SessionState {
   }
 }
 
+/** The events of a paged index's wire: `{position, kind, turn, json}`. */
+function indexedEvents(wire) {
+  return decodeEvents(wire, 4, (values, i, json) => ({
+    position: values[i],
+    kind: values[i + 1],
+    turn: values[i + 2],
+    json,
+  })).events;
+}
+
 /** Turns a filter list option into what the core takes: an array of
  * strings, or undefined for "any". */
 function listOption(value, name) {
@@ -367,17 +377,20 @@ export class SessionIndex {
   events(from, to) {
     const core = this.#live();
     const [first, last] = [positionOf(from, "from"), positionOf(to, "to")];
-    const wire = call(() => core.events(first, last));
-    const { header, events } = decodeEvents(wire, 3, (values, i, json) => ({
-      position: 0,
-      kind: values[i],
-      turn: values[i + 1],
-      json,
-    }));
-    events.forEach((e, i) => {
-      e.position = header.from + i;
+    return indexedEvents(call(() => core.events(first, last)));
+  }
+
+  /** The events at the given positions (an array or a `Uint32Array`, such
+   * as `filter` returns), in that order; positions outside the log are
+   * skipped. */
+  eventsAt(positions) {
+    const core = this.#live();
+    // Past 2^32 there are no events: such a position is skipped, as 0 is.
+    const list = Uint32Array.from(positions, (p) => {
+      const at = positionOf(p, "positions");
+      return at > 0xffffffff ? 0 : at;
     });
-    return events;
+    return indexedEvents(call(() => core.eventsAt(list)));
   }
 
   /** The event at a 1-based position, or null. */

@@ -1094,6 +1094,8 @@ export class SessionIndex {
   readonly eventCount: number;
   /** The events at positions `from` to `to` (1-based, inclusive, clamped). */
   events(from: number, to: number): FoldedEvent[];
+  /** The events at the given positions, in that order (outside the log: skipped). */
+  eventsAt(positions: ArrayLike<number>): FoldedEvent[];
   /** The event at a 1-based position, or null. */
   event(position: number): FoldedEvent | null;
   /** The positions of the events the filter keeps, in order. */

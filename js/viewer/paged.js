@@ -39,12 +39,8 @@ const PAGE = 4096;
 function entriesAt(index, positions) {
   const out = [];
   for (let i = 0; i < positions.length; i += PAGE) {
-    const first = positions[i];
-    const last = positions[Math.min(positions.length, i + PAGE) - 1];
-    const wanted = new Set(positions.subarray(i, i + PAGE));
-    for (const e of index.events(first, last)) {
-      if (wanted.has(e.position)) out.push({ position: e.position, event: JSON.parse(e.json) });
-    }
+    for (const e of index.eventsAt(positions.subarray(i, i + PAGE)))
+      out.push({ position: e.position, event: JSON.parse(e.json) });
   }
   return out;
 }

@@ -199,6 +199,15 @@ impl SessionIndex {
         (from.max(1)..=to.min(self.event_count())).filter_map(|p| self.event(p))
     }
 
+    /// The events at the given positions (1-based), in the order given;
+    /// positions outside the log are skipped.
+    pub fn events_at<'s>(
+        &'s self,
+        positions: &'s [u32],
+    ) -> impl Iterator<Item = IndexedEvent<'s>> + 's {
+        positions.iter().filter_map(|&p| self.event(u64::from(p)))
+    }
+
     /// The state as of `position` (0: before the first event): the latest
     /// checkpoint at or before it, with the events after it folded again
     /// from their texts. A light state: OS snapshot and summary.

@@ -187,3 +187,19 @@ test("bad arguments and use after free are coded errors", () => {
   );
   index.free();
 });
+
+test("eventsAt gives the events at scattered positions, in the order asked", () => {
+  const index = indexOf(sample);
+  const got = index.eventsAt([9, 2, lines.length, lines.length + 5, 0]);
+  assert.deepEqual(
+    got.map((e) => e.position),
+    [9, 2, lines.length],
+  );
+  for (const e of got) assert.equal(e.json, lines[e.position - 1]);
+  const positions = index.filter({ kinds: ["tool_completed"] });
+  assert.deepEqual(
+    index.eventsAt(positions).map((e) => e.kind),
+    Array(positions.length).fill("tool_completed"),
+  );
+  index.free();
+});

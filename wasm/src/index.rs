@@ -51,17 +51,28 @@ impl SessionIndex {
         Ok(self.inner.get()?.event_count() as f64)
     }
 
-    /// The events at positions `from..=to` in the event wire, the header
-    /// `{"from": first position}`.
+    /// The events at positions `from..=to` in the event wire, each with
+    /// its position (`Folded::push_at`).
     pub fn events(&self, from: f64, to: f64) -> Result<String, JsValue> {
         self.inner.read("events", |i| {
             let mut page = wire::Folded::default();
-            let mut first = None;
             for e in i.events(from as u64, to as u64) {
-                first.get_or_insert(e.position);
-                page.push_parts(e.text, e.kind, e.turn);
+                page.push_at(e.position, e.text, e.kind, e.turn);
             }
-            Ok(page.finish(&format!("{{\"from\":{}}}", first.unwrap_or(0))))
+            Ok(page.finish("{}"))
+        })
+    }
+
+    /// The events at the given positions in the event wire, each with its
+    /// position (`Folded::push_at`).
+    #[wasm_bindgen(js_name = eventsAt)]
+    pub fn events_at(&self, positions: &[u32]) -> Result<String, JsValue> {
+        self.inner.read("eventsAt", |i| {
+            let mut page = wire::Folded::default();
+            for e in i.events_at(positions) {
+                page.push_at(e.position, e.text, e.kind, e.turn);
+            }
+            Ok(page.finish("{}"))
         })
     }
 

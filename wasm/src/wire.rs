@@ -10,7 +10,7 @@
 //! last of which is the length of the event's text in UTF-16 units (as JS
 //! slices it). Then the events' texts, concatenated, as written: JS slices
 //! each out without re-serialising it. Folded events carry `kind, turn,
-//! length` (3 values); observed events `revision, position, cursor length,
+//! length` (3 values); a paged index's `position, kind, turn, length` (4); observed events `revision, position, cursor length,
 //! length` (4 values), their text their cursor then their JSON, their
 //! session the header's `session_id`. Cursors are formatted in Rust only:
 //! here for every event of a wire (a slice for JS to read), by
@@ -55,17 +55,25 @@ impl Folded {
     /// `kind, turn, length`; the text with the integers JS would round
     /// written as strings.
     pub fn push(&mut self, text: &str, event: &SessionEvent<'_>) {
-        self.push_parts(text, event.kind(), event.turn());
+        self.push_row(None, text, event.kind(), event.turn());
     }
 
-    /// `push`, for an event known by its kind and turn (a paged index's).
-    pub fn push_parts(&mut self, text: &str, kind: &str, turn: Option<u32>) {
+    /// `position, kind, turn, length`, for an event a paged index holds.
+    pub fn push_at(&mut self, position: u64, text: &str, kind: &str, turn: Option<u32>) {
+        self.push_row(Some(position), text, kind, turn);
+    }
+
+    fn push_row(&mut self, position: Option<u64>, text: &str, kind: &str, turn: Option<u32>) {
         let kind = to_js_json(kind);
         let json = js_safe_text(text);
         if self.meta.is_empty() {
             self.meta.push('[');
         }
         start_row(&mut self.meta);
+        if let Some(position) = position {
+            push_number(&mut self.meta, position);
+            self.meta.push(',');
+        }
         self.meta.push_str(&kind);
         self.meta.push(',');
         match turn {
