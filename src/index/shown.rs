@@ -37,7 +37,7 @@ fn counts_json(counts: &[(&str, usize)]) -> String {
 }
 
 fn cut_history(process: &ProcessView, tail: usize) -> ProcessView {
-    let skip = process.history.len().saturating_sub(tail);
-    let history = process.history.get(skip..).unwrap_or_default().to_vec();
-    ProcessView { history, ..process.clone() }
+    let mut cut = process.clone();
+    cut.history.keep_last(tail);
+    cut
 }

@@ -18,6 +18,7 @@ use serde::Serialize;
 use crate::event::{AgentProcessChanged, PromptMeasured, SessionEvent, Str};
 use crate::json::JsonText;
 use crate::log::LogError;
+use crate::shared_list::SharedList;
 use crate::units::Position;
 pub use restore::os_snapshot_of;
 pub use transcript::{ToolOutcome, TranscriptEntry};
@@ -129,7 +130,8 @@ readable! {
         pub result_termination: Option<String>,
         pub first_turn: u32,
         pub last_turn: u32,
-        pub history: Vec<ProcessTransition>,
+        /// Shared between copies (`SharedList`): checkpoints clone it.
+        pub history: SharedList<ProcessTransition>,
     }
 }
 
@@ -838,7 +840,7 @@ fn fold_process(
         result_termination: opt(&e.result_termination),
         first_turn: e.turn,
         last_turn: e.turn,
-        history: Vec::new(),
+        history: SharedList::default(),
     };
     let slot = match index.get(e.agent_id.as_str()) {
         Some(&i) => processes.get_mut(i),

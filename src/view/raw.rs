@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use crate::event::ErrorKind;
 use crate::json::JsonText;
+use crate::shared_list::SharedList;
 use crate::units::Position;
 
 /// The first thing found wrong, kept aside so reading goes on in straight
@@ -226,6 +227,12 @@ impl<T: FromView> FromView for Vec<T> {
         let item = At { key: "[]", ..*at };
         each(raw, b'[', at, &mut |i| out.push(T::read(i.value, &item)));
         out
+    }
+}
+
+impl<T: FromView> FromView for SharedList<T> {
+    fn read(raw: &str, at: &At<'_>) -> Self {
+        Vec::<T>::read(raw, at).into_iter().collect()
     }
 }
 
