@@ -102,6 +102,13 @@ export function parseCursor(cursor) {
   return { incarnation, revision, position, session_id };
 }
 
+/** What `append` takes (an event, events, or a log) as bytes. */
+function appendBytes(input, what) {
+  if (typeof input === "string" || input instanceof Uint8Array) return toBytes(input, what);
+  if (Array.isArray(input)) return toBytes(input.map((e) => eventText(e, what)).join("\n"));
+  return toBytes(eventText(input, what));
+}
+
 function checkSessionId(sessionId) {
   if (typeof sessionId !== "string")
     throw new AgentReplayError("invalid_session_id", "sessionId must be a string");
@@ -301,10 +308,13 @@ export class ReplaySession {
 
   constructor(sessionId, { store, ...storeOptions } = {}) {
     checkSessionId(sessionId);
-    this.#store = store ?? new ReplayStore(storeOptions);
+    // A restored core (`restore`) comes in the options: never documented.
+    const { core, ...options } = storeOptions;
+    this.#store = store ?? new ReplayStore(options);
     if (!(this.#store instanceof ReplayStore))
       throw new AgentReplayError("invalid_input", "store must be a ReplayStore");
-    this.#core = call(() => new raw.ReplaySessionCore(sessionId, ReplayStore.core(this.#store)));
+    this.#core =
+      core ?? call(() => new raw.ReplaySessionCore(sessionId, ReplayStore.core(this.#store)));
     this.#id = sessionId;
   }
 
@@ -323,15 +333,49 @@ export class ReplaySession {
     return this.#store;
   }
 
+  /**
+   * A session restored from its storage, at the positions its events were
+   * stored at, in `store` (whose incarnation must be the one they were
+   * stored under): `events` (JSON Lines, one event a line) follow
+   * `base: {position, revision}`; `times` says when each was stored; the
+   * state is `checkpoint.state` (an observation's) at `checkpoint.position`
+   * with the events after it folded on (without a checkpoint, `base` is 0).
+   * The newest `retain` events form the live window.
+   */
+  static restore(sessionId, { store, base, events = "", times = [], checkpoint, retain }) {
+    checkSessionId(sessionId);
+    if (!(store instanceof ReplayStore))
+      throw new AgentReplayError("invalid_input", "store must be a ReplayStore");
+    const state = checkpoint === undefined ? undefined : JSON.stringify(checkpoint.state);
+    const core = call(() =>
+      raw.ReplaySessionCore.restore(
+        sessionId,
+        ReplayStore.core(store),
+        base?.position ?? 0,
+        base?.revision ?? 0,
+        toBytes(events, "ReplaySession.restore"),
+        Float64Array.from(times),
+        state,
+        checkpoint?.position ?? 0,
+        retain ?? Number.MAX_SAFE_INTEGER,
+        ReplayStore.now(store),
+      ),
+    );
+    return new ReplaySession(sessionId, { store, core });
+  }
+
+  /** Checks what `append` would take, appending nothing: its events as
+   * JSON Lines, one event a line (what a storage writes, then appends). */
+  check(input, { maxEvents } = {}) {
+    const bytes = appendBytes(input, "ReplaySession.check");
+    const core = this.#live();
+    return call(() => core.check(bytes, maxEvents));
+  }
+
   /** Appends an event, events, or a log (string or bytes): all or nothing;
    * `{maxEvents}` refuses (limit_exceeded) more events than that at once. */
   append(input, { maxEvents } = {}) {
-    let bytes;
-    if (typeof input === "string" || input instanceof Uint8Array)
-      bytes = toBytes(input, "ReplaySession.append");
-    else if (Array.isArray(input))
-      bytes = toBytes(input.map((e) => eventText(e, "ReplaySession.append")).join("\n"));
-    else bytes = toBytes(eventText(input, "ReplaySession.append"));
+    const bytes = appendBytes(input, "ReplaySession.append");
     const core = this.#live();
     const { events } = observed(
       call(() => core.append(bytes, ReplayStore.now(this.#store), maxEvents)),
