@@ -338,7 +338,7 @@ export class ReplaySession {
    * stored at, in `store` (whose incarnation must be the one they were
    * stored under): `events` (JSON Lines, one event a line) follow
    * `base: {position, revision}`; `times` says when each was stored; the
-   * state is `checkpoint.state` (an observation's) at `checkpoint.position`
+   * state is `checkpoint.state` (an observation's, or its JSON text) at `checkpoint.position`
    * with the events after it folded on (without a checkpoint, `base` is 0).
    * The newest `retain` events form the live window.
    */
@@ -346,7 +346,10 @@ export class ReplaySession {
     checkSessionId(sessionId);
     if (!(store instanceof ReplayStore))
       throw new AgentReplayError("invalid_input", "store must be a ReplayStore");
-    const state = checkpoint === undefined ? undefined : JSON.stringify(checkpoint.state);
+    const state =
+      checkpoint === undefined || typeof checkpoint.state === "string"
+        ? checkpoint?.state
+        : JSON.stringify(checkpoint.state);
     const core = call(() =>
       raw.ReplaySessionCore.restore(
         sessionId,
