@@ -1,0 +1,335 @@
+// Durable sessions over the file store (js/durable.js, js/file-store.js):
+// restarts go on at the same positions, old cursors replay exactly what they
+// missed, torn lines are dropped, retention gives the gap, memory stays
+// bounded; and `agent-replay serve --data` killed with SIGKILL mid-stream
+// loses no acknowledged event for its EventSource clients.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import {
+  appendFileSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DurableSessions, memoryUsage, parseCursor, parseLog } from "agent-replay";
+import { createReplayHandler } from "agent-replay/edge";
+import { EventSource } from "eventsource";
+import { fileStore } from "../../js/file-store.js";
+
+const ev = (turn) => JSON.stringify({ kind: "page_out", turn, message_count: turn });
+const root = new URL("../..", import.meta.url).pathname;
+
+/** A temporary directory, removed after the test. */
+function tempDir(t) {
+  const dir = mkdtempSync(join(tmpdir(), "agent-replay-durable-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A handler over the file store in `dir`, as a process would start it;
+ * `request(path, init)` calls it in-process. */
+function server(dir, options = {}) {
+  const handler = createReplayHandler({
+    authorize: () => true,
+    storage: fileStore(dir),
+    ...options,
+  });
+  return (path, init) => handler(new Request(`http://edge.test/sessions/${path}`, init));
+}
+
+const post = (request, id, body) => request(`${id}/events`, { method: "POST", body });
+const json = async (response) => (await response).json();
+const cursorAt = (cursor, position) => {
+  const { incarnation, session_id } = parseCursor(cursor);
+  return `arc1:${incarnation}:${position}:${position}:${session_id}`;
+};
+const resume = (request, id, cursor) =>
+  json(request(`${id}/events?cursor=${encodeURIComponent(cursor)}`));
+
+test("a restart goes on at the same positions and replays what a cursor missed", async (t) => {
+  const dir = tempDir(t);
+  const before = server(dir, { checkpointEvery: 3 });
+  for (let turn = 1; turn <= 7; turn++)
+    assert.equal((await post(before, "s", ev(turn))).status, 200);
+  const observed = await json(before("s"));
+  const old = cursorAt(observed.cursor, 2);
+
+  const after = server(dir, { checkpointEvery: 3 });
+  assert.deepEqual(await json(after("s")), observed, "the same state, revision and cursor");
+  const replayed = await resume(after, "s", old);
+  assert.equal(replayed.type, "replayed");
+  assert.deepEqual(
+    replayed.events.map((e) => [e.position, e.event.turn]),
+    [3, 4, 5, 6, 7].map((p) => [p, p]),
+  );
+  const next = await json(post(after, "s", ev(8)));
+  assert.equal(parseCursor(next.cursor).position, 8);
+  // A cursor of another session never reads this one's storage.
+  const foreign = await after(`other/events?cursor=${encodeURIComponent(old)}`);
+  assert.equal(foreign.status, 400);
+  assert.equal((await foreign.json()).error.code, "wrong_session");
+  // The file is a FileSessionLog: seq from 0, every event once.
+  const log = readFileSync(join(dir, "s.jsonl"), "utf8");
+  assert.match(log, /^\{"seq":0,"event":\{"kind":"page_out","turn":1,"message_count":1\}\}\n/);
+  const parsed = parseLog(log, { strict: true });
+  assert.deepEqual(
+    parsed.events.map((e) => e.turn),
+    [1, 2, 3, 4, 5, 6, 7, 8],
+  );
+});
+
+test("a restart reads the checkpoint and the retained window, not the whole log", async (t) => {
+  const dir = tempDir(t);
+  const options = { checkpointEvery: 3, retention: { events: 2 } };
+  const before = server(dir, options);
+  for (let turn = 1; turn <= 10; turn++) await post(before, "s", ev(turn));
+  const observed = await json(before("s"));
+  // Lines 1 to 5 made unreadable: a restart that read them would fail.
+  const path = join(dir, "s.jsonl");
+  const lines = readFileSync(path, "utf8").split("\n");
+  const spoiled = lines.map((line, i) => (i < 5 ? "x".repeat(line.length) : line));
+  writeFileSync(path, spoiled.join("\n"));
+  const after = server(dir, options);
+  assert.deepEqual(await json(after("s")), observed);
+  const replayed = await resume(after, "s", cursorAt(observed.cursor, 8));
+  assert.deepEqual(
+    replayed.events.map((e) => e.position),
+    [9, 10],
+  );
+});
+
+test("a torn last line is dropped, never read as half an event", async (t) => {
+  const dir = tempDir(t);
+  const before = server(dir);
+  for (let turn = 1; turn <= 3; turn++) await post(before, "s", ev(turn));
+  const observed = await json(before("s"));
+  const path = join(dir, "s.jsonl");
+  const whole = readFileSync(path, "utf8");
+  appendFileSync(path, '{"seq":3,"event":{"kind":"page_out","tu');
+  const after = server(dir);
+  assert.deepEqual(await json(after("s")), observed, "the torn line is not an event");
+  assert.equal(readFileSync(path, "utf8"), whole, "and it is cut off");
+  await post(after, "s", ev(4));
+  assert.deepEqual(
+    parseLog(readFileSync(path, "utf8"), { strict: true }).events.map((e) => e.turn),
+    [1, 2, 3, 4],
+  );
+  // An append with an invalid event writes nothing.
+  const refused = await post(after, "s", `${ev(5)}\n{"kind":"page_out","turn":`);
+  assert.equal(refused.status, 400);
+  assert.equal(parseLog(readFileSync(path, "utf8")).events.length, 4);
+});
+
+test("retention: a cursor past the retained events, by count, bytes or age, gets the gap", async (t) => {
+  const cases = [
+    { retention: { events: 3 } },
+    { retention: { bytes: 3 * ev(10).length } },
+    { retention: { ageMs: 1000 }, checkpointEvery: 1, clock: true },
+  ];
+  for (const { retention, checkpointEvery, clock } of cases) {
+    const dir = tempDir(t);
+    let now = 0;
+    const storeOptions = clock ? { now: () => now } : {};
+    const before = server(dir, { retention, checkpointEvery, storeOptions });
+    for (let turn = 1; turn <= 10; turn++) {
+      now = turn <= 7 ? 0 : 5000;
+      await post(before, "s", ev(turn));
+    }
+    now = 5500;
+    const { cursor } = await json(before("s"));
+    const after = server(dir, { retention, checkpointEvery, storeOptions });
+    const kept = await resume(after, "s", cursorAt(cursor, 7));
+    assert.deepEqual(
+      kept.events.map((e) => e.position),
+      [8, 9, 10],
+      JSON.stringify(retention),
+    );
+    const past = await resume(after, "s", cursorAt(cursor, 6));
+    assert.equal(past.type, "gap", JSON.stringify(retention));
+    assert.equal(past.gap.reason, "trimmed");
+    assert.equal(past.observation.cursor, cursor, "with the observation to go on from");
+  }
+});
+
+test("memory: stored sessions leave memory and reload; unknown ones create nothing", async (t) => {
+  const dir = tempDir(t);
+  const writer = server(dir, { storeOptions: { maxSessions: 4 } });
+  for (let i = 0; i < 300; i++) assert.equal((await post(writer, `s-${i}`, ev(1))).status, 200);
+  const files = readdirSync(dir).length;
+  const reader = server(dir, { storeOptions: { maxSessions: 4 } });
+  await json(reader("s-0"));
+  const before = memoryUsage().allocated_bytes;
+  for (let i = 0; i < 300; i++) {
+    const observation = await json(reader(`s-${i}`));
+    assert.equal(observation.state.event_count, 1, "each reloaded from storage");
+  }
+  for (let i = 0; i < 300; i++) {
+    const observation = await json(reader(`unknown-${i}`));
+    assert.equal(observation.state.event_count, 0);
+  }
+  const grown = memoryUsage().allocated_bytes - before;
+  assert.ok(grown < 256 * 1024, `600 sessions read through a store of 4: ${grown} bytes`);
+  assert.equal(readdirSync(dir).length, files, "reads created no file");
+});
+
+test("file names: no session id names a path outside the directory", async (t) => {
+  const dir = tempDir(t);
+  // In-process: an HTTP path cannot even name "." or "..".
+  const sessions = new DurableSessions({ storage: fileStore(dir) });
+  for (const id of ["../escape", "..", ".", "a\\b", "100%"]) {
+    await (await sessions.open(id)).append(ev(1));
+    const reloaded = new DurableSessions({ storage: fileStore(dir) });
+    const observed = await reloaded.read(id, (s) => s.observe());
+    assert.equal(observed.state.event_count, 1, id);
+  }
+  const request = server(dir);
+  assert.deepEqual(readdirSync(dir).sort(), [
+    "%2E%2E.jsonl",
+    "%2E.jsonl",
+    "..%2Fescape.jsonl",
+    "100%25.jsonl",
+    "a%5Cb.jsonl",
+    "incarnation",
+  ]);
+  const long = await post(request, "x".repeat(300), ev(1));
+  assert.equal(long.status, 400);
+  assert.equal((await long.json()).error.code, "invalid_session_id");
+});
+
+/** `agent-replay serve --data DIR` on `port`; resolves once it listens. */
+function startServe(dir, port) {
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, "bin/agent-replay.js"),
+      ...["serve", "--port", String(port), "--data", dir, "--write-token", "w"],
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let err = "";
+  child.stderr.on("data", (d) => (err += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 20_000);
+    child.stdout.on("data", (d) => {
+      if (String(d).includes("agent-replay viewer:")) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+  });
+}
+
+async function until(check, what, ms = 20_000) {
+  const t0 = Date.now();
+  while (!check()) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Follows a stream with a real EventSource; `seen` gets every message. */
+function follow(url) {
+  const seen = [];
+  const es = new EventSource(url);
+  es.onmessage = (m) => seen.push({ position: parseCursor(m.lastEventId).position, data: m.data });
+  es.addEventListener("gap", (m) => seen.push({ gap: m.data }));
+  return { es, seen };
+}
+
+/**
+ * The kill-and-restart scenario against a server at `base` (its API root):
+ * `kill()` SIGKILLs it mid-stream and `restart()` brings it back on the
+ * same address; EventSource clients follow the whole time. Every client
+ * must end with every acknowledged event, in order, no duplicate, no gap.
+ */
+export async function killScenario(base, { kill, restart, headers, session = "run-1" }) {
+  const path = `${base}/sessions/${session}`;
+  const { cursor } = await (await fetch(path, { headers })).json();
+  const clients = [0, 1, 2].map(() =>
+    follow(`${path}/stream?cursor=${encodeURIComponent(cursor)}`),
+  );
+  await until(() => clients.every((c) => c.es.readyState === 1), "the streams to open");
+  const acked = new Set();
+  let turn = 0;
+  /** Posts batches of 1 to 5 events until `stop()`; a batch whose POST fails is in flight. */
+  const write = async (stop) => {
+    while (!stop()) {
+      const size = 1 + (turn % 5);
+      const turns = Array.from({ length: size }, () => ++turn);
+      try {
+        const r = await fetch(`${path}/events`, {
+          method: "POST",
+          headers,
+          body: turns.map(ev).join("\n"),
+        });
+        if (r.status === 200) for (const n of turns) acked.add(n);
+        else await r.body?.cancel();
+      } catch {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  };
+  let writing = true;
+  const writer = write(() => !writing);
+  await until(() => acked.size >= 100, "100 acknowledged events");
+  await kill();
+  const killedAt = acked.size;
+  await restart();
+  await until(() => acked.size >= killedAt + 100, "100 more acknowledged events");
+  writing = false;
+  await writer;
+  const { cursor: last } = await (await fetch(path, { headers })).json();
+  const tail = parseCursor(last).position;
+  try {
+    await until(
+      () => clients.every((c) => c.seen.at(-1)?.position === tail),
+      "every client to reach the last event",
+    );
+  } finally {
+    for (const c of clients) c.es.close();
+  }
+  for (const { seen } of clients) {
+    assert.ok(!seen.some((m) => m.gap), "no gap");
+    assert.deepEqual(
+      seen.map((m) => m.position),
+      Array.from({ length: tail }, (_, i) => i + 1),
+      "every position once, in order",
+    );
+    const turns = new Set(seen.map((m) => JSON.parse(m.data).turn));
+    for (const n of acked) assert.ok(turns.has(n), `acknowledged turn ${n} delivered`);
+    assert.equal(turns.size, seen.length, "no event twice");
+  }
+  assert.deepEqual(clients[1].seen, clients[0].seen, "every client the same events");
+  assert.deepEqual(clients[2].seen, clients[0].seen);
+  return { acked: acked.size, tail, clients: clients.map((c) => c.seen) };
+}
+
+test("serve --data: killed with SIGKILL mid-stream and restarted, no acknowledged event lost", async (t) => {
+  const dir = tempDir(t);
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  let child = await startServe(dir, port);
+  t.after(() => child.kill("SIGKILL"));
+  const base = `http://127.0.0.1:${port}/api`;
+  const { clients } = await killScenario(base, {
+    headers: { authorization: "Bearer w" },
+    kill: async () => {
+      child.kill("SIGKILL");
+      await new Promise((r) => child.once("exit", r));
+    },
+    restart: async () => {
+      child = await startServe(dir, port);
+    },
+  });
+  const stored = parseLog(readFileSync(join(dir, "run-1.jsonl"), "utf8"), { strict: true });
+  assert.deepEqual(
+    stored.events.map((e) => JSON.stringify(e)),
+    clients[0].map((m) => JSON.stringify(JSON.parse(m.data))),
+    "the clients got exactly what is stored",
+  );
+});
