@@ -3,96 +3,13 @@
 // event is lost; an object restarted reloads its session from SQLite.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { parseCursor } from "agent-replay";
 import { ev, killScenario } from "./durable-scenario.mjs";
+import { TOKEN, startWorkerd, workerDir } from "./durable-servers.mjs";
 
-const root = new URL("../..", import.meta.url).pathname;
-const TOKEN = "durable-token";
 const headers = { authorization: `Bearer ${TOKEN}` };
-
-/** The workerd config: the Worker, its SQLite-backed class, storage on disk. */
-const capnp = (vars) => `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [ (name = "main", worker = .worker), (name = "disk", disk = (path = "do", writable = true)) ],
-  sockets = [ (name = "http", http = (), service = "main") ],
-);
-const worker :Workerd.Worker = (
-  modules = [
-    (name = "worker.js", esModule = embed "worker.js"),
-    (name = "agent_replay_bg.wasm", wasm = embed "agent_replay_bg.wasm"),
-  ],
-  compatibilityDate = "2025-01-01",
-  durableObjectNamespaces = [
-    (className = "SessionObject", uniqueKey = "agent-replay-durable-test", enableSql = true),
-  ],
-  durableObjectStorage = (localDisk = "disk"),
-  bindings = [
-    (name = "SESSIONS", durableObjectNamespace = "SessionObject"),
-    (name = "TOKENS", text = ${JSON.stringify(JSON.stringify({ [TOKEN]: "*" }))}),
-${Object.entries(vars)
-  .map(([k, v]) => `    (name = "${k}", text = "${v}"),`)
-  .join("\n")}
-  ],
-);
-`;
-
-/** examples/edge/worker.mjs bundled as wrangler would, in a temporary directory. */
-export async function workerDir(vars = {}) {
-  const esbuild = await import("esbuild");
-  const dir = mkdtempSync(join(tmpdir(), "agent-replay-do-"));
-  await esbuild.build({
-    entryPoints: [join(root, "examples/edge/worker.mjs")],
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    alias: {
-      "agent-replay/edge": join(root, "js/edge.js"),
-      "agent-replay": join(root, "js/workerd.js"),
-    },
-    external: ["node:*"],
-    outfile: join(dir, "worker.js"),
-    logLevel: "silent",
-    plugins: [
-      {
-        name: "wasm-module",
-        setup: (b) =>
-          b.onResolve({ filter: /\.wasm$/ }, () => ({
-            path: "agent_replay_bg.wasm",
-            external: true,
-          })),
-      },
-    ],
-  });
-  cpSync(join(root, "pkg/agent_replay_bg.wasm"), join(dir, "agent_replay_bg.wasm"));
-  writeFileSync(join(dir, "workerd.capnp"), capnp(vars));
-  mkdirSync(join(dir, "do"));
-  return dir;
-}
-
-/** Starts workerd on `dir` at `port`; resolves once it answers. */
-export async function startWorkerd(dir, port) {
-  const child = spawn(
-    join(root, "node_modules/.bin/workerd"),
-    ["serve", "--experimental", "workerd.capnp", `--socket-addr=http=127.0.0.1:${port}`],
-    { cwd: dir, stdio: ["ignore", "ignore", "pipe"] },
-  );
-  let err = "";
-  child.stderr.on("data", (d) => (err += d));
-  for (let i = 0; i < 1000; i++) {
-    try {
-      await fetch(`http://127.0.0.1:${port}/`);
-      return child;
-    } catch {}
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  child.kill("SIGKILL");
-  throw new Error(`workerd did not start: ${err}`);
-}
 
 async function killed(child) {
   if (child.exitCode !== null) return;

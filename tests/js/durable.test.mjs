@@ -5,7 +5,6 @@
 // loses no acknowledged event for its EventSource clients.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import {
   appendFileSync,
   mkdtempSync,
@@ -20,8 +19,7 @@ import { DurableSessions, memoryUsage, parseCursor, parseLog } from "agent-repla
 import { createReplayHandler } from "agent-replay/edge";
 import { fileStore } from "../../js/file-store.js";
 import { ev, killScenario } from "./durable-scenario.mjs";
-
-const root = new URL("../..", import.meta.url).pathname;
+import { startServe } from "./durable-servers.mjs";
 
 /** A temporary directory, removed after the test. */
 function tempDir(t) {
@@ -173,6 +171,13 @@ test("memory: stored sessions leave memory and reload; unknown ones create nothi
   }
   const grown = memoryUsage().allocated_bytes - before;
   assert.ok(grown < 256 * 1024, `600 sessions read through a store of 4: ${grown} bytes`);
+  // The same through DurableSessions: what it keeps stays within the store's bound.
+  const sessions = new DurableSessions({
+    storage: fileStore(dir),
+    storeOptions: { maxSessions: 4 },
+  });
+  for (let i = 0; i < 300; i++) await sessions.read(`s-${i}`, (s) => s.observe());
+  assert.ok(sessions.size <= 16, `${sessions.size} sessions kept`);
   assert.equal(readdirSync(dir).length, files, "reads created no file");
 });
 
@@ -199,30 +204,6 @@ test("file names: no session id names a path outside the directory", async (t) =
   assert.equal(long.status, 400);
   assert.equal((await long.json()).error.code, "invalid_session_id");
 });
-
-/** `agent-replay serve --data DIR` on `port`; resolves once it listens. */
-function startServe(dir, port) {
-  const child = spawn(
-    process.execPath,
-    [
-      join(root, "bin/agent-replay.js"),
-      ...["serve", "--port", String(port), "--data", dir, "--write-token", "w"],
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let err = "";
-  child.stderr.on("data", (d) => (err += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 20_000);
-    child.stdout.on("data", (d) => {
-      if (String(d).includes("agent-replay viewer:")) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-  });
-}
 
 test("serve --data: killed with SIGKILL mid-stream and restarted, no acknowledged event lost", async (t) => {
   const dir = tempDir(t);
