@@ -14,14 +14,18 @@ import { createReplayHandler, bearerTokens } from "agent-replay/edge";
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS events (position INTEGER PRIMARY KEY, json TEXT NOT NULL, at INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS checkpoints (position INTEGER PRIMARY KEY, revision INTEGER NOT NULL, state TEXT);
+CREATE TABLE IF NOT EXISTS checkpoints (position INTEGER PRIMARY KEY, revision INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS state_parts (part INTEGER PRIMARY KEY, text TEXT NOT NULL);
 `;
+/** Characters of the state per row: a row holds at most 2 MB, and a character
+ * takes up to 3 bytes of UTF-8. */
+const STATE_PART = 512 * 1024;
 
 /**
  * The storage of one object's session (agent-replay's SessionStorage) in
  * its SQLite database: the events by position with when they were stored,
- * checkpoints (the newest with its state, older ones as seek marks), and
- * the incarnation. Writes made while a request runs are committed before
+ * checkpoints (seek marks), the state at the newest in parts, and the
+ * incarnation. Writes made while a request runs are committed before
  * its response leaves (the object's output gate); `sync()` waits for that.
  */
 export function sqliteStorage(storage) {
@@ -39,7 +43,7 @@ export function sqliteStorage(storage) {
 
     async load(_id, { retainEvents }) {
       const tail = one("SELECT MAX(position) AS p FROM events")?.p;
-      const latest = one("SELECT position, state FROM checkpoints ORDER BY position DESC LIMIT 1");
+      const latest = one("SELECT position FROM checkpoints ORDER BY position DESC LIMIT 1");
       if (tail == null && !latest) return undefined;
       const end = Math.max(tail ?? 0, latest?.position ?? 0);
       const from = Math.max(0, end - retainEvents);
@@ -59,7 +63,14 @@ export function sqliteStorage(storage) {
         base: { position: base.position, revision: base.revision },
         events: rows.map((r) => r.json),
         times: rows.map((r) => r.at),
-        checkpoint: latest?.state ? { position: latest.position, state: latest.state } : undefined,
+        checkpoint: latest && {
+          position: latest.position,
+          state: sql
+            .exec("SELECT text FROM state_parts ORDER BY part")
+            .toArray()
+            .map((r) => r.text)
+            .join(""),
+        },
       };
     },
 
@@ -76,13 +87,27 @@ export function sqliteStorage(storage) {
 
     /** The state at `position`; events and marks no restart needs go. */
     async checkpoint(_id, { position, revision, state, keepFrom }) {
-      sql.exec("UPDATE checkpoints SET state = NULL");
-      sql.exec(
-        "INSERT OR REPLACE INTO checkpoints (position, revision, state) VALUES (?, ?, ?)",
-        position,
-        revision,
-        state,
-      );
+      // One transaction: the mark and its whole state, or neither.
+      storage.transactionSync(() => {
+        sql.exec("DELETE FROM state_parts");
+        for (let part = 0, at = 0; at < state.length; part++) {
+          let end = Math.min(state.length, at + STATE_PART);
+          // Never between the two halves of a surrogate pair (stored as UTF-8).
+          const last = state.charCodeAt(end - 1);
+          if (end < state.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+          sql.exec(
+            "INSERT INTO state_parts (part, text) VALUES (?, ?)",
+            part,
+            state.slice(at, end),
+          );
+          at = end;
+        }
+        sql.exec(
+          "INSERT OR REPLACE INTO checkpoints (position, revision) VALUES (?, ?)",
+          position,
+          revision,
+        );
+      });
       const keep = one(
         "SELECT position FROM checkpoints WHERE position <= ? ORDER BY position DESC LIMIT 1",
         keepFrom,
