@@ -183,9 +183,16 @@ export function fileStore(dir) {
       for (const [i, event] of events.entries())
         text += `{"seq":${position - 1 + i},"event":${event}}\n`;
       const file = await open(paths(id).log, "a");
+      let size;
       try {
+        ({ size } = await file.stat());
         await file.writeFile(text);
         await file.datasync();
+      } catch (e) {
+        // A batch that failed half-written (a full disk) is taken back
+        // whole, so that no later append lands after half an event.
+        if (size !== undefined) await file.truncate(size).catch(() => {});
+        throw e;
       } finally {
         await file.close();
       }

@@ -4,6 +4,8 @@
 // bounded; and `agent-replay serve --data` killed with SIGKILL mid-stream
 // loses no acknowledged event for its EventSource clients.
 import { test } from "node:test";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import assert from "node:assert/strict";
 import {
   appendFileSync,
@@ -20,6 +22,8 @@ import { createReplayHandler } from "agent-replay/edge";
 import { fileStore } from "../../js/file-store.js";
 import { ev, killScenario } from "./durable-scenario.mjs";
 import { startServe } from "./durable-servers.mjs";
+
+const run = promisify(execFile);
 
 /** A temporary directory, removed after the test. */
 function tempDir(t) {
@@ -203,6 +207,23 @@ test("file names: no session id names a path outside the directory", async (t) =
   const long = await post(request, "x".repeat(300), ev(1));
   assert.equal(long.status, 400);
   assert.equal((await long.json()).error.code, "invalid_session_id");
+});
+
+test("the file store on Deno: a restart restores the session at the same cursor", async (t) => {
+  const dir = tempDir(t);
+  const deno = join(new URL("../..", import.meta.url).pathname, "node_modules/.bin/deno");
+  const script = new URL("./durable-deno.mjs", import.meta.url).pathname;
+  const { stdout } = await run(deno, ["run", "--allow-read", "--allow-write", script, dir], {
+    env: { ...process.env, DENO_NO_UPDATE_CHECK: "1" },
+    timeout: 30_000,
+  });
+  const found = JSON.parse(stdout);
+  assert.equal(found.same, true);
+  assert.equal(found.events, 3);
+  assert.deepEqual(
+    parseLog(found.log, { strict: true }).events.map((e) => e.turn),
+    [1, 2, 3],
+  );
 });
 
 test("serve --data: killed with SIGKILL mid-stream and restarted, no acknowledged event lost", async (t) => {
