@@ -128,8 +128,12 @@ export class DurableSession {
  * and maxAgeMs, no byte bound), `checkpointEvery` (1000 events).
  */
 export class DurableSessions {
+  /** The store given, if any; the store once made or checked. */
+  #given;
   #store;
   #storeOptions;
+  /** The promise of the store with the storage's incarnation, once asked. */
+  #made;
   #kept = new Map();
   #loading = new Map();
   #sweepAt = 16;
@@ -147,17 +151,23 @@ export class DurableSessions {
       bytes: retention.bytes ?? Number.POSITIVE_INFINITY,
       ageMs: retention.ageMs ?? storeOptions.maxAgeMs ?? 120_000,
     };
-    this.#store = store;
+    this.#given = store;
     this.#storeOptions = storeOptions;
   }
 
-  /** The store, made on first use with the storage's incarnation. */
+  /** The store, made on first use with the storage's incarnation (a store
+   * given must have it: the cursors it writes must outlive it). */
   async store() {
-    if (this.#store instanceof ReplayStore) return this.#store;
-    this.#store ??= this.storage
-      .incarnation()
-      .then((incarnation) => new ReplayStore({ ...this.#storeOptions, incarnation }));
-    this.#store = await this.#store;
+    this.#made ??= this.storage.incarnation().then((incarnation) => {
+      const given = this.#given;
+      if (given && given.incarnation !== incarnation)
+        throw new AgentReplayError(
+          "invalid_input",
+          "the store's incarnation is not the storage's: a restart would break every cursor",
+        );
+      return given ?? new ReplayStore({ ...this.#storeOptions, incarnation });
+    });
+    this.#store = await this.#made;
     return this.#store;
   }
 

@@ -102,6 +102,10 @@ export function parseCursor(cursor) {
   return { incarnation, revision, position, session_id };
 }
 
+/** The option key a restored core reaches the constructor by (`restore`):
+ * module-private, so no caller's options can hold it. */
+const RESTORED = Symbol("restored core");
+
 /** What `append` takes (an event, events, or a log) as bytes. */
 function appendBytes(input, what) {
   if (typeof input === "string" || input instanceof Uint8Array) return toBytes(input, what);
@@ -306,11 +310,9 @@ export class ReplaySession {
   #store;
   #id;
 
-  constructor(sessionId, { store, ...storeOptions } = {}) {
+  constructor(sessionId, { store, [RESTORED]: core, ...storeOptions } = {}) {
     checkSessionId(sessionId);
-    // A restored core (`restore`) comes in the options: never documented.
-    const { core, ...options } = storeOptions;
-    this.#store = store ?? new ReplayStore(options);
+    this.#store = store ?? new ReplayStore(storeOptions);
     if (!(this.#store instanceof ReplayStore))
       throw new AgentReplayError("invalid_input", "store must be a ReplayStore");
     this.#core =
@@ -364,7 +366,7 @@ export class ReplaySession {
         ReplayStore.now(store),
       ),
     );
-    return new ReplaySession(sessionId, { store, core });
+    return new ReplaySession(sessionId, { store, [RESTORED]: core });
   }
 
   /** Checks what `append` would take, appending nothing: its events as

@@ -17,7 +17,14 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DurableSessions, memoryUsage, parseCursor, parseLog } from "agent-replay";
+import {
+  DurableSessions,
+  memoryUsage,
+  parseCursor,
+  parseLog,
+  ReplaySession,
+  ReplayStore,
+} from "agent-replay";
 import { createReplayHandler } from "agent-replay/edge";
 import { fileStore } from "../../js/file-store.js";
 import { ev, killScenario } from "./durable-scenario.mjs";
@@ -207,6 +214,43 @@ test("file names: no session id names a path outside the directory", async (t) =
   const long = await post(request, "x".repeat(300), ev(1));
   assert.equal(long.status, 400);
   assert.equal((await long.json()).error.code, "invalid_session_id");
+});
+
+test("a store given to DurableSessions must have the storage's incarnation", async (t) => {
+  const dir = tempDir(t);
+  const storage = fileStore(dir);
+  const wrong = new DurableSessions({ storage, store: new ReplayStore({ incarnation: "other" }) });
+  await assert.rejects(wrong.open("s"), { code: "invalid_input" });
+  const store = new ReplayStore({ incarnation: await storage.incarnation() });
+  const right = new DurableSessions({ storage, store });
+  await (await right.open("s")).append(ev(1));
+  assert.equal(parseCursor(store.currentCursor("s")).position, 1, "appended through that store");
+});
+
+test("ReplaySession.restore: hostile input is a coded error, never a trap", () => {
+  const store = new ReplayStore({ incarnation: "hostile" });
+  const cases = [
+    [{ base: { position: 5, revision: 0 }, events: ev(1) }, "invalid_input"],
+    [
+      { base: { position: 2 ** 60, revision: 0 }, checkpoint: { position: 2 ** 60, state: "{}" } },
+      "invalid_input",
+    ],
+    [{ events: `${ev(1)}\n{"kind":"nope"}` }, "invalid_log"],
+    [{ events: `${ev(1)}\n{"kind":"page_out","tu` }, "invalid_log"],
+    [{ events: ev(1), checkpoint: { position: 1, state: "{not json" } }, "invalid_input"],
+    [{ events: ev(1), checkpoint: { position: 7, state: {} } }, "invalid_input"],
+    [{ base: { position: Number.NaN, revision: -1 }, events: ev(1) }, "invalid_input"],
+  ];
+  for (const [options, code] of cases) {
+    assert.throws(
+      () => ReplaySession.restore("s", { store, ...options }),
+      { code },
+      JSON.stringify(options),
+    );
+  }
+  const times = [Number.NaN, -5, Number.POSITIVE_INFINITY];
+  const s = ReplaySession.restore("s", { store, events: [ev(1), ev(2), ev(3)].join("\n"), times });
+  assert.equal(s.observe().state.event_count, 3, "the instance still works");
 });
 
 test("the file store on Deno: a restart restores the session at the same cursor", async (t) => {
