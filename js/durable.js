@@ -29,11 +29,14 @@ export class DurableSession {
   #queue = Promise.resolve();
   #busy = 0;
   #checkpointed;
+  /** When it was last opened, read or appended to (the store's clock). */
+  usedAt;
 
   constructor(owner, session, checkpointed) {
     this.#owner = owner;
     this.#session = session;
     this.#checkpointed = checkpointed;
+    this.usedAt = ReplayStore.now(session.store);
   }
 
   get sessionId() {
@@ -125,7 +128,9 @@ export class DurableSession {
  * Options: `storage` (required), `store` or `storeOptions` (its incarnation
  * is the storage's), `retention: {events, bytes, ageMs}` (what a restart
  * restores into the live window: by default the store's maxEventsPerSession
- * and maxAgeMs, no byte bound), `checkpointEvery` (1000 events).
+ * and maxAgeMs, no byte bound), `checkpointEvery` (1000 events), `idleMs`
+ * (300000: a session nobody follows, unused this long, leaves memory before
+ * the store's bounds press; it is reloaded when next asked for).
  */
 export class DurableSessions {
   /** The store given, if any; the store once made or checked. */
@@ -137,13 +142,25 @@ export class DurableSessions {
   #kept = new Map();
   #loading = new Map();
   #sweepAt = 16;
+  #idleMs;
+  #idleSweptAt = 0;
 
-  constructor({ storage, store, storeOptions = {}, retention = {}, checkpointEvery = 1000 } = {}) {
+  constructor({
+    storage,
+    store,
+    storeOptions = {},
+    retention = {},
+    checkpointEvery = 1000,
+    idleMs = 300_000,
+  } = {}) {
     const methods = ["incarnation", "load", "append", "checkpoint"];
     if (!storage || methods.some((m) => typeof storage[m] !== "function"))
       throw new AgentReplayError("invalid_input", `storage must have ${methods.join(", ")}`);
     if (!Number.isSafeInteger(checkpointEvery) || checkpointEvery < 1)
       throw new AgentReplayError("invalid_input", "checkpointEvery must be a positive integer");
+    if (typeof idleMs !== "number" || !(idleMs >= 0))
+      throw new AgentReplayError("invalid_input", "idleMs must be a non-negative number");
+    this.#idleMs = idleMs;
     this.storage = storage;
     this.checkpointEvery = checkpointEvery;
     this.retention = {
@@ -190,10 +207,28 @@ export class DurableSessions {
     return new DurableSession(this, session, checkpoint?.position ?? 0);
   }
 
-  /** The kept session of `id`, if the store still holds it. */
+  /** The kept session of `id`, if the store still holds it, marked used. */
   #held(id) {
+    this.#evictIdle();
     this.release(id);
-    return this.#kept.get(id);
+    const s = this.#kept.get(id);
+    if (s) s.usedAt = ReplayStore.now(this.#store);
+    return s;
+  }
+
+  /** Lets the sessions unused for `idleMs` that nobody follows leave
+   * memory (at most every quarter of `idleMs`: a pass visits every kept one). */
+  #evictIdle() {
+    if (!this.#store) return;
+    const now = ReplayStore.now(this.#store);
+    if (now - this.#idleSweptAt < this.#idleMs / 4) return;
+    this.#idleSweptAt = now;
+    const core = ReplayStore.core(this.#store);
+    for (const [id, s] of this.#kept) {
+      if (s.busy || now - s.usedAt <= this.#idleMs || !core.evictIdle(id)) continue;
+      this.#kept.delete(id);
+      s.free();
+    }
   }
 
   /** Loads a session once however many requests ask for it meanwhile. */

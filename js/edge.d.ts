@@ -51,6 +51,8 @@ export interface ReplayHandlerOptions {
   retention?: Retention;
   /** Events between stored checkpoints (with `storage`; default 1000). */
   checkpointEvery?: number;
+  /** A session nobody follows, unused this long, leaves memory (with `storage`; default 300000 ms). */
+  sessionIdleMs?: number;
 }
 
 /** A standard fetch handler serving sessions (routes in the README). */

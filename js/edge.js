@@ -171,8 +171,8 @@ async function authorized(authorize, request, sessionId, method) {
  *   client reconnects with Last-Event-ID and misses nothing).
  * - `storage`: keeps every accepted event (an append is answered once they
  *   are stored) and checkpoints, so sessions survive restarts and leave
- *   memory when idle (js/durable.js); with `retention` and
- *   `checkpointEvery`, as DurableSessions takes them.
+ *   memory when idle (js/durable.js); with `retention`, `checkpointEvery`
+ *   and `sessionIdleMs` (DurableSessions' `idleMs`).
  * Streams are pulled: an event is taken only when the client has read the
  * last, so a slow reader lags in its bounded subscription (and then gets a
  * gap) instead of growing the server's memory.
@@ -194,9 +194,17 @@ export function createReplayHandler({
   storage,
   retention,
   checkpointEvery,
+  sessionIdleMs,
 } = {}) {
   const durable = () =>
-    new DurableSessions({ storage, store, storeOptions, retention, checkpointEvery });
+    new DurableSessions({
+      storage,
+      store,
+      storeOptions,
+      retention,
+      checkpointEvery,
+      idleMs: sessionIdleMs,
+    });
   const context = {
     sessions: session
       ? hookSessions(session)

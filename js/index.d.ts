@@ -1241,6 +1241,8 @@ export class DurableSession {
   readonly sessionId: string;
   readonly session: ReplaySession;
   readonly busy: boolean;
+  /** When it was last opened, read or appended to (the store's clock). */
+  usedAt: number;
   /** As ReplaySession.append, resolving once the events are stored. */
   append(
     input: LoggedEvent | LoggedEvent[] | string | Uint8Array,
@@ -1261,6 +1263,8 @@ export class DurableSessions {
     retention?: Retention;
     /** Events between stored checkpoints (default 1000). */
     checkpointEvery?: number;
+    /** A session nobody follows, unused this long, leaves memory (default 300000 ms). */
+    idleMs?: number;
   });
   readonly storage: SessionStorage;
   readonly retention: Required<Retention>;

@@ -250,3 +250,27 @@ fn check_gives_one_line_per_event_and_appends_nothing() {
     assert_eq!(s.observe().state.event_count, direct.observe().state.event_count);
     assert_eq!(s.cursor(), direct.cursor());
 }
+
+#[test]
+fn an_idle_session_is_evicted_and_restored_a_followed_one_is_kept() {
+    let shared = store(100);
+    let all = lines(1..=3);
+    let restore = Restore {
+        base: at_start(),
+        events: all.as_bytes(),
+        times: &[],
+        checkpoint: None,
+        retain: 9,
+    };
+    let s = ReplaySession::restore("s", Rc::clone(&shared), restore, Millis(0)).unwrap();
+    let mut following = s.subscribe(&s.cursor(), Millis(0)).unwrap();
+    assert!(!shared.borrow_mut().evict_idle("s"), "a followed session stays");
+    following.close();
+    assert!(shared.borrow_mut().evict_idle("s"));
+    assert!(!shared.borrow().holds("s"));
+    assert!(!shared.borrow_mut().evict_idle("s"), "not held any more");
+    assert!(!shared.borrow_mut().evict_idle("never-seen"));
+    // Its storage brings it back, at the same positions.
+    let again = ReplaySession::restore("s", Rc::clone(&shared), restore, Millis(0)).unwrap();
+    assert_eq!(again.cursor(), format!("arc1:{INC}:3:3:s"));
+}

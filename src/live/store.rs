@@ -733,6 +733,19 @@ impl ReplayStore {
         self.live
     }
 
+    /// Evicts a session nobody follows (no live subscriber), as the bounds
+    /// would: its events leave memory, its tombstone keeps its positions.
+    /// For a host whose sessions are kept elsewhere too (a storage), to let
+    /// idle ones go before the bounds press. False when it was not held or
+    /// is followed.
+    pub fn evict_idle(&mut self, session_id: &str) -> bool {
+        let idle = self.live_buffer(session_id).is_some_and(|s| !s.has_subscribers());
+        if idle {
+            self.evict(session_id);
+        }
+        idle
+    }
+
     /// Whether the session is held now: neither unknown nor evicted.
     pub fn holds(&self, session_id: &str) -> bool {
         self.live_buffer(session_id).is_some()

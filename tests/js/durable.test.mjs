@@ -216,6 +216,30 @@ test("file names: no session id names a path outside the directory", async (t) =
   assert.equal((await long.json()).error.code, "invalid_session_id");
 });
 
+test("idle sessions leave memory and reload; a followed one stays", async (t) => {
+  const dir = tempDir(t);
+  let now = 0;
+  const sessions = new DurableSessions({
+    storage: fileStore(dir),
+    storeOptions: { now: () => now },
+    idleMs: 1000,
+  });
+  for (let i = 0; i < 20; i++) await (await sessions.open(`s-${i}`)).append(ev(i + 1));
+  const followed = await sessions.open("s-0");
+  const stream = followed.subscribe(followed.observe().cursor);
+  const before = memoryUsage().allocated_bytes;
+  now = 5000;
+  await sessions.read("s-19", (s) => s.observe());
+  assert.equal(sessions.size, 2, "the followed session and the one just read");
+  assert.ok(memoryUsage().allocated_bytes < before, "their memory went");
+  const reloaded = await sessions.read("s-7", (s) => s.observe());
+  assert.equal(reloaded.state.event_count, 1);
+  assert.equal(parseCursor(reloaded.cursor).position, 1, "at its stored position");
+  await (await sessions.open("s-0")).append(ev(99));
+  assert.equal(stream.next()?.position, 2, "the follower still gets what is appended");
+  stream.close();
+});
+
 test("a store given to DurableSessions must have the storage's incarnation", async (t) => {
   const dir = tempDir(t);
   const storage = fileStore(dir);

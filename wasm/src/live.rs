@@ -159,6 +159,12 @@ impl ReplayStoreHandle {
         self.inner.borrow().holds(session_id)
     }
 
+    /// Evicts the session if nobody follows it; whether it did.
+    #[wasm_bindgen(js_name = evictIdle)]
+    pub fn evict_idle(&self, session_id: &str) -> bool {
+        self.inner.borrow_mut().evict_idle(session_id)
+    }
+
     /// Ends every subscription; the store stays usable.
     #[wasm_bindgen(js_name = closeSubscriptions)]
     pub fn close_subscriptions(&self) {
