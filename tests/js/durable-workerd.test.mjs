@@ -17,7 +17,9 @@ async function killed(child) {
   await new Promise((r) => child.once("exit", r));
 }
 
-test("workerd, Durable Object SQLite on disk: SIGKILL mid-stream, restart, nothing acknowledged lost", async (t) => {
+test("workerd, Durable Object SQLite on disk: SIGKILL mid-stream, restart, nothing acknowledged lost", {
+  timeout: 60_000,
+}, async (t) => {
   const dir = await workerDir({ CHECKPOINT_EVERY: "50" });
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const port = 20000 + Math.floor(Math.random() * 20000);

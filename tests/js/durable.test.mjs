@@ -294,7 +294,9 @@ test("the file store on Deno: a restart restores the session at the same cursor"
   );
 });
 
-test("serve --data: killed with SIGKILL mid-stream and restarted, no acknowledged event lost", async (t) => {
+test("serve --data: killed with SIGKILL mid-stream and restarted, no acknowledged event lost", {
+  timeout: 60_000,
+}, async (t) => {
   const dir = tempDir(t);
   const port = 20000 + Math.floor(Math.random() * 20000);
   let child = await startServe(dir, port);
