@@ -179,6 +179,11 @@ test("memory: stored sessions leave memory and reload; unknown ones create nothi
   for (let i = 0; i < 300; i++) {
     const observation = await json(reader(`unknown-${i}`));
     assert.equal(observation.state.event_count, 0);
+    const resumed = await resume(reader, `unknown-${i}`, observation.cursor);
+    assert.deepEqual(resumed.events, [], "nothing to replay");
+    const stream = await reader(`unknown-${i}/stream`);
+    assert.equal(stream.status, 200);
+    await stream.body.cancel();
   }
   const grown = memoryUsage().allocated_bytes - before;
   assert.ok(grown < 256 * 1024, `600 sessions read through a store of 4: ${grown} bytes`);
