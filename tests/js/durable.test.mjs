@@ -245,6 +245,57 @@ test("idle sessions leave memory and reload; a followed one stays", async (t) =>
   stream.close();
 });
 
+test("concurrent appends are stored one after another, at their positions", async (t) => {
+  const dir = tempDir(t);
+  const request = server(dir, { checkpointEvery: 7 });
+  const answers = await Promise.all(
+    Array.from({ length: 30 }, (_, i) =>
+      json(post(request, "s", `${ev(2 * i)}\n${ev(2 * i + 1)}`)),
+    ),
+  );
+  const ends = answers.map((a) => parseCursor(a.cursor).position).sort((a, b) => a - b);
+  assert.deepEqual(
+    ends,
+    Array.from({ length: 30 }, (_, i) => 2 * i + 2),
+  );
+  const stored = parseLog(readFileSync(join(dir, "s.jsonl"), "utf8"), { strict: true });
+  assert.equal(stored.events.length, 60);
+  const restarted = await json(server(dir)("s"));
+  assert.deepEqual(restarted, await json(request("s")));
+});
+
+test("a session evicted while its append is stored is reloaded with it", async (t) => {
+  const dir = tempDir(t);
+  const files = fileStore(dir);
+  let hold;
+  const storage = {
+    ...files,
+    async append(id, batch) {
+      await files.append(id, batch);
+      if (id === "a" && batch.position === 2) await new Promise((r) => (hold = r));
+    },
+  };
+  const sessions = new DurableSessions({ storage, storeOptions: { maxSessions: 1 } });
+  const a = await sessions.open("a");
+  await a.append(ev(1));
+  const pending = a.append(`${ev(2)}\n${ev(3)}`);
+  await new Promise((r) => setTimeout(r, 20));
+  // Another session takes the store's only place: "a" is evicted mid-append.
+  await (await sessions.open("b")).append(ev(1));
+  hold();
+  const appended = await pending;
+  assert.deepEqual(
+    appended.map((e) => [e.position, e.event.turn]),
+    [
+      [2, 2],
+      [3, 3],
+    ],
+  );
+  const observed = await sessions.read("a", (s) => s.observe());
+  assert.equal(observed.state.event_count, 3);
+  assert.equal(parseCursor(observed.cursor).position, 3);
+});
+
 test("a store given to DurableSessions must have the storage's incarnation", async (t) => {
   const dir = tempDir(t);
   const storage = fileStore(dir);
