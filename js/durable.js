@@ -81,6 +81,9 @@ export class DurableSession {
     if (lines === "") return [];
     const texts = lines.split("\n");
     const store = this.#session.store;
+    // Evicted since (while an earlier append kept it busy): its positions
+    // are the storage's, so it is reloaded before they are counted on.
+    if (!ReplayStore.core(store).holds(this.sessionId)) await this.#reload();
     const from = store.currentCursor(this.sessionId);
     const { position } = parseCursor(from);
     await this.#owner.storage.append(this.sessionId, {
@@ -93,14 +96,19 @@ export class DurableSession {
       appended = this.#session.append(lines);
     } else {
       // Evicted while its events were stored: reloaded with them.
-      this.#session.free();
-      this.#session = (await this.#owner.load(this.sessionId)).session;
+      await this.#reload();
       appended = this.#session.resume(from).events ?? [];
     }
     const last = appended.at(-1);
     if (last && last.position - this.#checkpointed >= this.#owner.checkpointEvery)
       await this.#checkpoint(last.position);
     return appended;
+  }
+
+  /** Replaces the live session by the one its storage holds. */
+  async #reload() {
+    this.#session.free();
+    this.#session = (await this.#owner.load(this.sessionId)).session;
   }
 
   /** Stores the state now, so a restart folds from here. */

@@ -296,6 +296,40 @@ test("a session evicted while its append is stored is reloaded with it", async (
   assert.equal(parseCursor(observed.cursor).position, 3);
 });
 
+test("an append queued behind one during which the session was evicted reloads it first", async (t) => {
+  const dir = tempDir(t);
+  const files = fileStore(dir);
+  let hold;
+  const storage = {
+    ...files,
+    async checkpoint(id, checkpoint) {
+      await files.checkpoint(id, checkpoint);
+      if (id === "a" && checkpoint.position === 1) await new Promise((r) => (hold = r));
+    },
+  };
+  const sessions = new DurableSessions({
+    storage,
+    storeOptions: { maxSessions: 1 },
+    checkpointEvery: 1,
+  });
+  const a = await sessions.open("a");
+  const first = a.append(ev(1));
+  const second = a.append(ev(2));
+  await new Promise((r) => setTimeout(r, 20));
+  // Sessions of 3 events each take the store's only place, until the
+  // store forgets "a"'s tombstone: an unknown session then stands at 3.
+  for (let i = 0; i < 12; i++)
+    await (await sessions.open(`b-${i}`)).append([ev(1), ev(2), ev(3)].join("\n"));
+  hold();
+  assert.equal((await first)[0].position, 1);
+  assert.equal((await second)[0].position, 2, "counted from the storage, not a tombstone");
+  const stored = parseLog(readFileSync(join(dir, "a.jsonl"), "utf8"), { strict: true });
+  assert.deepEqual(
+    stored.events.map((e) => e.turn),
+    [1, 2],
+  );
+});
+
 test("a store given to DurableSessions must have the storage's incarnation", async (t) => {
   const dir = tempDir(t);
   const storage = fileStore(dir);
