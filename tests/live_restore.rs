@@ -4,6 +4,8 @@
 //! exactly what it missed, and the state comes from a checkpoint plus the
 //! events after it.
 
+mod common;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -273,4 +275,77 @@ fn an_idle_session_is_evicted_and_restored_a_followed_one_is_kept() {
     // Its storage brings it back, at the same positions.
     let again = ReplaySession::restore("s", Rc::clone(&shared), restore, Millis(0)).unwrap();
     assert_eq!(again.cursor(), format!("arc1:{INC}:3:3:s"));
+}
+
+/// A position of a session that never stopped, with what a storage would
+/// have kept there: its revision and its state.
+struct Mark {
+    position: u64,
+    revision: u64,
+    view: String,
+}
+
+#[test]
+fn restarts_from_random_checkpoints_match_the_session_that_never_stopped() {
+    let lines = common::sample_lines();
+    for seed in 1..=30u64 {
+        let mut rng = common::Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let n = 1 + rng.below(lines.len() as u64) as usize;
+        let live = ReplaySession::new("s", store(10_000)).unwrap();
+        let view = |s: &ReplaySession| serde_json::to_string(&s.observe().state).unwrap();
+        let mut marks = vec![Mark { position: 0, revision: 0, view: view(&live) }];
+        let mut at = 0;
+        while at < n {
+            let end = (at + 1 + rng.below(6) as usize).min(n);
+            let batch = lines.get(at..end).unwrap().join("\n");
+            live.append(batch.as_bytes(), Millis(0), None).unwrap();
+            at = end;
+            let revision = live.revision().0;
+            marks.push(Mark { position: at as u64, revision, view: view(&live) });
+        }
+        // A storage's restart: the state at a checkpoint, the events from a
+        // base at or before it, the newest `retain` of them in the window.
+        let checkpoint = marks.get(rng.below(marks.len() as u64) as usize).unwrap();
+        let base = marks.get(rng.below(marks.len() as u64) as usize).unwrap();
+        let base = if base.position <= checkpoint.position { base } else { checkpoint };
+        let events = lines.get(base.position as usize..n).unwrap().join("\n");
+        let retain = rng.below(n as u64 + 2) as usize;
+        let restore = Restore {
+            base: RestoreBase {
+                position: Position(base.position),
+                revision: Revision(base.revision),
+            },
+            events: events.as_bytes(),
+            times: &[],
+            checkpoint: (checkpoint.position > 0 || base.position > 0)
+                .then_some((Position(checkpoint.position), checkpoint.view.as_str())),
+            retain,
+        };
+        let restored = ReplaySession::restore("s", store(10_000), restore, Millis(0)).unwrap();
+        assert_eq!(restored.observe(), live.observe(), "seed {seed}");
+        let window = retain.min(n - base.position as usize);
+        for p in 0..=n {
+            let cursor = format!("arc1:{INC}:0:{p}:s");
+            let got = restored.resume(&cursor, Millis(0)).unwrap();
+            let Resume::Replayed { events: expected, .. } =
+                live.resume(&cursor, Millis(0)).unwrap()
+            else {
+                panic!("the live session holds everything");
+            };
+            match got {
+                Resume::Replayed { events, .. } => {
+                    assert!(p + window >= n, "seed {seed}: replayed from {p} past the window");
+                    assert_eq!(events, expected, "seed {seed}, from {p}");
+                }
+                Resume::Gap { gap, .. } => {
+                    assert!(p + window < n, "seed {seed}: a gap from {p} within the window");
+                    assert_eq!(gap.reason, GapReason::Trimmed);
+                }
+            }
+        }
+        let next = lines.first().unwrap().as_bytes();
+        let a = live.append(next, Millis(0), None).unwrap();
+        let b = restored.append(next, Millis(0), None).unwrap();
+        assert_eq!(a, b, "seed {seed}: the next append, the same event at the same cursor");
+    }
 }

@@ -161,7 +161,9 @@ impl ReplaySession {
         }
         let mut events = Vec::new();
         let mut position = restore.base.position;
-        let lines = LogOptions { strict: true, ..Default::default() };
+        // Read as `append` read them (unknown kinds are events), or a session
+        // holding one could never restart.
+        let lines = LogOptions { strict: false, ..Default::default() };
         let report =
             log::read_bytes(restore.events, lines, &mut |json: &str, e: SessionEvent<'_>| {
                 position = position.next();

@@ -91,6 +91,15 @@ test("a restart goes on at the same positions and replays what a cursor missed",
   );
 });
 
+test("a session holding an event of a kind this version does not know restarts", async (t) => {
+  const dir = tempDir(t);
+  const before = server(dir, { checkpointEvery: 2 });
+  const body = [ev(1), '{"kind":"a_future_kind","turn":2,"detail":{"x":1}}', ev(3)].join("\n");
+  assert.equal((await post(before, "s", body)).status, 200);
+  const observed = await json(before("s"));
+  assert.deepEqual(await json(server(dir)("s")), observed);
+});
+
 test("a restart reads the checkpoint and the retained window, not the whole log", async (t) => {
   const dir = tempDir(t);
   const options = { checkpointEvery: 3, retention: { events: 2 } };
@@ -349,7 +358,8 @@ test("ReplaySession.restore: hostile input is a coded error, never a trap", () =
       { base: { position: 2 ** 60, revision: 0 }, checkpoint: { position: 2 ** 60, state: "{}" } },
       "invalid_input",
     ],
-    [{ events: `${ev(1)}\n{"kind":"nope"}` }, "invalid_log"],
+    [{ events: `${ev(1)}\n{"kind":"page_out","turn":"one"}` }, "invalid_log"],
+    [{ events: "{not json" }, "invalid_log"],
     [{ events: `${ev(1)}\n{"kind":"page_out","tu` }, "invalid_log"],
     [{ events: ev(1), checkpoint: { position: 1, state: "{not json" } }, "invalid_input"],
     [{ events: ev(1), checkpoint: { position: 7, state: {} } }, "invalid_input"],
