@@ -6,7 +6,7 @@
 //   batches of 20; events delivered per second until every client has all.
 //   node benches/edge.mjs        (after npm run build)
 import { spawn } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 import { bin, bundleWorker, installProject, port } from "../tests/package/harness.mjs";
@@ -69,6 +69,8 @@ const deno = (script) => (_p) => [
   script,
 ];
 const workerDir = await bundleWorker(project);
+// workerd runs from the project here: its Durable Objects' disk, as named in workerd.capnp.
+mkdirSync(join(project, "do"), { recursive: true });
 // The bench's Worker keeps 4,096 events per session and takes 1,000 an
 // append (the tests use 4 and 3).
 const capnp = join(workerDir, "workerd.capnp");
@@ -88,7 +90,7 @@ writeFileSync(
       `(name = "MAX_EVENTS_PER_REQUEST", text = "1000"),\n(name = "MAX_STREAMS_PER_CLIENT", text = "1000"),\n`,
     ),
 );
-const workerd = (p) => ["serve", capnp, `--socket-addr=http=127.0.0.1:${p}`];
+const workerd = (p) => ["serve", "--experimental", capnp, `--socket-addr=http=127.0.0.1:${p}`];
 
 const cold = {};
 for (const [name, cmd, args, path] of [

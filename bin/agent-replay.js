@@ -10,6 +10,7 @@ import { summarize } from "./summary.js";
 const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--strict]
        agent-replay serve [FILE...|DIR] [--port N] [--no-demo] [--interval-ms N] [--pause-ms N]
                           [--max-events N] [--max-age-ms N] [--write-token T] [--poll-ms N]
+                          [--data DIR]
 
   snapshot   print the kernel OS snapshot of the log as JSON
   summary    print a readable summary: status, turns, tools, processes, budgets, errors
@@ -22,7 +23,9 @@ const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--stric
              given a DIR (the agent runtime's FileSessionLog directory, one
              SESSION.jsonl per session), it lists its sessions at /sessions and
              follows each live as it grows (no demo), polling every
-             --poll-ms (1000) besides watching it
+             --poll-ms (1000) besides watching it; --data DIR keeps the
+             sessions appended over HTTP in DIR (SESSION.jsonl, fsynced per
+             append), so they survive a restart (no demo)
   FILE       a JSON, JSON Lines or stored-entry log; - reads stdin
   --sample   use the embedded sample session
   --strict   stop at the first error (unknown kinds included)`;
@@ -83,6 +86,7 @@ async function runServer(argv) {
     const a = argv[i];
     if (a === "--no-demo") options.demo = false;
     else if (a === "--write-token") options.writeToken = argv[++i] ?? fail(USAGE);
+    else if (a === "--data") options.data = argv[++i] ?? fail(USAGE);
     else if (a in numeric) {
       const n = Number(argv[++i]);
       if (!Number.isInteger(n) || n < 0) fail(`${a} needs a whole number`);
@@ -93,6 +97,7 @@ async function runServer(argv) {
       options.dir = a;
     } else options.files.push(a);
   }
+  if (options.dir && options.data) fail("serve keeps --data or follows a directory, not both");
   const { serve } = await import("./serve.js");
   let server;
   try {
@@ -106,10 +111,12 @@ async function runServer(argv) {
     );
   }
   process.stdout.write(`agent-replay viewer: ${server.url}/\n`);
-  if (options.demo ?? !options.dir)
+  if (options.demo ?? !(options.dir || options.data))
     process.stdout.write(
       `  the sample session plays live (a new run each loop); open the URL to follow it\n`,
     );
+  if (options.data)
+    process.stdout.write(`  keeping sessions in ${options.data}: ${server.url}/api/sessions/ID\n`);
   if (options.dir)
     process.stdout.write(`  following ${options.dir}: its sessions at ${server.url}/sessions\n`);
   for (const u of server.files) process.stdout.write(`  ${u}\n`);

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 import { ReplaySession, ReplayStore, sampleLog } from "../js/node.js";
 import { createReplayHandler, toNodeListener } from "../js/edge.js";
+import { fileStore } from "../js/file-store.js";
 import { followDirectory } from "./follow-dir.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -181,6 +182,21 @@ function startDemo(sessions, store, { intervalMs, pauseMs, keep = 3 }) {
   return { current: () => current, stop: () => clearTimeout(timer) };
 }
 
+/** The API over sessions kept in `dir`: anyone on 127.0.0.1 reads (an
+ * unknown session reads as empty and keeps nothing); appends need the token. */
+function durableHandler(dir, storeOptions, writeToken) {
+  return createReplayHandler({
+    basePath: "/api",
+    retryMs: 500,
+    heartbeatMs: 5000,
+    storage: fileStore(dir),
+    storeOptions,
+    authorize: (request, _id, action) =>
+      action === "read" ||
+      (Boolean(writeToken) && request.headers.get("authorization") === `Bearer ${writeToken}`),
+  });
+}
+
 /**
  * Starts the server. Options: `port` (0 picks one), `files` (logs served
  * at /files/NAME), `dir` (a FileSessionLog directory followed live: its
@@ -189,20 +205,24 @@ function startDemo(sessions, store, { intervalMs, pauseMs, keep = 3 }) {
  * `demo` (default true without `dir`), `intervalMs` (1100: the sample
  * takes about a minute), `pauseMs` (5000), `maxEventsPerSession`,
  * `maxAgeMs` (the live buffer), `writeToken` (enables POST with
- * `Authorization: Bearer TOKEN`). Resolves to `{ url, close() }`.
+ * `Authorization: Bearer TOKEN`), `data` (a directory where sessions
+ * appended over HTTP are kept, js/file-store.js: they survive restarts;
+ * not with `dir`). Resolves to `{ url, close() }`.
  */
 export async function serve({
   port = 8080,
   files = [],
   dir,
   pollMs,
-  demo = !dir,
+  data,
+  demo = !dir && !data,
   intervalMs = 1100,
   pauseMs = 5000,
   maxEventsPerSession,
   maxAgeMs,
   writeToken,
 } = {}) {
+  if (dir && data) throw new Error("serve keeps --data or follows a directory, not both");
   const store = new ReplayStore({ maxEventsPerSession, maxAgeMs });
   const sessions = new Map();
   const follower = dir
@@ -235,7 +255,9 @@ export async function serve({
       return s;
     },
   });
-  const api = toNodeListener(handler);
+  const api = toNodeListener(
+    data ? durableHandler(resolve(data), { maxEventsPerSession, maxAgeMs }, writeToken) : handler,
+  );
   const player = demo ? startDemo(sessions, store, { intervalMs, pauseMs }) : null;
   const served = new Map();
   for (const f of files) {

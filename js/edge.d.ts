@@ -1,5 +1,11 @@
 // Types of agent-replay/edge: the edge replay handler (see README).
-import type { ReplaySession, ReplayStore, ReplayStoreOptions } from "./index.js";
+import type {
+  ReplaySession,
+  ReplayStore,
+  ReplayStoreOptions,
+  Retention,
+  SessionStorage,
+} from "./index.js";
 
 /** The code of an error response `{"error": {code, message, errors?}}`. */
 export type { ErrorCode } from "./index.js";
@@ -38,6 +44,15 @@ export interface ReplayHandlerOptions {
   streamIdleMs?: number;
   /** A path prefix before /sessions (default ""). */
   basePath?: string;
+  /** Keeps every accepted event before the POST is answered, and checkpoints:
+   * sessions survive restarts and leave memory when idle (not with `session`). */
+  storage?: SessionStorage;
+  /** What a restart restores into the live window (with `storage`). */
+  retention?: Retention;
+  /** Events between stored checkpoints (with `storage`; default 1000). */
+  checkpointEvery?: number;
+  /** A session nobody follows, unused this long, leaves memory (with `storage`; default 300000 ms). */
+  sessionIdleMs?: number;
 }
 
 /** A standard fetch handler serving sessions (routes in the README). */

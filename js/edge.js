@@ -7,7 +7,13 @@
 //   GET  /sessions/{id}/stream          Server-Sent Events: replay then live
 // Nothing is served unless `authorize` allows it; a cursor never reaches
 // another session than the one in the path.
-import { AgentReplayError, httpStatusOf, ReplaySession, ReplayStore } from "agent-replay";
+import {
+  AgentReplayError,
+  DurableSessions,
+  httpStatusOf,
+  ReplaySession,
+  ReplayStore,
+} from "agent-replay";
 
 /** Events sent per pull at most: what is pending, in one chunk. */
 const PULL_BATCH = 64;
@@ -163,6 +169,10 @@ async function authorized(authorize, request, sessionId, method) {
  *   Authorization header).
  * - `streamIdleMs` (300000): a stream with no event for this long ends (the
  *   client reconnects with Last-Event-ID and misses nothing).
+ * - `storage`: keeps every accepted event (an append is answered once they
+ *   are stored) and checkpoints, so sessions survive restarts and leave
+ *   memory when idle (js/durable.js); with `retention`, `checkpointEvery`
+ *   and `sessionIdleMs` (DurableSessions' `idleMs`).
  * Streams are pulled: an event is taken only when the client has read the
  * last, so a slow reader lags in its bounded subscription (and then gets a
  * gap) instead of growing the server's memory.
@@ -181,9 +191,26 @@ export function createReplayHandler({
   streamIdleMs = 300_000,
   clientId = (request) => request.headers.get("authorization") ?? "",
   basePath = "",
+  storage,
+  retention,
+  checkpointEvery,
+  sessionIdleMs,
 } = {}) {
+  const durable = () =>
+    new DurableSessions({
+      storage,
+      store,
+      storeOptions,
+      retention,
+      checkpointEvery,
+      idleMs: sessionIdleMs,
+    });
   const context = {
-    sessions: session ? hookSessions(session) : sessionTable(store, storeOptions),
+    sessions: session
+      ? hookSessions(session)
+      : storage
+        ? durable()
+        : sessionTable(store, storeOptions),
     streams: streamLimits(maxStreamsPerSession, maxStreamsPerClient),
     limits: { maxBodyBytes, maxEventsPerRequest, heartbeatMs, retryMs, streamIdleMs },
     clientId,
@@ -309,10 +336,10 @@ async function appendEvents({ sessions, limits }, { request, sessionId }) {
   const body = await readBody(request, maxBodyBytes);
   if (body === undefined)
     return errorResponse(413, "limit_exceeded", `the body is larger than ${maxBodyBytes} bytes`);
-  const s = sessions.open(sessionId);
+  const s = await sessions.open(sessionId);
   try {
     // One pass checks every event and counts them, one appends: all or nothing.
-    const appended = s.append(body, { maxEvents: maxEventsPerRequest });
+    const appended = await s.append(body, { maxEvents: maxEventsPerRequest });
     const cursor = appended.length ? appended.at(-1).cursor : s.observe().cursor;
     return jsonResponse(JSON.stringify({ appended: appended.length, cursor }));
   } finally {
@@ -321,16 +348,16 @@ async function appendEvents({ sessions, limits }, { request, sessionId }) {
 }
 
 /** GET the session: its observation. */
-function observe({ sessions }, { sessionId }) {
-  return jsonResponse(sessions.read(sessionId, (s) => JSON.stringify(s.observe())));
+async function observe({ sessions }, { sessionId }) {
+  return jsonResponse(await sessions.read(sessionId, (s) => JSON.stringify(s.observe())));
 }
 
 /** GET events?cursor=: the resume result. */
-function resume({ sessions }, { url, sessionId }) {
+async function resume({ sessions }, { url, sessionId }) {
   const cursor = url.searchParams.get("cursor");
   if (cursor === null)
     return errorResponse(400, "malformed_cursor", "the cursor query parameter is required");
-  return jsonResponse(sessions.read(sessionId, (s) => resumeJson(s.resume(cursor))));
+  return jsonResponse(await sessions.read(sessionId, (s) => resumeJson(s.resume(cursor))));
 }
 
 function resumeJson(r) {
@@ -344,7 +371,7 @@ function jsonResponse(body) {
 }
 
 /** GET stream: Server-Sent Events, replay then live, within the stream limits. */
-function stream({ sessions, streams, limits, clientId }, { request, url, sessionId }) {
+async function stream({ sessions, streams, limits, clientId }, { request, url, sessionId }) {
   const client = clientId(request);
   const refused = streams.refusal(sessionId, client);
   if (refused) return refused;
@@ -352,7 +379,7 @@ function stream({ sessions, streams, limits, clientId }, { request, url, session
   let opened;
   try {
     // Subscribed now, so a bad cursor is a 400, not a stream that ends.
-    opened = subscribeFrom(sessions.open(sessionId), cursor);
+    opened = subscribeFrom(await sessions.open(sessionId), cursor);
   } catch (e) {
     sessions.release(sessionId);
     throw e;

@@ -1242,6 +1242,28 @@ export class ReplaySession {
   constructor(sessionId: string, options?: { store?: ReplayStore } & ReplayStoreOptions);
   readonly sessionId: string;
   readonly store: ReplayStore;
+  /** A session restored from its storage at the positions its events were
+   * stored at, in `store` (of the incarnation they were stored under):
+   * `events` (JSON Lines) follow `base`, `times` say when each was stored,
+   * the state is the checkpoint's with the events after it folded on
+   * (without a checkpoint, `base` is 0); the newest `retain` form the live window. */
+  static restore(
+    sessionId: string,
+    options: {
+      store: ReplayStore;
+      base?: { position: number; revision: number };
+      events?: string | Uint8Array;
+      times?: number[];
+      checkpoint?: { position: number; state: SessionView | string };
+      retain?: number;
+    },
+  ): ReplaySession;
+  /** What `append` would take, checked, appending nothing: its events as
+   * JSON Lines, one event a line. */
+  check(
+    input: LoggedEvent | LoggedEvent[] | string | Uint8Array,
+    options?: { maxEvents?: number },
+  ): string;
   /** Appends an event, events, or a log: all or nothing; `maxEvents`
    * refuses more events than that at once (`limit_exceeded`). */
   append(
@@ -1253,4 +1275,89 @@ export class ReplaySession {
   subscribe(cursor: string): SessionSubscription;
   free(): void;
   [Symbol.dispose](): void;
+}
+
+/** What a storage hands back for a restart (docs/edge.md, durable sessions). */
+export interface StoredSession {
+  /** The position and revision just before the first of `events`. */
+  base: { position: number; revision: number };
+  /** The stored events' JSON texts after `base`, in order. */
+  events: string[];
+  /** When each event was stored (ms); a missing one counts as now. */
+  times?: number[];
+  /** The state at a position among the events (an observation's state, or its JSON). */
+  checkpoint?: { position: number; state: SessionView | string };
+}
+
+/** Where durable sessions keep their events (`fileStore`, Durable Object SQLite storage). */
+export interface SessionStorage {
+  /** The incarnation of every cursor over this storage: made once, then kept. */
+  incarnation(): Promise<string>;
+  /** The session as stored, from at or before the newest `retainEvents`; undefined if none. */
+  load(sessionId: string, options: { retainEvents: number }): Promise<StoredSession | undefined>;
+  /** Stores events at `position` on; resolves once they are durable. */
+  append(
+    sessionId: string,
+    batch: { position: number; events: string[]; at: number },
+  ): Promise<void>;
+  /** Stores the state at `position`; what is before `keepFrom` no restart needs. */
+  checkpoint(
+    sessionId: string,
+    checkpoint: { position: number; revision: number; state: string; at: number; keepFrom: number },
+  ): Promise<void>;
+}
+
+/** What a restart restores into the live window (by default the store's
+ * maxEventsPerSession and maxAgeMs, no byte bound). */
+export interface Retention {
+  events?: number;
+  /** Of the events' JSON text. */
+  bytes?: number;
+  ageMs?: number;
+}
+
+/** A session whose appends are stored before they are applied. */
+export class DurableSession {
+  readonly sessionId: string;
+  readonly session: ReplaySession;
+  readonly busy: boolean;
+  /** When it was last opened, read or appended to (the store's clock). */
+  usedAt: number;
+  /** As ReplaySession.append, resolving once the events are stored. */
+  append(
+    input: LoggedEvent | LoggedEvent[] | string | Uint8Array,
+    options?: { maxEvents?: number },
+  ): Promise<ObservedEvent[]>;
+  observe(): Observation;
+  resume(cursor: string): { type: "replayed"; events: ObservedEvent[]; cursor: string } | GapItem;
+  subscribe(cursor: string): SessionSubscription;
+  free(): void;
+}
+
+/** The sessions of a storage over one ReplayStore (the edge handler's `storage`). */
+export class DurableSessions {
+  constructor(options: {
+    storage: SessionStorage;
+    store?: ReplayStore;
+    storeOptions?: ReplayStoreOptions;
+    retention?: Retention;
+    /** Events between stored checkpoints (default 1000). */
+    checkpointEvery?: number;
+    /** A session nobody follows, unused this long, leaves memory (default 300000 ms). */
+    idleMs?: number;
+  });
+  readonly storage: SessionStorage;
+  readonly retention: Required<Retention>;
+  readonly checkpointEvery: number;
+  /** Sessions kept in memory now. */
+  readonly size: number;
+  store(): Promise<ReplayStore>;
+  /** The session restored from storage (empty when `create` and none is stored). */
+  load(sessionId: string, create?: boolean): Promise<DurableSession | undefined>;
+  /** The session to append to or stream: kept, loaded, or made. */
+  open(sessionId: string): Promise<DurableSession>;
+  /** `answer(session)`; for a session storage does not hold, from a transient empty one. */
+  read<T>(sessionId: string, answer: (session: DurableSession | ReplaySession) => T): Promise<T>;
+  /** Frees the kept session if the store no longer holds it. */
+  release(sessionId: string): void;
 }

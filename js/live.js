@@ -102,6 +102,17 @@ export function parseCursor(cursor) {
   return { incarnation, revision, position, session_id };
 }
 
+/** The option key a restored core reaches the constructor by (`restore`):
+ * module-private, so no caller's options can hold it. */
+const RESTORED = Symbol("restored core");
+
+/** What `append` takes (an event, events, or a log) as bytes. */
+function appendBytes(input, what) {
+  if (typeof input === "string" || input instanceof Uint8Array) return toBytes(input, what);
+  if (Array.isArray(input)) return toBytes(input.map((e) => eventText(e, what)).join("\n"));
+  return toBytes(eventText(input, what));
+}
+
 function checkSessionId(sessionId) {
   if (typeof sessionId !== "string")
     throw new AgentReplayError("invalid_session_id", "sessionId must be a string");
@@ -298,12 +309,13 @@ export class ReplaySession {
   #store;
   #id;
 
-  constructor(sessionId, { store, ...storeOptions } = {}) {
+  constructor(sessionId, { store, [RESTORED]: core, ...storeOptions } = {}) {
     checkSessionId(sessionId);
     this.#store = store ?? new ReplayStore(storeOptions);
     if (!(this.#store instanceof ReplayStore))
       throw new AgentReplayError("invalid_input", "store must be a ReplayStore");
-    this.#core = call(() => new raw.ReplaySessionCore(sessionId, ReplayStore.core(this.#store)));
+    this.#core =
+      core ?? call(() => new raw.ReplaySessionCore(sessionId, ReplayStore.core(this.#store)));
     this.#id = sessionId;
   }
 
@@ -322,15 +334,52 @@ export class ReplaySession {
     return this.#store;
   }
 
+  /**
+   * A session restored from its storage, at the positions its events were
+   * stored at, in `store` (whose incarnation must be the one they were
+   * stored under): `events` (JSON Lines, one event a line) follow
+   * `base: {position, revision}`; `times` says when each was stored; the
+   * state is `checkpoint.state` (an observation's, or its JSON text) at `checkpoint.position`
+   * with the events after it folded on (without a checkpoint, `base` is 0).
+   * The newest `retain` events form the live window.
+   */
+  static restore(sessionId, { store, base, events = "", times = [], checkpoint, retain }) {
+    checkSessionId(sessionId);
+    if (!(store instanceof ReplayStore))
+      throw new AgentReplayError("invalid_input", "store must be a ReplayStore");
+    const state =
+      checkpoint === undefined || typeof checkpoint.state === "string"
+        ? checkpoint?.state
+        : JSON.stringify(checkpoint.state);
+    const core = call(() =>
+      raw.ReplaySessionCore.restore(
+        sessionId,
+        ReplayStore.core(store),
+        base?.position ?? 0,
+        base?.revision ?? 0,
+        toBytes(events, "ReplaySession.restore"),
+        Float64Array.from(times),
+        state,
+        checkpoint?.position ?? 0,
+        retain ?? Number.MAX_SAFE_INTEGER,
+        ReplayStore.now(store),
+      ),
+    );
+    return new ReplaySession(sessionId, { store, [RESTORED]: core });
+  }
+
+  /** Checks what `append` would take, appending nothing: its events as
+   * JSON Lines, one event a line (what a storage writes, then appends). */
+  check(input, { maxEvents } = {}) {
+    const bytes = appendBytes(input, "ReplaySession.check");
+    const core = this.#live();
+    return call(() => core.check(bytes, maxEvents));
+  }
+
   /** Appends an event, events, or a log (string or bytes): all or nothing;
    * `{maxEvents}` refuses (limit_exceeded) more events than that at once. */
   append(input, { maxEvents } = {}) {
-    let bytes;
-    if (typeof input === "string" || input instanceof Uint8Array)
-      bytes = toBytes(input, "ReplaySession.append");
-    else if (Array.isArray(input))
-      bytes = toBytes(input.map((e) => eventText(e, "ReplaySession.append")).join("\n"));
-    else bytes = toBytes(eventText(input, "ReplaySession.append"));
+    const bytes = appendBytes(input, "ReplaySession.append");
     const core = this.#live();
     const { events } = observed(
       call(() => core.append(bytes, ReplayStore.now(this.#store), maxEvents), bytes),

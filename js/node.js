@@ -10,3 +10,4 @@ initSync({ module: bytes });
 
 export * from "./api.js";
 export * from "./live.js";
+export * from "./durable.js";

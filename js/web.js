@@ -15,3 +15,4 @@ export function init(wasm) {
 
 export * from "./api.js";
 export * from "./live.js";
+export * from "./durable.js";

@@ -7,3 +7,4 @@ initSync({ module: wasm });
 
 export * from "./api.js";
 export * from "./live.js";
+export * from "./durable.js";

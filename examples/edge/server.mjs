@@ -4,8 +4,11 @@
 // Configuration from the environment:
 //   TOKENS  JSON {"<bearer token>": ["session-id", ...] | "*"}   (required: nothing is served without it)
 //   PORT (8787), HOST (127.0.0.1), MAX_EVENTS_PER_SESSION (2048), MAX_BODY_BYTES (1048576),
-//   MAX_EVENTS_PER_REQUEST (1000), MAX_STREAMS_PER_CLIENT (20)
+//   MAX_EVENTS_PER_REQUEST (1000), MAX_STREAMS_PER_CLIENT (20),
+//   DATA_DIR (unset: sessions live in memory; set: kept there by the file store, so they
+//   survive restarts; Deno then needs --allow-write too)
 import { createReplayHandler, bearerTokens, toNodeListener } from "agent-replay/edge";
+import { fileStore } from "agent-replay/file-store";
 
 const env = (name, fallback) =>
   (globalThis.Deno ? Deno.env.get(name) : process.env[name]) ?? fallback;
@@ -17,6 +20,7 @@ const handler = createReplayHandler({
   maxEventsPerRequest: Number(env("MAX_EVENTS_PER_REQUEST", 1000)),
   maxStreamsPerClient: Number(env("MAX_STREAMS_PER_CLIENT", 20)),
   retryMs: Number(env("RETRY_MS", 1000)),
+  storage: env("DATA_DIR") ? fileStore(env("DATA_DIR")) : undefined,
 });
 const port = Number(env("PORT", 8787));
 const hostname = env("HOST", "127.0.0.1");

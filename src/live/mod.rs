@@ -10,10 +10,11 @@ pub mod subscription;
 pub use append_log::AppendLogReport;
 pub use cursor::{CursorError, SessionCursor};
 pub use session::{
-    LiveReplayGap, Observation, ReplaySession, Resume, SentObservation, SessionItem,
+    LiveReplayGap, Observation, ReplaySession, Restore, Resume, SentObservation, SessionItem,
     SessionSubscription,
 };
 pub use store::{
-    AppendError, GapReason, ObservedEvent, Replay, ReplayStore, StoreConfig, SubscribeResult,
+    AppendError, GapReason, ObservedEvent, Replay, ReplayStore, RestoreBase, StoreConfig,
+    StoredEvent, SubscribeResult,
 };
 pub use subscription::{Subscription, SubscriptionItem};

@@ -10,14 +10,17 @@ use std::rc::Rc;
 use serde::Serialize;
 
 use super::cursor::{CursorError, SessionCursor};
-use super::store::{AppendError, GapReason, ObservedEvent, Replay, ReplayStore, SubscribeResult};
+use super::store::{
+    AppendError, GapReason, ObservedEvent, Replay, ReplayStore, RestoreBase, StoredEvent,
+    SubscribeResult,
+};
 use super::subscription::{Subscription, SubscriptionItem};
 use crate::error::{Error, ErrorCode};
 use crate::event::SessionEvent;
 use crate::json::JsonText;
 use crate::log::{self, LogError, LogOptions};
 use crate::state::SessionState;
-use crate::units::{Millis, Revision};
+use crate::units::{Millis, Position, Revision};
 use crate::view::SessionView;
 
 /// The current complete observation of a session.
@@ -82,6 +85,29 @@ impl From<SessionAppendError> for Error {
     }
 }
 
+/// What a session is restored from: its stored events after `base`, with
+/// the times they were stored, and the state at a checkpoint among them.
+#[derive(Debug, Clone, Copy)]
+pub struct Restore<'a> {
+    pub base: RestoreBase,
+    /// The events after `base`, as JSON Lines (one event per line).
+    pub events: &'a [u8],
+    /// When each event was stored; an event without one counts as stored now.
+    pub times: &'a [Millis],
+    /// The position of the state `checkpoint` holds (a view's JSON, as an
+    /// observation's `state`), between `base` and the last event; without
+    /// one the state is folded from the start, so `base` must be 0.
+    pub checkpoint: Option<(Position, &'a str)>,
+    /// How many of the newest events form the live window (the storage's
+    /// retention); the older ones are only folded.
+    pub retain: usize,
+}
+
+/// An error of a restore: the input is not what a storage wrote.
+fn restore_error(message: impl Into<String>) -> Error {
+    Error::new(ErrorCode::InvalidInput, message)
+}
+
 struct Inner {
     id: String,
     store: Rc<RefCell<ReplayStore>>,
@@ -111,15 +137,86 @@ impl ReplaySession {
         &self.inner.store
     }
 
-    /// Appends a log (any framing) or event text: all or nothing. Every
-    /// event is folded into the state and appended to the store. A first
-    /// pass checks every event (and that there are at most `max_events`).
-    pub fn append(
+    /// A session restored from its storage (`restore`): its state from the
+    /// checkpoint and the events after it, its live window from every event
+    /// given, at the positions and with the incarnation they were stored
+    /// under (the store's). Its cost follows what is given, not the log.
+    pub fn restore(
+        session_id: &str,
+        store: Rc<RefCell<ReplayStore>>,
+        restore: Restore<'_>,
+        now: Millis,
+    ) -> Result<Self, Error> {
+        let session = ReplaySession::new(session_id, Rc::clone(&store))?;
+        let (from, state) = match restore.checkpoint {
+            Some((position, view)) => (position, SessionState::from_view_json(view)),
+            None if restore.base.position == Position::START => {
+                (Position::START, Ok(SessionState::new(Some(session_id.to_string()))))
+            }
+            None => return Err(restore_error("a restore after position 0 needs a checkpoint")),
+        };
+        let mut state = state.map_err(|e| restore_error(format!("checkpoint: {e}")))?;
+        if from < restore.base.position {
+            return Err(restore_error("the checkpoint is before the stored events"));
+        }
+        let mut events = Vec::new();
+        let mut position = restore.base.position;
+        // Read as `append` read them (unknown kinds are events), or a session
+        // holding one could never restart.
+        let lines = LogOptions { strict: false, ..Default::default() };
+        let report =
+            log::read_bytes(restore.events, lines, &mut |json: &str, e: SessionEvent<'_>| {
+                position = position.next();
+                if position > from {
+                    state.apply(&e, json);
+                }
+                let appended_at = restore.times.get(events.len()).copied().unwrap_or(now);
+                events.push(StoredEvent { json: Rc::from(json), turn: e.turn(), appended_at });
+            })?;
+        if !report.errors.is_empty() {
+            return Err(Error::invalid_log("stored events: ", report.errors));
+        }
+        if from > position {
+            return Err(restore_error("the checkpoint is after the stored events"));
+        }
+        let skipped = events.len().saturating_sub(restore.retain);
+        let mut base = restore.base;
+        for e in events.drain(..skipped) {
+            base.position = base.position.next();
+            base.revision = base.revision.max(Revision(e.turn.map_or(0, u64::from)));
+        }
+        store.borrow_mut().restore_session(session_id, base, events, now)?;
+        *session.inner.state.borrow_mut() = state;
+        Ok(session)
+    }
+
+    /// Checks a log (any framing) or event text as `append` would, without
+    /// appending: its events as JSON Lines, one event per line, each as
+    /// given but for line breaks (JSON whitespace outside strings) made
+    /// spaces. What a storage writes before appending, and then appends.
+    pub fn check(
         &self,
         input: &[u8],
-        now: Millis,
         max_events: Option<usize>,
-    ) -> Result<Vec<ObservedEvent>, SessionAppendError> {
+    ) -> Result<String, SessionAppendError> {
+        let mut lines = String::with_capacity(input.len());
+        self.check_events(input, max_events, &mut |json| {
+            if !lines.is_empty() {
+                lines.push('\n');
+            }
+            lines.extend(json.chars().map(|c| if matches!(c, '\r' | '\n') { ' ' } else { c }));
+        })?;
+        Ok(lines)
+    }
+
+    /// The first pass of an append: every event valid, none larger than the
+    /// store allows, at most `max_events`; `each` gets each event's text.
+    fn check_events(
+        &self,
+        input: &[u8],
+        max_events: Option<usize>,
+        each: &mut dyn FnMut(&str),
+    ) -> Result<usize, SessionAppendError> {
         let strict = LogOptions { strict: false, ..Default::default() };
         let max_event_bytes = self.inner.store.borrow().config().max_event_bytes;
         let mut too_large = None;
@@ -127,6 +224,7 @@ impl ReplaySession {
             if json.len() > max_event_bytes {
                 too_large.get_or_insert(json.len());
             }
+            each(json);
         })
         .map_err(|e| SessionAppendError::InvalidLog(vec![e]))?;
         if !report.errors.is_empty() {
@@ -138,7 +236,21 @@ impl ReplaySession {
         if max_events.is_some_and(|max| report.events > max) {
             return Err(SessionAppendError::TooManyEvents(report.events));
         }
-        let mut out = Vec::with_capacity(report.events);
+        Ok(report.events)
+    }
+
+    /// Appends a log (any framing) or event text: all or nothing. Every
+    /// event is folded into the state and appended to the store. A first
+    /// pass checks every event (and that there are at most `max_events`).
+    pub fn append(
+        &self,
+        input: &[u8],
+        now: Millis,
+        max_events: Option<usize>,
+    ) -> Result<Vec<ObservedEvent>, SessionAppendError> {
+        let count = self.check_events(input, max_events, &mut |_| {})?;
+        let strict = LogOptions { strict: false, ..Default::default() };
+        let mut out = Vec::with_capacity(count);
         let mut failure = None;
         let mut store = self.inner.store.borrow_mut();
         let mut state = self.inner.state.borrow_mut();

@@ -94,6 +94,10 @@ pub enum AppendError {
     EventTooLarge(usize),
     /// A new session, and every session held has live subscribers.
     TooManySessions,
+    /// A restore of a session the store holds (its buffer is the truth).
+    AlreadyHeld,
+    /// A restore whose positions would pass 2^53-1.
+    PositionOverflow,
 }
 
 impl std::fmt::Display for AppendError {
@@ -112,6 +116,12 @@ impl std::fmt::Display for AppendError {
                 f.write_str("maxSessions reached and every session has live subscribers")
             }
             AppendError::InvalidEvent(e) => f.write_str(&Error::from(e.clone()).message),
+            AppendError::AlreadyHeld => {
+                f.write_str("the session is held: only a session not in memory is restored")
+            }
+            AppendError::PositionOverflow => {
+                f.write_str("restored positions must stay within [0, 2^53-1]")
+            }
         }
     }
 }
@@ -124,6 +134,7 @@ impl AppendError {
             AppendError::InvalidEvent(_) => ErrorCode::InvalidEvent,
             AppendError::EventTooLarge(_) => ErrorCode::LimitExceeded,
             AppendError::TooManySessions => ErrorCode::StoreFull,
+            AppendError::AlreadyHeld | AppendError::PositionOverflow => ErrorCode::InvalidInput,
         }
     }
 }
@@ -132,6 +143,23 @@ impl From<AppendError> for Error {
     fn from(e: AppendError) -> Self {
         Error::new(e.code(), e.to_string())
     }
+}
+
+/// An event read back from storage into a session's live window: its text,
+/// its turn (which the revision follows) and when it was stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    pub json: Rc<str>,
+    pub turn: Option<u32>,
+    pub appended_at: Millis,
+}
+
+/// Where a restored session's stored events begin: the position and the
+/// revision just before the first of them (0 and 0 for a whole log).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RestoreBase {
+    pub position: Position,
+    pub revision: Revision,
 }
 
 /// One retained event: its text (shared), revision and time. Its position
@@ -553,6 +581,54 @@ impl ReplayStore {
         Ok(observed)
     }
 
+    /// Makes a session live where its storage says it stands, so that a
+    /// restart (same incarnation) goes on at the same positions: `events`
+    /// follow `base`, each at the next position, its revision the largest
+    /// turn so far; they form the live window, then trimmed by the store's
+    /// bounds as any append would be. A session the store holds is refused
+    /// (its buffer is newer than any storage read made before).
+    pub fn restore_session(
+        &mut self,
+        session_id: &str,
+        base: RestoreBase,
+        events: Vec<StoredEvent>,
+        now: Millis,
+    ) -> Result<Position, AppendError> {
+        if !is_valid_session_id(session_id) {
+            return Err(AppendError::InvalidSessionId);
+        }
+        if self.holds(session_id) {
+            return Err(AppendError::AlreadyHeld);
+        }
+        let count = u64::try_from(events.len()).map_err(|_| AppendError::PositionOverflow)?;
+        let tail = base.position.0.checked_add(count).filter(|&t| t <= MAX_SAFE_INTEGER);
+        if tail.is_none() || base.revision.0 > MAX_SAFE_INTEGER {
+            return Err(AppendError::PositionOverflow);
+        }
+        if let Some(e) = events.iter().find(|e| e.json.len() > self.config.max_event_bytes) {
+            return Err(AppendError::EventTooLarge(e.json.len()));
+        }
+        let config = self.config;
+        let session = self.buffer(session_id)?;
+        session.tail = base.position;
+        session.revision = base.revision;
+        session.max_turn = base.revision;
+        for e in events {
+            session.max_turn = session.max_turn.max(Revision(e.turn.map_or(0, u64::from)));
+            session.revision = session.max_turn;
+            session.tail = session.tail.next();
+            session.bytes = session.bytes.saturating_add(cost(&e.json));
+            let retained =
+                Retained { json: e.json, revision: session.revision, appended_at: e.appended_at };
+            session.events.push_back(retained);
+        }
+        let (added, tail) = (session.bytes, session.tail);
+        let freed = session.trim(&config, now);
+        self.total_bytes = self.total_bytes.saturating_add(added).saturating_sub(freed);
+        self.enforce_budget(session_id);
+        Ok(tail)
+    }
+
     /// `(incarnation, revision given or latest, tail, session)`.
     pub fn current_cursor(&self, session_id: &str, revision: Option<Revision>) -> String {
         let standing = self.standing(session_id);
@@ -655,6 +731,19 @@ impl ReplayStore {
     /// Sessions held now (evicted ones not counted).
     pub fn session_count(&self) -> usize {
         self.live
+    }
+
+    /// Evicts a session nobody follows (no live subscriber), as the bounds
+    /// would: its events leave memory, its tombstone keeps its positions.
+    /// For a host whose sessions are kept elsewhere too (a storage), to let
+    /// idle ones go before the bounds press. False when it was not held or
+    /// is followed.
+    pub fn evict_idle(&mut self, session_id: &str) -> bool {
+        let idle = self.live_buffer(session_id).is_some_and(|s| !s.has_subscribers());
+        if idle {
+            self.evict(session_id);
+        }
+        idle
     }
 
     /// Whether the session is held now: neither unknown nor evicted.

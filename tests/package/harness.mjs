@@ -86,6 +86,8 @@ export async function bundleWorker(project) {
     join(dir, "agent_replay_bg.wasm"),
   );
   cpSync(join(project, "checks/workerd.capnp"), join(dir, "workerd.capnp"));
+  // The Durable Objects' SQLite storage (workerd.capnp's disk service).
+  mkdirSync(join(dir, "do"), { recursive: true });
   return dir;
 }
 
@@ -94,7 +96,7 @@ export async function startWorkerd(dir) {
   const p = port();
   const child = spawn(
     bin("workerd"),
-    ["serve", join(dir, "workerd.capnp"), `--socket-addr=http=127.0.0.1:${p}`],
+    ["serve", "--experimental", join(dir, "workerd.capnp"), `--socket-addr=http=127.0.0.1:${p}`],
     { cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
   );
   let err = "";

@@ -7,8 +7,8 @@ use std::rc::Rc;
 
 use agent_replay::json::to_js_json;
 use agent_replay::live::{
-    AppendError, Replay, ReplaySession, ReplayStore, Resume, SessionItem, SessionSubscription,
-    StoreConfig, SubscribeResult, Subscription, SubscriptionItem,
+    AppendError, Replay, ReplaySession, ReplayStore, Restore, RestoreBase, Resume, SessionItem,
+    SessionSubscription, StoreConfig, SubscribeResult, Subscription, SubscriptionItem,
 };
 use agent_replay::units::{Millis, Position, Revision};
 use wasm_bindgen::prelude::*;
@@ -165,6 +165,12 @@ impl ReplayStoreHandle {
         self.inner.borrow().holds(session_id)
     }
 
+    /// Evicts the session if nobody follows it; whether it did.
+    #[wasm_bindgen(js_name = evictIdle)]
+    pub fn evict_idle(&self, session_id: &str) -> bool {
+        self.inner.borrow_mut().evict_idle(session_id)
+    }
+
     /// Ends every subscription; the store stays usable.
     #[wasm_bindgen(js_name = closeSubscriptions)]
     pub fn close_subscriptions(&self) {
@@ -252,6 +258,44 @@ impl ReplaySessionHandle {
     ) -> Result<ReplaySessionHandle, JsValue> {
         let inner = ReplaySession::new(session_id, Rc::clone(&store.inner)).map_err(js_error)?;
         Ok(ReplaySessionHandle { inner, incarnation: store.incarnation() })
+    }
+
+    /// A session restored from its storage: the events after `(position,
+    /// revision)` as JSON Lines with their stored times, the state (a
+    /// view's JSON) at `checkpoint_position` when given, the newest
+    /// `retain` events in the live window.
+    #[allow(clippy::too_many_arguments, reason = "the parts of a restore, converted one by one")]
+    pub fn restore(
+        session_id: &str,
+        store: &ReplayStoreHandle,
+        position: f64,
+        revision_: f64,
+        events: &[u8],
+        times: &[f64],
+        checkpoint: Option<String>,
+        checkpoint_position: f64,
+        retain: f64,
+        now: f64,
+    ) -> Result<ReplaySessionHandle, JsValue> {
+        let base = RestoreBase {
+            position: Position(millis(position)),
+            revision: revision(Some(revision_))?.unwrap_or(Revision(0)),
+        };
+        let times: Vec<Millis> = times.iter().map(|&t| clock(t)).collect();
+        let checkpoint = checkpoint.as_deref().map(|v| (Position(millis(checkpoint_position)), v));
+        let retain = if retain.is_finite() && retain >= 0.0 { retain as usize } else { 0 };
+        let restore = Restore { base, events, times: &times, checkpoint, retain };
+        let inner =
+            ReplaySession::restore(session_id, Rc::clone(&store.inner), restore, clock(now))
+                .map_err(js_error)?;
+        Ok(ReplaySessionHandle { inner, incarnation: store.incarnation() })
+    }
+
+    /// The events of a log or events as JSON Lines, checked as `append`
+    /// would, appending nothing (what a storage writes before the append).
+    pub fn check(&self, bytes: &[u8], max_events: Option<f64>) -> Result<String, JsValue> {
+        let max = max_events.map(|m| m.max(0.0) as usize);
+        self.inner.check(bytes, max).map_err(js_error)
     }
 
     /// Appends a log or events, all or nothing (at most `max_events` of

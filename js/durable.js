@@ -1,0 +1,299 @@
+// Durable sessions: ReplaySessions whose accepted events a storage backend
+// keeps (js/file-store.js on Node and Deno, Durable Object SQLite storage in
+// examples/edge/worker.mjs), so that a restart goes on where it stopped: the
+// same incarnation, the same positions, the state from a checkpoint. An
+// append is answered only once its events are stored, and they are appended
+// to the live session (and so seen by any client) only then, so no client
+// ever sees an event a crash can lose. Memory holds only what the store's
+// bounds allow: a session the store evicts is reloaded from storage when
+// next asked for. The storage interface is in docs/edge.md.
+import { AgentReplayError } from "./common.js";
+import { ReplaySession, ReplayStore, parseCursor } from "./live.js";
+
+/** The newest events the retention keeps, of `texts` stored at `times`. */
+function retained(texts, times, { events, bytes, ageMs }, now) {
+  let count = 0;
+  let size = 0;
+  for (let i = texts.length - 1; i >= 0 && count < events; i--) {
+    size += texts[i].length;
+    if (size > bytes || now - (times[i] ?? now) > ageMs) break;
+    count += 1;
+  }
+  return count;
+}
+
+/** A session kept by a storage: appends stored first, one at a time. */
+export class DurableSession {
+  #owner;
+  #session;
+  #queue = Promise.resolve();
+  #busy = 0;
+  #checkpointed;
+  /** When it was last opened, read or appended to (the store's clock). */
+  usedAt;
+
+  constructor(owner, session, checkpointed) {
+    this.#owner = owner;
+    this.#session = session;
+    this.#checkpointed = checkpointed;
+    this.usedAt = ReplayStore.now(session.store);
+  }
+
+  get sessionId() {
+    return this.#session.sessionId;
+  }
+
+  /** The live ReplaySession (replaced when the store evicted it mid-append). */
+  get session() {
+    return this.#session;
+  }
+
+  /** True while an append is stored or applied: it must not be freed. */
+  get busy() {
+    return this.#busy > 0;
+  }
+
+  observe() {
+    return this.#session.observe();
+  }
+
+  resume(cursor) {
+    return this.#session.resume(cursor);
+  }
+
+  subscribe(cursor) {
+    return this.#session.subscribe(cursor);
+  }
+
+  /** Appends as ReplaySession.append does, all or nothing, resolving once
+   * the events are stored; appends of one session run one after another. */
+  append(input, options = {}) {
+    this.#busy += 1;
+    const run = this.#queue.then(() => this.#append(input, options));
+    this.#queue = run.catch(() => {});
+    return run.finally(() => {
+      this.#busy -= 1;
+    });
+  }
+
+  async #append(input, { maxEvents }) {
+    const lines = this.#session.check(input, { maxEvents });
+    if (lines === "") return [];
+    const texts = lines.split("\n");
+    const store = this.#session.store;
+    // Evicted since (while an earlier append kept it busy): its positions
+    // are the storage's, so it is reloaded before they are counted on.
+    if (!ReplayStore.core(store).holds(this.sessionId)) await this.#reload();
+    const from = store.currentCursor(this.sessionId);
+    const { position } = parseCursor(from);
+    await this.#owner.storage.append(this.sessionId, {
+      position: position + 1,
+      events: texts,
+      at: ReplayStore.now(store),
+    });
+    let appended;
+    if (ReplayStore.core(store).holds(this.sessionId)) {
+      appended = this.#session.append(lines);
+    } else {
+      // Evicted while its events were stored: reloaded with them.
+      await this.#reload();
+      appended = this.#session.resume(from).events ?? [];
+    }
+    const last = appended.at(-1);
+    if (last && last.position - this.#checkpointed >= this.#owner.checkpointEvery)
+      await this.#checkpoint(last.position);
+    return appended;
+  }
+
+  /** Replaces the live session by the one its storage holds. */
+  async #reload() {
+    this.#session.free();
+    this.#session = (await this.#owner.load(this.sessionId)).session;
+  }
+
+  /** Stores the state now, so a restart folds from here. */
+  async #checkpoint(position) {
+    const { revision, state } = this.#session.observe();
+    await this.#owner.storage.checkpoint(this.sessionId, {
+      position,
+      revision,
+      state: JSON.stringify(state),
+      at: ReplayStore.now(this.#session.store),
+      keepFrom: Math.max(0, position - this.#owner.retention.events),
+    });
+    this.#checkpointed = position;
+  }
+
+  free() {
+    this.#session.free();
+  }
+}
+
+/**
+ * The sessions of a storage over one ReplayStore: `open(id)` (kept, loaded
+ * or made), `read(id, answer)` (creates nothing for a session storage does
+ * not hold), `release(id)` (frees a session the store no longer holds).
+ * Options: `storage` (required), `store` or `storeOptions` (its incarnation
+ * is the storage's), `retention: {events, bytes, ageMs}` (what a restart
+ * restores into the live window: by default the store's maxEventsPerSession
+ * and maxAgeMs, no byte bound), `checkpointEvery` (1000 events), `idleMs`
+ * (300000: a session nobody follows, unused this long, leaves memory before
+ * the store's bounds press; it is reloaded when next asked for).
+ */
+export class DurableSessions {
+  /** The store given, if any; the store once made or checked. */
+  #given;
+  #store;
+  #storeOptions;
+  /** The promise of the store with the storage's incarnation, once asked. */
+  #made;
+  #kept = new Map();
+  #loading = new Map();
+  #sweepAt = 16;
+  #idleMs;
+  #idleSweptAt = 0;
+
+  constructor({
+    storage,
+    store,
+    storeOptions = {},
+    retention = {},
+    checkpointEvery = 1000,
+    idleMs = 300_000,
+  } = {}) {
+    const methods = ["incarnation", "load", "append", "checkpoint"];
+    if (!storage || methods.some((m) => typeof storage[m] !== "function"))
+      throw new AgentReplayError("invalid_input", `storage must have ${methods.join(", ")}`);
+    if (!Number.isSafeInteger(checkpointEvery) || checkpointEvery < 1)
+      throw new AgentReplayError("invalid_input", "checkpointEvery must be a positive integer");
+    if (typeof idleMs !== "number" || !(idleMs >= 0))
+      throw new AgentReplayError("invalid_input", "idleMs must be a non-negative number");
+    this.#idleMs = idleMs;
+    this.storage = storage;
+    this.checkpointEvery = checkpointEvery;
+    this.retention = {
+      events: retention.events ?? storeOptions.maxEventsPerSession ?? 2048,
+      bytes: retention.bytes ?? Number.POSITIVE_INFINITY,
+      ageMs: retention.ageMs ?? storeOptions.maxAgeMs ?? 120_000,
+    };
+    this.#given = store;
+    this.#storeOptions = storeOptions;
+  }
+
+  /** The store, made on first use with the storage's incarnation (a store
+   * given must have it: the cursors it writes must outlive it). */
+  async store() {
+    this.#made ??= this.storage.incarnation().then((incarnation) => {
+      const given = this.#given;
+      if (given && given.incarnation !== incarnation)
+        throw new AgentReplayError(
+          "invalid_input",
+          "the store's incarnation is not the storage's: a restart would break every cursor",
+        );
+      return given ?? new ReplayStore({ ...this.#storeOptions, incarnation });
+    });
+    this.#store = await this.#made;
+    return this.#store;
+  }
+
+  /** A session restored from storage (an empty one at position 0 when it
+   * holds none), or undefined when `create` is false and it holds none. */
+  async load(id, create = true) {
+    const store = await this.store();
+    const stored = await this.storage.load(id, { retainEvents: this.retention.events });
+    if (!stored && !create) return undefined;
+    const { base, events = [], times = [], checkpoint } = stored ?? {};
+    const now = ReplayStore.now(store);
+    const session = ReplaySession.restore(id, {
+      store,
+      base,
+      events: events.join("\n"),
+      times,
+      checkpoint,
+      retain: retained(events, times, this.retention, now),
+    });
+    return new DurableSession(this, session, checkpoint?.position ?? 0);
+  }
+
+  /** The kept session of `id`, if the store still holds it, marked used. */
+  #held(id) {
+    this.#evictIdle();
+    this.release(id);
+    const s = this.#kept.get(id);
+    if (s) s.usedAt = ReplayStore.now(this.#store);
+    return s;
+  }
+
+  /** Lets the sessions unused for `idleMs` that nobody follows leave
+   * memory (at most every quarter of `idleMs`: a pass visits every kept one). */
+  #evictIdle() {
+    if (!this.#store) return;
+    const now = ReplayStore.now(this.#store);
+    if (now - this.#idleSweptAt < this.#idleMs / 4) return;
+    this.#idleSweptAt = now;
+    const core = ReplayStore.core(this.#store);
+    for (const [id, s] of this.#kept) {
+      if (s.busy || now - s.usedAt <= this.#idleMs || !core.evictIdle(id)) continue;
+      this.#kept.delete(id);
+      s.free();
+    }
+  }
+
+  /** Loads a session once however many requests ask for it meanwhile. */
+  #loadOnce(id, create) {
+    let loading = this.#loading.get(id);
+    if (!loading) {
+      loading = this.load(id, create).then((s) => {
+        if (s) {
+          if (this.#kept.size >= this.#sweepAt) this.#sweep();
+          this.#kept.set(id, s);
+        }
+        return s;
+      });
+      this.#loading.set(id, loading);
+      loading.finally(() => this.#loading.delete(id)).catch(() => {});
+    }
+    return loading;
+  }
+
+  /** The session to append to or stream: kept, loaded, or made. */
+  async open(id) {
+    const kept = this.#held(id);
+    if (kept) return kept;
+    const loaded = await this.#loadOnce(id, false);
+    return loaded ?? this.#held(id) ?? (await this.#loadOnce(id, true));
+  }
+
+  /** `answer(session)` from the kept or stored session; for a session
+   * storage does not hold, from a transient empty one that keeps nothing. */
+  async read(id, answer) {
+    const s = this.#held(id) ?? (await this.#loadOnce(id, false));
+    if (s) return answer(s);
+    const transient = new ReplaySession(id, { store: await this.store() });
+    try {
+      return answer(transient);
+    } finally {
+      transient.free();
+    }
+  }
+
+  /** Frees the kept session if the store no longer holds it and no append
+   * is on its way (it is reloaded from storage when next asked for). */
+  release(id) {
+    const s = this.#kept.get(id);
+    if (s && !s.busy && !ReplayStore.core(this.#store).holds(id)) {
+      this.#kept.delete(id);
+      s.free();
+    }
+  }
+
+  #sweep() {
+    for (const id of [...this.#kept.keys()]) this.release(id);
+    this.#sweepAt = Math.max(16, 2 * this.#kept.size);
+  }
+
+  /** Sessions kept in memory now. */
+  get size() {
+    return this.#kept.size;
+  }
+}
