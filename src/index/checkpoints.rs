@@ -9,7 +9,7 @@ use crate::state::SessionState;
 /// The spacing of a short log.
 pub const FIRST_SPACING: u64 = 256;
 /// At most this many checkpoints are kept.
-pub const MAX_KEPT: usize = 128;
+pub const MAX_KEPT: usize = 512;
 
 #[derive(Debug)]
 pub struct Checkpoints {
