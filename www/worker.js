@@ -127,42 +127,53 @@ function shownView() {
 
 // ---- Loading --------------------------------------------------------------
 
-async function load(reader, total, name) {
-  reset();
+/**
+ * Reads a source to its end in slices: `fold(slice)` for each, progress
+ * every 50 ms and the header so far (`partial()`) every 500 ms. Resolves to
+ * the bytes read, or null when a newer source took over.
+ */
+async function pump(reader, total, name, { fold, count, partial }) {
   const mine = generation;
-  const started = performance.now();
   let bytes = 0;
   let lastPost = 0;
   let lastPartial = -Infinity;
   post({ op: "progress", bytes: 0, total, events: 0, name });
   for (;;) {
     const { done, value } = await reader.read();
-    if (mine !== generation) return reader.cancel();
-    if (done) break;
-    for (let i = 0; i < value.length; i += CHUNK) {
-      state.write(value.subarray(i, i + CHUNK), { onEvent: keep });
-      maybeCheckpoint();
+    if (mine !== generation) {
+      reader.cancel();
+      return null;
     }
+    if (done) return bytes;
+    for (let i = 0; i < value.length; i += CHUNK) fold(value.subarray(i, i + CHUNK));
     bytes += value.length;
     const now = performance.now();
     if (now - lastPost > 50) {
       lastPost = now;
-      post({ op: "progress", bytes, total, events: state.eventCount, name });
+      post({ op: "progress", bytes, total, events: count(), name });
     }
     if (now - lastPartial > 500) {
-      // The header, snapshot and processes so far, while the rest loads.
       lastPartial = now;
-      post({
-        op: "partial",
-        summary: state.summary(),
-        snapshot: state.osSnapshot(),
-        end: state.eventCount,
-      });
+      post({ op: "partial", ...partial(), end: count() });
     }
   }
+}
+
+async function load(reader, total, name) {
+  reset();
+  const started = performance.now();
+  const bytes = await pump(reader, total, name, {
+    fold: (slice) => {
+      state.write(slice, { onEvent: keep });
+      maybeCheckpoint();
+    },
+    count: () => state.eventCount,
+    // The header, snapshot and processes so far, while the rest loads.
+    partial: () => ({ summary: state.summary(), snapshot: state.osSnapshot() }),
+  });
+  if (bytes === null) return;
   const report = state.end({ onEvent: keep });
   shownView();
-  const ms = performance.now() - started;
   post({
     op: "loaded",
     name,
@@ -170,7 +181,7 @@ async function load(reader, total, name) {
     events: state.eventCount,
     framing: report.framing,
     errors: report.errors.length,
-    ms,
+    ms: performance.now() - started,
     kinds: shownView().counts,
     observations: Object.fromEntries(observationCounts),
     series,
@@ -214,33 +225,17 @@ async function open(msg) {
  * by slice and are kept there once; JS holds no event. */
 async function loadIndexed(reader, total, name) {
   reset({ paged: true });
-  const mine = generation;
   const started = performance.now();
-  let bytes = 0;
-  let lastPost = 0;
-  let lastPartial = -Infinity;
-  post({ op: "progress", bytes: 0, total, events: 0, name });
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (mine !== generation) return reader.cancel();
-    if (done) break;
-    for (let i = 0; i < value.length; i += CHUNK) index.write(value.subarray(i, i + CHUNK));
-    bytes += value.length;
-    const now = performance.now();
-    if (now - lastPost > 50) {
-      lastPost = now;
-      post({ op: "progress", bytes, total, events: index.eventCount, name });
-    }
-    if (now - lastPartial > 500) {
-      lastPartial = now;
-      post({ op: "partial", summary: index.summary(), end: index.eventCount });
-    }
-  }
+  const bytes = await pump(reader, total, name, {
+    fold: (slice) => index.write(slice),
+    count: () => index.eventCount,
+    partial: () => ({ summary: index.summary() }),
+  });
+  if (bytes === null) return;
   const report = index.end();
   const lists = panelView(index);
   series = chartSeries(lists);
   digest = viewDigest(lists, runRoute(lists.run));
-  const ms = performance.now() - started;
   post({
     op: "loaded",
     name,
@@ -248,7 +243,7 @@ async function loadIndexed(reader, total, name) {
     events: index.eventCount,
     framing: report.framing,
     errors: report.errors.length,
-    ms,
+    ms: performance.now() - started,
     paged: true,
     kinds: lists.counts,
     observations: index.observationKinds(),

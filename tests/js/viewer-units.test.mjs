@@ -191,7 +191,7 @@ test("model calls: attempts beside the message they produced, a failed call on i
 
 test("model calls after a wake belong to the second life", () => {
   const text = corpus("crash_wake.jsonl");
-  const view = contractView(text, { lifeStarts: [11] });
+  const view = contractView(text);
   const { calls } = viewDigest(view);
   const answers = view.transcript.filter((t) => t.type === "assistant").map((t) => t.position);
   assert.deepEqual(
