@@ -8,34 +8,51 @@ use memchr::{memchr, memchr2};
 /// What a search looks for.
 pub struct Query<'q> {
     needle: &'q [u8],
-    /// The first byte in both cases (the same twice when not a letter).
-    first: (u8, u8),
+    /// The byte of the needle the scan looks for: the rarest in event
+    /// texts (`commonness`), so that fewer places need a full comparison.
+    anchor: usize,
+    /// That byte in both cases (the same twice when not a letter).
+    anchor_bytes: (u8, u8),
+}
+
+/// How common a byte is in event texts, roughly: JSON's punctuation and
+/// space first, then the letters in English order of frequency (either
+/// case), digits and `_`; other bytes are rare.
+fn commonness(b: u8) -> usize {
+    const LETTERS: &[u8] = b"etaoinsrhldcumfpgwybvkxjqz";
+    match b.to_ascii_lowercase() {
+        b'"' | b':' | b',' | b' ' => 40,
+        b'_' | b'0'..=b'9' => 20,
+        l => LETTERS.iter().position(|&c| c == l).map_or(0, |rank| 30usize.saturating_sub(rank)),
+    }
 }
 
 impl<'q> Query<'q> {
     /// `None` for an empty query.
     pub fn new(text: &'q str) -> Option<Self> {
         let needle = text.as_bytes();
-        let &b = needle.first()?;
-        Some(Query { needle, first: (b.to_ascii_lowercase(), b.to_ascii_uppercase()) })
+        let (anchor, &b) = needle.iter().enumerate().min_by_key(|(_, &b)| commonness(b))?;
+        let anchor_bytes = (b.to_ascii_lowercase(), b.to_ascii_uppercase());
+        Some(Query { needle, anchor, anchor_bytes })
     }
 
     /// The byte offset of the first match in `hay` at or after `from`.
-    pub fn find(&self, hay: &[u8], mut from: usize) -> Option<usize> {
+    pub fn find(&self, hay: &[u8], from: usize) -> Option<usize> {
+        let mut look = from.checked_add(self.anchor)?;
         loop {
-            let rest = hay.get(from..)?;
-            let at = from.checked_add(self.candidate(rest)?)?;
+            let found = look.checked_add(self.candidate(hay.get(look..)?)?)?;
+            let at = found.checked_sub(self.anchor)?;
             let end = at.checked_add(self.needle.len())?;
             if hay.get(at..end).is_some_and(|m| m.eq_ignore_ascii_case(self.needle)) {
                 return Some(at);
             }
-            from = at.checked_add(1)?;
+            look = found.checked_add(1)?;
         }
     }
 
-    /// Where the first byte occurs next, in either case.
+    /// Where the anchor byte occurs next, in either case.
     fn candidate(&self, hay: &[u8]) -> Option<usize> {
-        let (lower, upper) = self.first;
+        let (lower, upper) = self.anchor_bytes;
         if lower == upper {
             memchr(lower, hay)
         } else {
@@ -57,6 +74,17 @@ pub fn holds(text: &str, query: &Query<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_scan_looks_for_the_rarest_byte_and_finds_every_match() {
+        let q = Query::new("tool_gated").unwrap();
+        assert_eq!(q.needle[q.anchor], b'g', "g is rarer than t, o, l, a, e, d and _");
+        let hay = b"xx tool_gated tool_gatex TOOL_GATED";
+        assert_eq!(q.find(hay, 0), Some(3));
+        assert_eq!(q.find(hay, 4), Some(25));
+        assert_eq!(q.find(hay, 26), None);
+        assert_eq!(Query::new("g").unwrap().find(b"gg", 1), Some(1));
+    }
 
     #[test]
     fn finds_letters_in_either_case_and_other_bytes_exactly() {
