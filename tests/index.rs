@@ -193,3 +193,20 @@ fn the_real_corpus_indexes_with_the_same_state_as_the_view() {
         assert_eq!(seen(&index.state_at(half)), seen(&head), "{}", path.display());
     }
 }
+
+#[test]
+fn past_a_bound_of_distinct_unknown_kinds_events_are_load_errors_not_a_slowdown() {
+    use agent_replay::index::MAX_UNKNOWN_KINDS;
+    let n = MAX_UNKNOWN_KINDS + 100;
+    let log: String = (0..n).map(|i| format!("{{\"kind\":\"future_{i}\"}}\n")).collect();
+    let index = index_of(&log);
+    assert_eq!(index.event_count(), MAX_UNKNOWN_KINDS as u64);
+    assert_eq!(index.load_errors().len(), 100);
+    let first = &index.load_errors()[0];
+    assert_eq!((first.line, first.kind.as_deref()), (MAX_UNKNOWN_KINDS + 1, Some("future_4096")));
+    assert_eq!(serde_json::to_value(first.code).unwrap(), "limit_exceeded");
+    let known_again = format!("{log}{{\"kind\":\"future_7\"}}\n");
+    assert_eq!(index_of(&known_again).event_count(), MAX_UNKNOWN_KINDS as u64 + 1);
+    let one = Filter { kinds: Some(vec!["future_7".into()]), ..Filter::default() };
+    assert_eq!(index.filter(&one), vec![8]);
+}

@@ -10,14 +10,14 @@ mod search;
 mod shown;
 mod texts;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::event::{SessionEvent, KINDS};
 use crate::log::{self, EventSink, LoadReport, LogError, LogOptions, LogReader};
 use crate::state::SessionState;
 use crate::view::{Detail, TurnSummary};
 use checkpoints::Checkpoints;
-pub use search::Query;
+use search::Query;
 pub use shown::shown_state_json;
 use texts::{RetainedTexts, Span};
 
@@ -32,6 +32,12 @@ struct Slot {
 }
 
 const NO_TURN: u32 = u32::MAX;
+
+/// Distinct kinds this version does not know that an index takes; events of
+/// any further one are refused (load errors, `limit_exceeded`). Each such
+/// kind is counted in the summary, which every checkpoint copies: without a
+/// bound, a log of ever-new kinds would make indexing quadratic.
+pub const MAX_UNKNOWN_KINDS: usize = 4096;
 
 /// One event of a page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,17 +69,20 @@ struct Folded {
     state: SessionState,
     texts: RetainedTexts,
     slots: Vec<Slot>,
+    /// The kinds this version does not know, in order of appearance, and
+    /// each one's place among them (a log may hold any number of them).
     unknown_kinds: Vec<String>,
+    unknown_ids: HashMap<String, usize>,
     checkpoints: Checkpoints,
 }
 
 impl EventSink for Folded {
     fn event(&mut self, json: &str, event: SessionEvent<'_>) -> Result<(), String> {
-        let span = self.texts.push(json).ok_or("an event of 4 GiB or more")?;
         let kind = match event.kind_index() {
             Some(known) => u32::try_from(known).unwrap_or(u32::MAX),
-            None => self.unknown_kind_id(event.kind()),
+            None => self.unknown_kind_id(event.kind())?,
         };
+        let span = self.texts.push(json).ok_or("an event of 4 GiB or more")?;
         let turn = event.turn().unwrap_or(NO_TURN);
         self.slots.push(Slot { span, kind, turn });
         self.state.apply(&event, json);
@@ -83,15 +92,25 @@ impl EventSink for Folded {
 }
 
 impl Folded {
-    /// The id of a kind this version does not know: after the known ones.
-    fn unknown_kind_id(&mut self, kind: &str) -> u32 {
-        let unknown = self.unknown_kinds.iter().position(|k| k == kind);
-        let i = unknown.unwrap_or_else(|| {
-            self.unknown_kinds.push(kind.to_string());
-            self.unknown_kinds.len().saturating_sub(1)
-        });
-        // Past 2^32 distinct kinds, they share the last id.
-        i.checked_add(KINDS.len()).and_then(|id| u32::try_from(id).ok()).unwrap_or(u32::MAX)
+    /// The id of a kind this version does not know: after the known ones;
+    /// refused past `MAX_UNKNOWN_KINDS` of them.
+    fn unknown_kind_id(&mut self, kind: &str) -> Result<u32, String> {
+        let i = match self.unknown_ids.get(kind) {
+            Some(&i) => i,
+            None if self.unknown_kinds.len() >= MAX_UNKNOWN_KINDS => {
+                return Err(format!(
+                    "more than {MAX_UNKNOWN_KINDS} distinct kinds this version does not know"
+                ))
+            }
+            None => {
+                let i = self.unknown_kinds.len();
+                self.unknown_kinds.push(kind.to_string());
+                self.unknown_ids.insert(kind.to_string(), i);
+                i
+            }
+        };
+        // Known kinds and MAX_UNKNOWN_KINDS fit in a u32.
+        Ok(i.checked_add(KINDS.len()).and_then(|id| u32::try_from(id).ok()).unwrap_or(u32::MAX))
     }
 
     fn kind_name(&self, id: u32) -> &str {
@@ -129,6 +148,7 @@ impl SessionIndex {
                 texts: RetainedTexts::default(),
                 slots: Vec::new(),
                 unknown_kinds: Vec::new(),
+                unknown_ids: HashMap::new(),
                 checkpoints: Checkpoints::new(spacing, max_kept),
             },
             reader: None,
