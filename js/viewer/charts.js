@@ -163,6 +163,19 @@ function plot(box, spec, width, lives) {
   );
 }
 
+/** What a session's series give at every position: the operations and the
+ * x range. Kept per series object: a long session scans its points once,
+ * not at every step of time travel. */
+const wholeOf = new WeakMap();
+function whole(full) {
+  let w = wholeOf.get(full);
+  if (!w) {
+    w = { ops: [...new Set(full.usage.map((u) => u.operation_id))], range: turnRange(full) };
+    wholeOf.set(full, w);
+  }
+  return w;
+}
+
 /**
  * Draws the charts of a session's series as of position `at` into `host`
  * and returns a handle: `update(series, at)` gives the plots new data
@@ -174,8 +187,7 @@ export function renderCharts(host, series, at = Infinity) {
   const shapes = [];
   const width = () => Math.max(240, Math.floor(host.getBoundingClientRect().width || 480) - 32);
   const draw = (full, position = Infinity) => {
-    const ops = [...new Set(full.usage.map((u) => u.operation_id))];
-    const range = turnRange(full);
+    const { ops, range } = whole(full);
     specs(cutSeries(full, position), range, ops).forEach((spec, i) => {
       if (!boxes[i]) {
         boxes[i] = h(
