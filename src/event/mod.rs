@@ -5,6 +5,7 @@
 
 mod content;
 mod kinds;
+mod objects;
 mod parse;
 mod records;
 pub mod syntax;
@@ -115,7 +116,10 @@ macro_rules! session_events {
                     return None;
                 }
                 let mut de = serde_json::Deserializer::from_str(text);
-                let body = serde::de::DeserializeSeed::deserialize(BodySeed { kind }, &mut de)
+                let body = serde::de::DeserializeSeed::deserialize(
+                    BodySeed { kind },
+                    objects::ObjectsOnly(&mut de),
+                )
                     .and_then(|event| de.end().map(|()| event));
                 Some(body)
             }
