@@ -125,6 +125,17 @@ macro_rules! session_events {
             }
         }
 
+        /// One kind's body, built out of line into its variant: the dispatch
+        /// stays a table of calls instead of every body's deserializer
+        /// inlined and moved into place (the larger .wasm).
+        #[inline(never)]
+        fn body<'a, T: serde::Deserialize<'a>, D: serde::Deserializer<'a>>(
+            d: D,
+            variant: fn(T) -> SessionEvent<'a>,
+        ) -> Result<SessionEvent<'a>, D::Error> {
+            T::deserialize(d).map(variant)
+        }
+
         /// Deserializes the body of the kind it carries.
         struct BodySeed<'k> {
             kind: &'k str,
@@ -134,11 +145,10 @@ macro_rules! session_events {
             type Value = SessionEvent<'a>;
 
             fn deserialize<D: serde::Deserializer<'a>>(self, d: D) -> Result<SessionEvent<'a>, D::Error> {
-                use serde::Deserialize;
-                Ok(match self.kind {
-                    $($name => SessionEvent::$variant(<$variant $(<$lt>)?>::deserialize(d)?),)*
-                    other => return Err(serde::de::Error::custom(format!("unknown event kind `{other}`"))),
-                })
+                match self.kind {
+                    $($name => body::<$variant $(<$lt>)?, D>(d, SessionEvent::$variant),)*
+                    other => Err(serde::de::Error::custom(format!("unknown event kind `{other}`"))),
+                }
             }
         }
     };
