@@ -10,7 +10,8 @@
 //! ("invalid type: sequence, expected struct …").
 
 use serde::de::{
-    DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
+    DeserializeSeed, Deserializer, EnumAccess, Error, Expected, MapAccess, SeqAccess, Unexpected,
+    VariantAccess, Visitor,
 };
 use std::fmt;
 
@@ -179,7 +180,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Wrap<V> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
-        self.0.visit_map(Wrap(map))
+        self.0.visit_map(Wrap(map)).map_err(|e| e.0)
     }
 
     fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
@@ -211,23 +212,82 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Wrap<A> {
 }
 
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for Wrap<A> {
-    type Error = A::Error;
+    type Error = Outlined<A::Error>;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
-    ) -> Result<Option<K::Value>, A::Error> {
-        self.0.next_key_seed(Wrap(seed))
+    ) -> Result<Option<K::Value>, Self::Error> {
+        self.0.next_key_seed(Wrap(seed)).map_err(Outlined)
     }
 
-    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, A::Error> {
-        self.0.next_value_seed(Wrap(seed))
+    fn next_value_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<T::Value, Self::Error> {
+        self.0.next_value_seed(Wrap(seed)).map_err(Outlined)
     }
 
     fn size_hint(&self) -> Option<usize> {
         self.0.size_hint()
     }
 }
+
+/// The error of a wrapped map: `E` itself, with the errors a derived
+/// struct raises per field (missing, duplicate, unknown) built out of line.
+/// serde's defaults are inlined at every field of every struct otherwise.
+pub(super) struct Outlined<E>(E);
+
+impl<E: Error> Error for Outlined<E> {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Outlined(E::custom(msg))
+    }
+
+    fn invalid_type(unexpected: Unexpected<'_>, expected: &dyn Expected) -> Self {
+        Outlined(E::invalid_type(unexpected, expected))
+    }
+
+    fn invalid_value(unexpected: Unexpected<'_>, expected: &dyn Expected) -> Self {
+        Outlined(E::invalid_value(unexpected, expected))
+    }
+
+    fn invalid_length(len: usize, expected: &dyn Expected) -> Self {
+        Outlined(E::invalid_length(len, expected))
+    }
+
+    fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
+        Outlined(E::unknown_variant(variant, expected))
+    }
+
+    #[inline(never)]
+    fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
+        Outlined(E::unknown_field(field, expected))
+    }
+
+    #[inline(never)]
+    fn missing_field(field: &'static str) -> Self {
+        Outlined(E::missing_field(field))
+    }
+
+    #[inline(never)]
+    fn duplicate_field(field: &'static str) -> Self {
+        Outlined(E::duplicate_field(field))
+    }
+}
+
+impl<E: fmt::Display> fmt::Display for Outlined<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<E: fmt::Debug> fmt::Debug for Outlined<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<E: std::error::Error> std::error::Error for Outlined<E> {}
 
 impl<'de, A: EnumAccess<'de>> EnumAccess<'de> for Wrap<A> {
     type Error = A::Error;
@@ -294,6 +354,27 @@ mod tests {
         let array = read::<Pair>("[1,2]").unwrap_err();
         assert!(array.starts_with("invalid type: sequence, expected struct Pair"), "{array}");
         assert_eq!(read::<Pair>(r#"{"a":1}"#), Err("missing field `b` at line 1 column 7".into()));
+    }
+
+    #[test]
+    fn objects_fail_as_serde_json_fails_them() {
+        let cases = [
+            r#"{"a":1,"a":2,"b":3}"#,
+            r#"{"pairs":[{"a":1}]}"#,
+            r#"{"pairs":[{"a":1,"b":2,"b":2}]}"#,
+            r#"{"pairs":[{"a":-1,"b":2}]}"#,
+            r#"{"pairs":[{"a":1.5,"b":2}]}"#,
+            r#"{"pairs":[{"a":"1","b":2}]}"#,
+            r#"{"pairs":[{"a":1,"b":2}"#,
+            r#"{"pairs":{}}"#,
+            r#"{"pairs":[{"a":1 "b":2}]}"#,
+        ];
+        for text in cases {
+            let plain = serde_json::from_str::<Outer>(text).map_err(|e| e.to_string());
+            let pair = serde_json::from_str::<Pair>(text).map_err(|e| e.to_string());
+            assert_eq!(read::<Outer>(text), plain, "{text}");
+            assert_eq!(read::<Pair>(text), pair, "{text}");
+        }
     }
 
     #[test]
