@@ -62,6 +62,14 @@ impl io::Write for Output {
         Ok(bytes.len())
     }
 
+    /// One `write`: it takes every byte or fails. (io's default loops on
+    /// partial writes and retries `Interrupted`.) Out of line: one call at
+    /// each of the serializer's writes.
+    #[inline(never)]
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.write(bytes).map(drop)
+    }
+
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
