@@ -112,12 +112,14 @@ macro_rules! session_events {
             /// not know. One driver for all kinds (a `from_str` per kind would
             /// repeat its code 50 times in the .wasm).
             fn parse_body(kind: &str, text: &'a str) -> Option<Result<Self, serde_json::Error>> {
-                if !Self::reads_kind(kind, text::is_strict()) {
+                let index = KINDS.iter().position(|k| *k == kind)?;
+                let strict = text::is_strict();
+                if !KIND_TABLE.get(index).is_some_and(|k| k.core || !strict) {
                     return None;
                 }
                 let mut de = serde_json::Deserializer::from_str(text);
                 let body = serde::de::DeserializeSeed::deserialize(
-                    BodySeed { kind },
+                    BodySeed { index },
                     objects::ObjectsOnly(&mut de),
                 )
                     .and_then(|event| de.end().map(|()| event));
@@ -136,18 +138,23 @@ macro_rules! session_events {
             T::deserialize(d).map(variant)
         }
 
-        /// Deserializes the body of the kind it carries.
-        struct BodySeed<'k> {
-            kind: &'k str,
+        /// Deserializes the body of the kind at `index` in `KINDS` (found
+        /// once, by the caller: the dispatch compares numbers, not names).
+        struct BodySeed {
+            index: usize,
         }
 
-        impl<'a> serde::de::DeserializeSeed<'a> for BodySeed<'_> {
+        impl<'a> serde::de::DeserializeSeed<'a> for BodySeed {
             type Value = SessionEvent<'a>;
 
             fn deserialize<D: serde::Deserializer<'a>>(self, d: D) -> Result<SessionEvent<'a>, D::Error> {
-                match self.kind {
-                    $($name => body::<$variant $(<$lt>)?, D>(d, SessionEvent::$variant),)*
-                    other => Err(serde::de::Error::custom(format!("unknown event kind `{other}`"))),
+                #[allow(dead_code, reason = "only the discriminants are used")]
+                enum Place { $($variant,)* }
+                match self.index {
+                    $(i if i == Place::$variant as usize => {
+                        body::<$variant $(<$lt>)?, D>(d, SessionEvent::$variant)
+                    })*
+                    _ => Err(serde::de::Error::custom("unknown event kind")),
                 }
             }
         }
