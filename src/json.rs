@@ -46,6 +46,25 @@ struct Output {
 }
 
 impl Output {
+    fn new(may_grow: fn(usize) -> bool) -> Self {
+        Output { bytes: Vec::with_capacity(256), may_grow, refused: false }
+    }
+
+    /// The text written, if it was written whole. (Out of line: one copy
+    /// for every type's serializer.)
+    #[inline(never)]
+    fn finish(self, written: bool) -> Option<String> {
+        if !written || self.refused {
+            return None;
+        }
+        // (`unreachable!`, not `expect`: no error formatting in the .wasm.)
+        #[allow(clippy::unreachable, reason = "serde_json writes UTF-8")]
+        Some(
+            String::from_utf8(self.bytes)
+                .unwrap_or_else(|_| unreachable!("serde_json writes UTF-8")),
+        )
+    }
+
     /// Appends `bytes`, or notes that the output may not grow to hold them.
     #[inline(never)]
     fn push(&mut self, bytes: &[u8]) {
@@ -90,15 +109,10 @@ pub fn to_js_json_within<T: Serialize + ?Sized>(
     value: &T,
     may_grow: fn(usize) -> bool,
 ) -> Option<String> {
-    let mut out = Output { bytes: Vec::with_capacity(256), may_grow, refused: false };
+    let mut out = Output::new(may_grow);
     // Our types serialize only string map keys: only the output can fail.
-    value.serialize(&mut Serializer::with_formatter(&mut out, JsSafe)).ok()?;
-    if out.refused {
-        return None;
-    }
-    // (`unreachable!`, not `expect`: no error formatting in the .wasm.)
-    #[allow(clippy::unreachable, reason = "serde_json writes UTF-8")]
-    Some(String::from_utf8(out.bytes).unwrap_or_else(|_| unreachable!("serde_json writes UTF-8")))
+    let written = value.serialize(&mut Serializer::with_formatter(&mut out, JsSafe)).is_ok();
+    out.finish(written)
 }
 
 /// Compact JSON with unsafe integers as strings.
