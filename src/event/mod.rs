@@ -5,7 +5,7 @@
 
 mod content;
 mod kinds;
-mod objects;
+pub(crate) mod objects;
 mod parse;
 mod records;
 pub mod syntax;
@@ -353,7 +353,7 @@ pub struct UnknownEvent<'a> {
 impl Serialize for UnknownEvent<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let raw: &serde_json::value::RawValue =
-            serde_json::from_str(self.json).map_err(serde::ser::Error::custom)?;
+            objects::from_str(self.json).map_err(serde::ser::Error::custom)?;
         raw.serialize(s)
     }
 }

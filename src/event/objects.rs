@@ -13,11 +13,21 @@ use serde::de::{
     DeserializeSeed, Deserializer, EnumAccess, Error, Expected, MapAccess, SeqAccess, Unexpected,
     VariantAccess, Visitor,
 };
+use serde::Deserialize;
 use std::fmt;
 
 /// `D` with `deserialize_struct` read as `deserialize_map`; every other
 /// request goes to `D` as it is, its visitor wrapped.
-pub(super) struct ObjectsOnly<D>(pub D);
+pub(crate) struct ObjectsOnly<D>(pub D);
+
+/// `serde_json::from_str` through `ObjectsOnly` (so that what it reads
+/// shares its deserializers with the events').
+pub(crate) fn from_str<'de, T: Deserialize<'de>>(text: &'de str) -> serde_json::Result<T> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = T::deserialize(ObjectsOnly(&mut de))?;
+    de.end()?;
+    Ok(value)
+}
 
 /// What `ObjectsOnly` hands on (a visitor, a map, a sequence, an enum, a
 /// variant, a seed), so that what it deserializes is read by `ObjectsOnly`

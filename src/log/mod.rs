@@ -365,7 +365,7 @@ impl LogReader {
             #[serde(borrow)]
             event: &'a RawValue,
         }
-        let entry: Entry = serde_json::from_str(text).map_err(|e| {
+        let entry: Entry = crate::event::objects::from_str(text).map_err(|e| {
             let ev = EventError::from_serde(text, &e);
             LogError {
                 line: self.lines_done,
@@ -699,7 +699,7 @@ impl Lead {
 
 /// Stored entries when the first parsable line has `event` and no `kind`.
 fn detect_line_framing(line: &str) -> Option<Framing> {
-    let keys: Keys = serde_json::from_str(line).ok()?;
+    let keys: Keys = crate::event::objects::from_str(line).ok()?;
     Some(if keys.event && !keys.kind { Framing::StoredEntries } else { Framing::JsonLines })
 }
 
