@@ -34,32 +34,65 @@ impl Formatter for JsSafe {
 /// so a caller with a memory budget stops a result that would not fit
 /// before the allocation that would abort. One writer type for every
 /// output, so each type's serializer is compiled once.
+///
+/// Its writes never fail: a refused growth is noted in `refused` and that
+/// write and every later one are dropped (the caller checks at the end).
+/// Writes that cannot fail let the compiler drop serde_json's error path
+/// at each of the serializer's writes.
 struct Output {
     bytes: Vec<u8>,
     may_grow: fn(usize) -> bool,
+    refused: bool,
 }
 
 impl Output {
-    /// Makes room for `needed` more bytes, doubling (out of line: the
-    /// serializer inlines `write` everywhere).
+    fn new(may_grow: fn(usize) -> bool) -> Self {
+        Output { bytes: Vec::with_capacity(256), may_grow, refused: false }
+    }
+
+    /// The text written, if it was written whole. (Out of line: one copy
+    /// for every type's serializer.)
     #[inline(never)]
-    fn grow(&mut self, needed: usize) -> io::Result<()> {
-        let grow = self.bytes.capacity().max(needed);
-        if !(self.may_grow)(grow) {
-            return Err(io::ErrorKind::OutOfMemory.into());
+    fn finish(self, written: bool) -> Option<String> {
+        if !written || self.refused {
+            return None;
         }
-        self.bytes.try_reserve(grow).map_err(|_| io::ErrorKind::OutOfMemory.into())
+        // (`unreachable!`, not `expect`: no error formatting in the .wasm.)
+        #[allow(clippy::unreachable, reason = "serde_json writes UTF-8")]
+        Some(
+            String::from_utf8(self.bytes)
+                .unwrap_or_else(|_| unreachable!("serde_json writes UTF-8")),
+        )
+    }
+
+    /// Appends `bytes`, or notes that the output may not grow to hold them.
+    #[inline(never)]
+    fn push(&mut self, bytes: &[u8]) {
+        if self.refused {
+            return;
+        }
+        if bytes.len() > self.bytes.capacity().saturating_sub(self.bytes.len()) {
+            let grow = self.bytes.capacity().max(bytes.len());
+            if !(self.may_grow)(grow) || self.bytes.try_reserve(grow).is_err() {
+                self.refused = true;
+                return;
+            }
+        }
+        self.bytes.extend_from_slice(bytes);
     }
 }
 
 impl io::Write for Output {
     #[inline]
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        if bytes.len() > self.bytes.capacity().saturating_sub(self.bytes.len()) {
-            self.grow(bytes.len())?;
-        }
-        self.bytes.extend_from_slice(bytes);
+        self.push(bytes);
         Ok(bytes.len())
+    }
+
+    #[inline]
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.push(bytes);
+        Ok(())
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -76,12 +109,10 @@ pub fn to_js_json_within<T: Serialize + ?Sized>(
     value: &T,
     may_grow: fn(usize) -> bool,
 ) -> Option<String> {
-    let mut out = Output { bytes: Vec::with_capacity(256), may_grow };
+    let mut out = Output::new(may_grow);
     // Our types serialize only string map keys: only the output can fail.
-    value.serialize(&mut Serializer::with_formatter(&mut out, JsSafe)).ok()?;
-    // (`unreachable!`, not `expect`: no error formatting in the .wasm.)
-    #[allow(clippy::unreachable, reason = "serde_json writes UTF-8")]
-    Some(String::from_utf8(out.bytes).unwrap_or_else(|_| unreachable!("serde_json writes UTF-8")))
+    let written = value.serialize(&mut Serializer::with_formatter(&mut out, JsSafe)).is_ok();
+    out.finish(written)
 }
 
 /// Compact JSON with unsafe integers as strings.

@@ -1,7 +1,7 @@
 //! JS-safe JSON text: integers beyond ±(2^53-1) become strings, nothing
 //! else moves; view records keep each event as written.
 
-use agent_replay::json::{js_safe_text, to_js_json};
+use agent_replay::json::{js_safe_text, to_js_json, to_js_json_within};
 use agent_replay::state::SessionState;
 use std::borrow::Cow;
 
@@ -70,4 +70,16 @@ fn big_integers_written_as_strings_read_back() {
         );
         assert!(agent_replay::SessionEvent::from_json(&text).is_err(), "{bad}");
     }
+}
+
+#[test]
+fn output_within_a_budget_is_whole_or_none() {
+    let small = vec!["x"; 10];
+    let large: Vec<String> = (0..1000).map(|i| format!("value {i}")).collect();
+    // What fits in the first buffer asks for no growth.
+    assert_eq!(to_js_json_within(&small, |_| false), Some(to_js_json(&small)));
+    assert_eq!(to_js_json_within(&large, |_| false), None);
+    // Refused at some growth: nothing is returned, not a cut-off text.
+    assert_eq!(to_js_json_within(&large, |grow| grow < 4096), None);
+    assert_eq!(to_js_json_within(&large, |grow| grow <= 1 << 20), Some(to_js_json(&large)));
 }

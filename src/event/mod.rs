@@ -5,6 +5,7 @@
 
 mod content;
 mod kinds;
+pub(crate) mod objects;
 mod parse;
 mod records;
 pub mod syntax;
@@ -111,30 +112,50 @@ macro_rules! session_events {
             /// not know. One driver for all kinds (a `from_str` per kind would
             /// repeat its code 50 times in the .wasm).
             fn parse_body(kind: &str, text: &'a str) -> Option<Result<Self, serde_json::Error>> {
-                if !Self::reads_kind(kind, text::is_strict()) {
+                let index = KINDS.iter().position(|k| *k == kind)?;
+                let strict = text::is_strict();
+                if !KIND_TABLE.get(index).is_some_and(|k| k.core || !strict) {
                     return None;
                 }
                 let mut de = serde_json::Deserializer::from_str(text);
-                let body = serde::de::DeserializeSeed::deserialize(BodySeed { kind }, &mut de)
+                let body = serde::de::DeserializeSeed::deserialize(
+                    BodySeed { index },
+                    objects::ObjectsOnly(&mut de),
+                )
                     .and_then(|event| de.end().map(|()| event));
                 Some(body)
             }
         }
 
-        /// Deserializes the body of the kind it carries.
-        struct BodySeed<'k> {
-            kind: &'k str,
+        /// One kind's body, built out of line into its variant: the dispatch
+        /// stays a table of calls instead of every body's deserializer
+        /// inlined and moved into place (the larger .wasm).
+        #[inline(never)]
+        fn body<'a, T: serde::Deserialize<'a>, D: serde::Deserializer<'a>>(
+            d: D,
+            variant: fn(T) -> SessionEvent<'a>,
+        ) -> Result<SessionEvent<'a>, D::Error> {
+            T::deserialize(d).map(variant)
         }
 
-        impl<'a> serde::de::DeserializeSeed<'a> for BodySeed<'_> {
+        /// Deserializes the body of the kind at `index` in `KINDS` (found
+        /// once, by the caller: the dispatch compares numbers, not names).
+        struct BodySeed {
+            index: usize,
+        }
+
+        impl<'a> serde::de::DeserializeSeed<'a> for BodySeed {
             type Value = SessionEvent<'a>;
 
             fn deserialize<D: serde::Deserializer<'a>>(self, d: D) -> Result<SessionEvent<'a>, D::Error> {
-                use serde::Deserialize;
-                Ok(match self.kind {
-                    $($name => SessionEvent::$variant(<$variant $(<$lt>)?>::deserialize(d)?),)*
-                    other => return Err(serde::de::Error::custom(format!("unknown event kind `{other}`"))),
-                })
+                #[allow(dead_code, reason = "only the discriminants are used")]
+                enum Place { $($variant,)* }
+                match self.index {
+                    $(i if i == Place::$variant as usize => {
+                        body::<$variant $(<$lt>)?, D>(d, SessionEvent::$variant)
+                    })*
+                    _ => Err(serde::de::Error::custom("unknown event kind")),
+                }
             }
         }
     };
@@ -332,7 +353,7 @@ pub struct UnknownEvent<'a> {
 impl Serialize for UnknownEvent<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let raw: &serde_json::value::RawValue =
-            serde_json::from_str(self.json).map_err(serde::ser::Error::custom)?;
+            objects::from_str(self.json).map_err(serde::ser::Error::custom)?;
         raw.serialize(s)
     }
 }

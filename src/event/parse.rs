@@ -55,7 +55,7 @@ impl<'a> SessionEvent<'a> {
         if !wanted(&kind) {
             if !super::syntax::is_valid_json(text) {
                 // serde_json says exactly what and where.
-                serde_json::from_str::<IgnoredAny>(text)
+                super::objects::from_str::<IgnoredAny>(text)
                     .map_err(|e| EventError::from_serde(text, &e))?;
             }
             return Ok(None);
@@ -74,7 +74,7 @@ impl<'a> SessionEvent<'a> {
                 ..EventError::from_serde(text, &e)
             }),
             None => {
-                serde_json::from_str::<IgnoredAny>(text)
+                super::objects::from_str::<IgnoredAny>(text)
                     .map_err(|e| EventError::from_serde(text, &e))?;
                 Ok(SessionEvent::Unknown(UnknownEvent { kind, json: text }))
             }
@@ -300,7 +300,7 @@ fn open_containers(text: &str, end: usize) -> Option<Vec<Frame>> {
                     i += if c == b'\\' { 2 } else { 1 };
                 }
                 if let Some(Frame::Object(key @ None)) = stack.last_mut() {
-                    *key = serde_json::from_str(text.get(start..=i)?).ok();
+                    *key = super::objects::from_str(text.get(start..=i)?).ok();
                 }
             }
             _ => {}

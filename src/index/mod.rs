@@ -373,5 +373,5 @@ fn observation_kind(text: &str) -> Option<String> {
     let after = text.get(key.find(text.as_bytes(), 0)?.checked_add(key.byte_len())?..)?;
     let value = after.trim_start().strip_prefix(':')?;
     let mut de = serde_json::Deserializer::from_str(value);
-    serde::Deserialize::deserialize(&mut de).ok()
+    serde::Deserialize::deserialize(crate::event::objects::ObjectsOnly(&mut de)).ok()
 }

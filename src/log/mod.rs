@@ -365,7 +365,7 @@ impl LogReader {
             #[serde(borrow)]
             event: &'a RawValue,
         }
-        let entry: Entry = serde_json::from_str(text).map_err(|e| {
+        let entry: Entry = crate::event::objects::from_str(text).map_err(|e| {
             let ev = EventError::from_serde(text, &e);
             LogError {
                 line: self.lines_done,
@@ -699,10 +699,43 @@ impl Lead {
 
 /// Stored entries when the first parsable line has `event` and no `kind`.
 fn detect_line_framing(line: &str) -> Option<Framing> {
-    #[derive(Deserialize)]
-    #[serde(bound(deserialize = "'de: 'a"))]
-    struct Keys<'a>(std::collections::BTreeMap<Str<'a>, IgnoredAny>);
-    let keys: Keys = serde_json::from_str(line).ok()?;
-    let has = |k: &str| keys.0.contains_key(&Str::from(k));
-    Some(if has("event") && !has("kind") { Framing::StoredEntries } else { Framing::JsonLines })
+    let keys: Keys = crate::event::objects::from_str(line).ok()?;
+    Some(if keys.event && !keys.kind { Framing::StoredEntries } else { Framing::JsonLines })
+}
+
+/// Which of `event` and `kind` an object has; every value is skipped
+/// unread (no map of the keys is built).
+#[derive(Default)]
+struct Keys {
+    event: bool,
+    kind: bool,
+}
+
+impl<'de> Deserialize<'de> for Keys {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(KeysVisitor)
+    }
+}
+
+struct KeysVisitor;
+
+impl<'de> Visitor<'de> for KeysVisitor {
+    type Value = Keys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
+        let mut keys = Keys::default();
+        while let Some(key) = map.next_key::<Str<'de>>()? {
+            match &*key {
+                "event" => keys.event = true,
+                "kind" => keys.kind = true,
+                _ => {}
+            }
+            map.next_value::<IgnoredAny>()?;
+        }
+        Ok(keys)
+    }
 }

@@ -133,7 +133,7 @@ fn items(text: &str, open: u8) -> Option<Vec<Item<'_>>> {
 fn string(raw: &str) -> Option<String> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
     if inner.contains('\\') {
-        serde_json::from_str(raw).ok()
+        crate::event::objects::from_str(raw).ok()
     } else {
         Some(inner.to_string())
     }
@@ -202,7 +202,7 @@ from_view_by!(bool, "true or false", |r| match r {
 /// Read through the event schema's own definition.
 impl FromView for ErrorKind {
     fn read(raw: &str, at: &At<'_>) -> Self {
-        serde_json::from_str(raw).unwrap_or_else(|_| {
+        crate::event::objects::from_str(raw).unwrap_or_else(|_| {
             at.fail("an error kind");
             ErrorKind::Recoverable
         })
