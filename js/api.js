@@ -412,7 +412,9 @@ export class SessionIndex {
       primitives: listOption(primitives, "primitives"),
     });
     const core = this.#live();
-    return call(() => core.filter(names, unknown, query || undefined));
+    // Kinds cross as one string, one a line (a kind holds no newline).
+    const lines = names?.filter((k) => !k.includes("\n")).join("\n");
+    return call(() => core.filter(lines, unknown, query || undefined));
   }
 
   /** Up to `limit` (100) positions from `from` (1) of events whose JSON

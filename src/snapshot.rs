@@ -165,6 +165,11 @@ impl OsSnapshotFolder {
         Self::default()
     }
 
+    /// `OsSnapshot::keep_last` on the folded snapshot.
+    pub fn keep_last(&mut self, n: usize) -> [(&'static str, usize); 4] {
+        self.snapshot.keep_last(n)
+    }
+
     /// The folder whose snapshot is `snapshot` (folding on from it).
     pub fn from_snapshot(snapshot: OsSnapshot) -> Self {
         let process_index = snapshot

@@ -9,6 +9,14 @@ use crate::view::{os_snapshot_of, Detail, SessionSummary, SessionView, SessionVi
 /// Receives each event folded from a streamed log, with its JSON text.
 pub type EventSink<'s> = dyn FnMut(&str, &SessionEvent<'_>) + 's;
 
+/// How many items each list `SessionState::keep_last` cut had: the OS
+/// snapshot's by name, each process's history by agent id.
+#[derive(Debug)]
+pub struct CutTotals {
+    pub lists: [(&'static str, usize); 4],
+    pub history: Vec<(String, usize)>,
+}
+
 #[derive(Debug)]
 pub struct SessionState {
     os: OsSnapshotFolder,
@@ -134,6 +142,14 @@ impl SessionState {
     /// The full view; in a checkpoint its per-event lists are empty.
     pub fn view(&self) -> &SessionView {
         self.view.view()
+    }
+
+    /// Cuts the lists that grow with the log (the OS snapshot's records,
+    /// each process's history) to their last `n` items, for display: the
+    /// state then describes less than it folded, so it is for showing, not
+    /// for folding on. Returns how many each list had.
+    pub fn keep_last(&mut self, n: usize) -> CutTotals {
+        CutTotals { lists: self.os.keep_last(n), history: self.view.keep_last_history(n) }
     }
 
     pub fn summary(&self) -> SessionSummary<'_> {

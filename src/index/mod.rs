@@ -342,8 +342,7 @@ impl SessionIndex {
         let observation = kind_index("kernel_observation");
         for slot in self.folded.slots.iter().filter(|s| Some(s.kind) == observation) {
             if let Some(kind) = self.folded.texts.get(slot.span).and_then(observation_kind) {
-                let n: &mut u64 = counts.entry(kind).or_default();
-                *n = n.saturating_add(1);
+                crate::view::bump(&mut counts, &kind);
             }
         }
         counts

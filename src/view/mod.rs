@@ -357,7 +357,7 @@ pub struct SessionSummary<'a> {
 }
 
 /// Counts `key`, allocating its string only the first time.
-fn bump(map: &mut BTreeMap<String, u64>, key: &str) {
+pub(crate) fn bump(map: &mut BTreeMap<String, u64>, key: &str) {
     match map.get_mut(key) {
         Some(n) => *n = count_up(*n, 1),
         None => {
@@ -478,6 +478,19 @@ impl SessionViewFolder {
         light.life_has_run = self.life_has_run;
         light.detail = Detail::Summary;
         light
+    }
+
+    /// Cuts each process's history to its last `n` transitions; returns
+    /// each agent and how many it had.
+    pub fn keep_last_history(&mut self, n: usize) -> Vec<(String, usize)> {
+        let processes = self.view.processes.iter_mut();
+        processes
+            .map(|p| {
+                let had = p.history.len();
+                p.history.keep_last(n);
+                (p.agent_id.clone(), had)
+            })
+            .collect()
     }
 
     /// Records load errors beside the events (tolerant loading).

@@ -76,13 +76,16 @@ impl SessionIndex {
         })
     }
 
-    /// The positions the filter keeps (see `Filter`).
+    /// The positions the filter keeps (see `Filter`); `kinds` one a line
+    /// (no kind holds a newline), `None` for any.
     pub fn filter(
         &self,
-        kinds: Option<Vec<String>>,
+        kinds: Option<String>,
         unknown: bool,
         query: Option<String>,
     ) -> Result<Vec<u32>, JsValue> {
+        let kinds =
+            kinds.map(|k| k.split('\n').filter(|k| !k.is_empty()).map(str::to_string).collect());
         let filter = Filter { kinds, unknown, query };
         // Positions fit: a log in a 4 GiB memory holds fewer than 2^32 events.
         self.inner.read("filter", |i| Ok(i.filter(&filter).into_iter().map(|p| p as u32).collect()))
@@ -107,7 +110,7 @@ impl SessionIndex {
         self.inner.read("stateAt", |i| {
             let state = i.state_at(position as u64);
             Ok(match tail {
-                Some(tail) => shown_state_json(&state, tail as usize),
+                Some(tail) => shown_state_json(state, tail as usize),
                 None => state_json(&state),
             })
         })
