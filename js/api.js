@@ -346,6 +346,12 @@ export class SessionIndex {
     return this.#core;
   }
 
+  /** A call of the live core, its result parsed from JSON. */
+  #json(read) {
+    const core = this.#live();
+    return JSON.parse(call(() => read(core)));
+  }
+
   /** Indexes a whole log (string or bytes, any framing); returns
    * `{framing, events, errors}`. */
   apply(input, options = this.#options) {
@@ -364,7 +370,7 @@ export class SessionIndex {
 
   /** Ends a log written in chunks; returns `{framing, events, errors}`. */
   end() {
-    return JSON.parse(call(() => this.#live().end()));
+    return this.#json((core) => core.end());
   }
 
   get eventCount() {
@@ -425,9 +431,8 @@ export class SessionIndex {
       throw new AgentReplayError("invalid_input", "SessionIndex.search: query must be a string");
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > 0xffffffff)
       throw new AgentReplayError("invalid_input", "SessionIndex.search: limit must be ≥ 1");
-    const core = this.#live();
     const start = positionOf(from, "from");
-    return JSON.parse(call(() => core.search(query, start, limit)));
+    return this.#json((core) => core.search(query, start, limit));
   }
 
   /** `{position, summary, osSnapshot}` as of a position (0: before the
@@ -449,36 +454,30 @@ export class SessionIndex {
   }
 
   summary() {
-    const core = this.#live();
-    return JSON.parse(call(() => core.state())).summary;
+    return this.#json((core) => core.summary());
   }
 
   osSnapshot() {
-    const core = this.#live();
-    return JSON.parse(call(() => core.state())).os_snapshot;
+    return this.#json((core) => core.osSnapshot());
   }
 
   /** The per-turn figures, without the events. */
   turns() {
-    const core = this.#live();
-    return JSON.parse(call(() => core.turns()));
+    return this.#json((core) => core.turns());
   }
 
   loadErrors() {
-    const core = this.#live();
-    return JSON.parse(call(() => core.loadErrors()));
+    return this.#json((core) => core.loadErrors());
   }
 
   /** How many `kernel_observation` events there are of each `observation_kind`. */
   observationKinds() {
-    const core = this.#live();
-    return JSON.parse(call(() => core.observationKinds()));
+    return this.#json((core) => core.observationKinds());
   }
 
   /** `{retained_bytes, checkpoints, checkpoint_spacing}`. */
   memory() {
-    const core = this.#live();
-    return JSON.parse(call(() => core.memory()));
+    return this.#json((core) => core.memory());
   }
 
   free() {

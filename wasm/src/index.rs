@@ -116,9 +116,15 @@ impl SessionIndex {
         })
     }
 
-    /// `{summary, os_snapshot}` after the last event, as JSON.
-    pub fn state(&self) -> Result<String, JsValue> {
-        self.inner.read("state", |i| Ok(state_json(i.state())))
+    /// The summary after the last event, as JSON.
+    pub fn summary(&self) -> Result<String, JsValue> {
+        self.inner.read("summary", |i| budget::json("summary", &i.state().summary()))
+    }
+
+    /// The OS snapshot after the last event, as JSON.
+    #[wasm_bindgen(js_name = osSnapshot)]
+    pub fn os_snapshot(&self) -> Result<String, JsValue> {
+        self.inner.read("osSnapshot", |i| budget::json("osSnapshot", i.state().os_snapshot()))
     }
 
     pub fn turns(&self) -> Result<String, JsValue> {
