@@ -13,6 +13,7 @@ import {
 } from "../../js/viewer/describe.js";
 import { activityAt, callAt, lifeAt, observationsAt, viewDigest } from "../../js/viewer/digest.js";
 import { PANEL_LISTS, panelView } from "../../js/viewer/paged.js";
+import { chartData } from "../../js/viewer/chart-data.js";
 import { chartSeries, cutSeries, xLabel } from "../../js/viewer/series.js";
 import { contractView, corpus } from "./viewer-fixtures.mjs";
 
@@ -336,5 +337,67 @@ test("paged.js reads from an index the same panel lists the view keeps", () => {
     assert.deepEqual(panels.lives, view.lives);
     assert.deepEqual(viewDigest(panels).workflow, viewDigest(view).workflow);
     index.free();
+  }
+});
+
+/** The charts' columns the plain way: cut the series at the position, then
+ * bucket every point (a bucket keeps each series' maximum). */
+function columnsByScan(chart, full, at) {
+  const cut = cutSeries(full, at);
+  const xs = chart.dataAt(Infinity)[0];
+  const width = xs.length > 1 ? xs[1] - xs[0] : 1;
+  const known = (p) => p.position <= at;
+  const pointsOf = {
+    score: cut.samples.map((e) => [e.x, e.score]),
+    alert: cut.alerts.map((e) => [e.x, e.score]),
+    threshold: cut.alerts.map((e) => [e.x, e.threshold]),
+    prompt: cut.turns.filter((t) => t.input_tokens !== null).map((t) => [t.x, t.input_tokens]),
+    output: cut.turns.map((t) => [t.x, t.output_tokens]),
+    events: cut.turns.map((t) => [t.x, t.event_count]),
+    errors: cut.turns.map((t) => [t.x, t.errors]),
+  };
+  let total = 0;
+  pointsOf.cumulative = [];
+  for (const t of [...full.turns].sort((a, b) => a.position - b.position)) {
+    total += (t.input_tokens ?? 0) + t.output_tokens;
+    if (known(t)) pointsOf.cumulative.push([t.x, total]);
+  }
+  const columns = chart.series.map(({ label }) => {
+    const points =
+      pointsOf[label] ??
+      cut.usage.filter((u) => u.operation_id === label).map((u) => [u.x, u.tokens]);
+    const ys = xs.map(() => null);
+    for (const [x, y] of points) {
+      const i = Math.floor((x - xs[0]) / width);
+      if (ys[i] === null || y > ys[i]) ys[i] = y;
+    }
+    return ys;
+  });
+  return [xs, ...columns];
+}
+
+test("the charts' columns at every position equal cutting the series and bucketing them", () => {
+  const sample = chartSeries(contractView(sampleLog()));
+  const turns = Array.from({ length: 3000 }, (_, i) => ({
+    position: 2 * i + 1,
+    turn: i + 1,
+    x: i + 1,
+    tokens: i % 97,
+    input_tokens: i % 5 ? (i * 7) % 89 : null,
+    output_tokens: i % 97,
+    event_count: 1 + (i % 13),
+    errors: i % 3 === 0 ? 1 : 0,
+  }));
+  // Past 1,200 turns the columns are buckets; turns out of position order
+  // test that the total is summed in the order the turns happened.
+  [turns[10], turns[2500]] = [turns[2500], turns[10]];
+  const long = { lives: sample.lives, samples: [], alerts: [], turns, usage: [] };
+  for (const full of [sample, long]) {
+    const last = Math.max(...full.turns.map((t) => t.position), 1);
+    for (const chart of chartData(full, 7)) {
+      for (const at of [0, 1, 2, 7, Math.floor(last / 3), last - 1, last, Infinity]) {
+        assert.deepEqual(chart.dataAt(at), columnsByScan(chart, full, at), `${chart.title} @${at}`);
+      }
+    }
   }
 });
