@@ -22,8 +22,14 @@ function append(el, children) {
 
 const numbers = new Intl.NumberFormat("en-US");
 
-/** Formats counts and token totals (U64 strings stay exact). */
+/** Formats counts and token totals (U64 strings stay exact). Whole numbers
+ * are grouped by hand: Intl's format is slow enough to show when a panel
+ * of counts is drawn at every time-travel step. */
 export function num(n) {
   if (typeof n === "string") return n;
+  if (Number.isSafeInteger(n)) {
+    const digits = String(Math.abs(n)).replace(/\B(?=(\d{3})+$)/g, ",");
+    return n < 0 ? `-${digits}` : digits;
+  }
   return typeof n === "number" ? numbers.format(n) : "–";
 }

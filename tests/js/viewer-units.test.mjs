@@ -11,6 +11,7 @@ import {
   kernelFacets,
   kernelFacetsOf,
 } from "../../js/viewer/describe.js";
+import { num } from "../../js/viewer/dom.js";
 import { activityAt, callAt, lifeAt, observationsAt, viewDigest } from "../../js/viewer/digest.js";
 import { PANEL_LISTS, panelView } from "../../js/viewer/paged.js";
 import { chartData } from "../../js/viewer/chart-data.js";
@@ -400,4 +401,13 @@ test("the charts' columns at every position equal cutting the series and bucketi
       }
     }
   }
+});
+
+test("num groups whole numbers as Intl does, and keeps U64 strings", () => {
+  const intl = new Intl.NumberFormat("en-US");
+  for (const n of [0, 7, -7, 999, 1000, -1000, 123456, 1234567, 2 ** 53 - 1, -(2 ** 53 - 1)])
+    assert.equal(num(n), intl.format(n));
+  assert.equal(num(1.5), intl.format(1.5));
+  assert.equal(num("18446744073709551615"), "18446744073709551615");
+  assert.equal(num(undefined), "–");
 });
