@@ -8,7 +8,7 @@
 import { watch } from "node:fs";
 import { open, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { AgentReplayError, ReplaySession, ReplayStore, SessionState } from "../js/node.js";
+import { AgentReplayError, ReplaySession, ReplayStore } from "../js/node.js";
 
 const SUFFIX = ".jsonl";
 const NEWLINE = 0x0a;
@@ -113,14 +113,12 @@ class FollowedFile {
     return probe[0] === this.lastByte ? null : "rewritten";
   }
 
-  /** A fresh store (new incarnation) and state; the old store's streams end. */
+  /** A fresh store (new incarnation) and session; the old store's streams end. */
   #startGeneration(reason, info) {
     this.store?.free();
     this.session?.free();
-    this.state?.free();
     this.store = new ReplayStore(this.storeOptions);
     this.session = new ReplaySession(this.id, { store: this.store });
-    this.state = new SessionState(this.id);
     this.generation += 1;
     this.reset = reason === "new" ? null : reason;
     this.ino = info.ino;
@@ -186,7 +184,6 @@ class FollowedFile {
       const text = batch.map((e) => e.text).join("\n");
       try {
         this.session.append(text);
-        this.state.apply(text);
         return;
       } catch (e) {
         if (!(e instanceof AgentReplayError)) throw e;
@@ -204,7 +201,6 @@ class FollowedFile {
     for (const { line, text } of entries) {
       try {
         this.session.append(text);
-        this.state.apply(text);
       } catch (e) {
         if (!(e instanceof AgentReplayError)) throw e;
         this.#lineError(line, e.errors?.[0]?.code ?? e.code, e.errors?.[0]?.message ?? e.message);
@@ -219,10 +215,10 @@ class FollowedFile {
     if (lineErrors.last.length > KEEP_LINE_ERRORS) lineErrors.last.shift();
   }
 
-  /** The session list's row (documented in docs/viewer.md), folded from the summary. */
+  /** The session list's row (documented in docs/viewer.md), from the live session's summary. */
   row() {
     if (this.#row) return this.#row;
-    const s = this.state.summary();
+    const s = this.session.summary();
     this.#row = {
       session_id: this.id,
       status: s.status,
@@ -245,7 +241,6 @@ class FollowedFile {
     this.freed = true;
     this.store?.free();
     this.session?.free();
-    this.state?.free();
   }
 }
 

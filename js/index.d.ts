@@ -1271,6 +1271,8 @@ export class ReplaySession {
     options?: { maxEvents?: number },
   ): ObservedEvent[];
   observe(): Observation;
+  /** The state without its per-event lists (as `SessionState.summary()`). */
+  summary(): SessionSummary;
   resume(cursor: string): { type: "replayed"; events: ObservedEvent[]; cursor: string } | GapItem;
   subscribe(cursor: string): SessionSubscription;
   free(): void;

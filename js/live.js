@@ -394,6 +394,13 @@ export class ReplaySession {
     return JSON.parse(call(() => core.observe()));
   }
 
+  /** The state without its per-event lists, as `SessionState.summary()`:
+   * what a list of sessions shows of each. */
+  summary() {
+    const core = this.#live();
+    return JSON.parse(call(() => core.summary()));
+  }
+
   /** `{type: "replayed", events, cursor}` or `{type: "gap", gap, observation}`. */
   resume(cursor) {
     if (typeof cursor !== "string")

@@ -21,7 +21,7 @@ use crate::json::JsonText;
 use crate::log::{self, LogError, LogOptions};
 use crate::state::SessionState;
 use crate::units::{Millis, Position, Revision};
-use crate::view::SessionView;
+use crate::view::{SessionSummary, SessionView};
 
 /// The current complete observation of a session.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -290,6 +290,12 @@ impl ReplaySession {
             cursor: self.cursor(),
             state: self.inner.state.borrow().view().clone(),
         }
+    }
+
+    /// Reads the state without its per-event lists (`SessionState::summary`):
+    /// what a session list shows of each session.
+    pub fn read_summary<R>(&self, read: impl FnOnce(&SessionSummary<'_>) -> R) -> R {
+        read(&self.inner.state.borrow().summary())
     }
 
     /// The observation with its state serialised now (JS-safe JSON): what

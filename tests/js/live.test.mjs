@@ -215,6 +215,8 @@ test("ReplaySession: append, observe, resume replayed and resume gap", () => {
   assert.equal(resumed.cursor, observation.cursor);
   assert.deepEqual(client.view(), observation.state);
   assert.equal(observation.revision, 7);
+  assert.deepEqual(session.summary(), client.summary(), "summary() is the state's summary");
+  assert.equal(session.summary().event_count, lines.length);
 
   const small = new ReplaySession("s", { maxEventsPerSession: 2, incarnation: "i" });
   const start = small.observe().cursor;
@@ -297,6 +299,7 @@ test("every object used after free() throws closed, as documented", () => {
   for (const [what, fn] of Object.entries({
     append: () => session.append(ev(2)),
     observe: () => session.observe(),
+    summary: () => session.summary(),
     resume: () => session.resume("arc1:i:0:0:s"),
     subscribe: () => session.subscribe("arc1:i:0:0:s"),
   }))

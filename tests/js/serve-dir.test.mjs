@@ -181,7 +181,12 @@ test("a replaced file (a new inode) and a file rewritten longer are new generati
   const old = (await api("/sessions/swap")).body.cursor;
   writeFileSync(join(dir, "swap.tmp"), `${tools.slice(0, 12).join("\n")}\n`);
   renameSync(join(dir, "swap.tmp"), path);
-  const row = await until("swap", (r) => r.generation === 2, "the replacement is seen");
+  // A new generation is listed as soon as it starts, before its lines are read.
+  const row = await until(
+    "swap",
+    (r) => r.generation === 2 && r.events === 12,
+    "the replacement is seen",
+  );
   assert.deepEqual([row.reset, row.events], ["replaced", 12]);
   const resumed = (await api(`/sessions/swap/events?cursor=${encodeURIComponent(old)}`)).body;
   assert.equal(resumed.type, "gap");
@@ -189,7 +194,11 @@ test("a replaced file (a new inode) and a file rewritten longer are new generati
   // Same inode, truncated and written past the old size before the follower looked.
   const longer = linesOf("loop.jsonl").slice(0, 20);
   writeFileSync(path, `${longer.join("\n")}\n`);
-  const rewritten = await until("swap", (r) => r.generation === 3, "the rewrite is seen");
+  const rewritten = await until(
+    "swap",
+    (r) => r.generation === 3 && r.events === 20,
+    "the rewrite is seen",
+  );
   assert.deepEqual([rewritten.reset, rewritten.events], ["rewritten", 20]);
 });
 

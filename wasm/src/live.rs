@@ -317,6 +317,12 @@ impl ReplaySessionHandle {
         })
     }
 
+    pub fn summary(&self) -> Result<String, JsValue> {
+        budget::guard("ReplaySession.summary", || {
+            self.inner.read_summary(|s| budget::json("ReplaySession.summary", s))
+        })
+    }
+
     pub fn resume(&self, cursor: &str, now: f64) -> Result<String, JsValue> {
         budget::guard("ReplaySession.resume", || self.resume_wire(cursor, now))
     }
