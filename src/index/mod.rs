@@ -260,17 +260,21 @@ impl SessionIndex {
         let mut out = Vec::new();
         for (i, slot) in self.folded.slots.iter().enumerate() {
             let Some(&listed) = passes.get(slot.kind as usize) else { continue };
-            let Some(text) = self.folded.texts.get(slot.span) else { continue };
+            // The text only when the kind alone does not decide: texts are
+            // spread over the whole log, slots are packed.
+            let text = || self.folded.texts.get(slot.span);
             let by_sub = || {
                 Some(slot.kind) == observation
                     && !subs.is_empty()
-                    && observation_kind(text).is_some_and(|k| subs.contains(&k))
+                    && text().and_then(observation_kind).is_some_and(|k| subs.contains(&k))
             };
             if !(listed || by_sub()) {
                 continue;
             }
-            if query.as_ref().is_some_and(|q| !search::holds(text, q)) {
-                continue;
+            if let Some(q) = &query {
+                if !text().is_some_and(|t| search::holds(t, q)) {
+                    continue;
+                }
             }
             out.push((i as u64).saturating_add(1));
         }
