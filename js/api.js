@@ -268,6 +268,9 @@ export class SessionState {
 }
 
 /** The events of a paged index's wire: `{position, kind, turn, json}`. */
+/** The names of `SessionIndex.turnSeries`'s columns, from the core. */
+let turnColumns;
+
 function indexedEvents(wire) {
   return decodeEvents(wire, 4, (values, i, json) => ({
     position: values[i],
@@ -464,6 +467,18 @@ export class SessionIndex {
   /** The per-turn figures, without the events. */
   turns() {
     return this.#json((core) => core.turns());
+  }
+
+  /** The per-turn numbers as columns, a Float64Array each (what a chart
+   * draws, without an object per turn). */
+  turnSeries() {
+    const core = this.#live();
+    const values = call(() => core.turnSeries());
+    turnColumns ??= raw.SessionIndexCore.turnSeriesColumns().split("\n");
+    const n = values.length / turnColumns.length;
+    return Object.fromEntries(
+      turnColumns.map((name, i) => [name, values.subarray(i * n, (i + 1) * n)]),
+    );
   }
 
   loadErrors() {

@@ -923,6 +923,19 @@ export interface SessionView {
 
 /** The state at one point without the per-event lists: what a time-travel
  * checkpoint holds (`SessionState.summary()`). */
+/** `SessionIndex.turnSeries()`: each `TurnSummary` number, by column. */
+export interface TurnSeries {
+  life: Float64Array;
+  turn: Float64Array;
+  first_position: Float64Array;
+  last_position: Float64Array;
+  event_count: Float64Array;
+  tokens: Float64Array;
+  input_tokens: Float64Array;
+  output_tokens: Float64Array;
+  errors: Float64Array;
+}
+
 export interface SessionSummary {
   session_id: string | null;
   event_count: number;
@@ -1113,6 +1126,9 @@ export class SessionIndex {
   osSnapshot(): OsSnapshot;
   /** The per-turn figures, without the events. */
   turns(): TurnSummary[];
+  /** The per-turn numbers as columns (what a chart draws, with no object
+   * per turn); counts past 2^53 are rounded (`turns()` has them exact). */
+  turnSeries(): TurnSeries;
   loadErrors(): LogError[];
   /** `kernel_observation` events counted by `observation_kind`. */
   observationKinds(): Record<string, number>;

@@ -45,6 +45,17 @@ function entriesAt(index, positions) {
   return out;
 }
 
+/** The turns' numbers (what chartSeries reads) from the index's columns:
+ * a long run's turns without their kinds maps and call lists. */
+function turnsOf(series) {
+  const names = Object.keys(series);
+  return Array.from(series.turn, (_, i) => {
+    const turn = {};
+    for (const name of names) turn[name] = series[name][i];
+    return turn;
+  });
+}
+
 /** Sets `path` ("a.b") of `target` to `value`. */
 function setPath(target, path, value) {
   const keys = path.split(".");
@@ -55,7 +66,8 @@ function setPath(target, path, value) {
 }
 
 /**
- * A partial view with what chartSeries and viewDigest read: lives, turns,
+ * A partial view with what chartSeries and viewDigest read: lives, turns
+ * (their numbers),
  * run, and the panel lists, each left empty when it holds more than
  * `maxList` events (its panel would need more memory than the rest of the
  * page; the timeline still filters and shows those events). The
@@ -68,7 +80,7 @@ export function panelView(index, { maxList = 50_000 } = {}) {
   const view = {
     lives: summary.lives,
     run: summary.run,
-    turns: index.turns(),
+    turns: turnsOf(index.turnSeries()),
     transcript: Array.from(index.filter({ kinds: ["llm_completed"] }), (position) => ({
       type: "assistant",
       position,

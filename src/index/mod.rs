@@ -197,6 +197,15 @@ impl SessionIndex {
         &self.state().view().turns
     }
 
+    /// The per-turn numbers by column (`TURN_SERIES` names them), one
+    /// column after the other: what a chart of the turns reads, without a
+    /// record, a map of kinds and a list of calls per turn. Counts past
+    /// 2^53 are rounded (`turns` has them exact).
+    pub fn turn_series(&self) -> Vec<f64> {
+        let turns = self.turns();
+        TURN_COLUMNS.iter().flat_map(|column| turns.iter().map(column)).collect()
+    }
+
     /// (A `Vec`, so JS gets it through the serializer the load reports use.)
     pub fn load_errors(&self) -> &Vec<LogError> {
         &self.load_errors
@@ -358,6 +367,34 @@ impl SessionIndex {
         (self.folded.texts.capacity(), kept, spacing)
     }
 }
+
+/// The columns of `SessionIndex::turn_series`, in order: `TurnSummary`
+/// fields.
+pub const TURN_SERIES: [&str; 9] = [
+    "life",
+    "turn",
+    "first_position",
+    "last_position",
+    "event_count",
+    "tokens",
+    "input_tokens",
+    "output_tokens",
+    "errors",
+];
+
+/// Reads each `TURN_SERIES` column of a turn.
+#[allow(clippy::cast_precision_loss, reason = "a chart's number: `turns` has them exact")]
+const TURN_COLUMNS: [fn(&TurnSummary) -> f64; 9] = [
+    |t| t.life.into(),
+    |t| t.turn.into(),
+    |t| t.first_position.0 as f64,
+    |t| t.last_position.0 as f64,
+    |t| t.event_count as f64,
+    |t| t.tokens as f64,
+    |t| t.input_tokens as f64,
+    |t| t.output_tokens as f64,
+    |t| t.errors as f64,
+];
 
 /// A known kind's id.
 fn kind_index(kind: &str) -> Option<u32> {

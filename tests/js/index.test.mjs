@@ -55,6 +55,24 @@ test("the state at a position is the view's fold of the events before it", () =>
   assert.deepEqual(index.summary(), whole.summary());
   assert.deepEqual(index.osSnapshot(), whole.osSnapshot());
   assert.deepEqual(index.turns(), whole.view().turns);
+  // The series are the turns' numbers, column by column.
+  const series = index.turnSeries();
+  const turns = whole.view().turns;
+  for (const [name, column] of Object.entries(series)) {
+    assert.ok(column instanceof Float64Array, name);
+    assert.deepEqual(
+      [...column],
+      turns.map((t) => Number(t[name])),
+      name,
+    );
+  }
+  assert.deepEqual(
+    Object.keys(series).sort(),
+    Object.keys(turns[0])
+      .filter((k) => typeof turns[0][k] === "number")
+      .sort(),
+    "every number of a turn, and only those",
+  );
   assert.deepEqual(index.loadErrors(), []);
   whole.free();
   index.free();

@@ -3,7 +3,7 @@
 //! wire (`wire::Folded`), positions of a filter as a `Uint32Array`, the
 //! rest as JSON.
 
-use agent_replay::index::{shown_state_json, Filter, SessionIndex as CoreIndex};
+use agent_replay::index::{shown_state_json, Filter, SessionIndex as CoreIndex, TURN_SERIES};
 use agent_replay::json::to_js_json;
 use agent_replay::state::SessionState;
 use wasm_bindgen::prelude::*;
@@ -129,6 +129,18 @@ impl SessionIndex {
 
     pub fn turns(&self) -> Result<String, JsValue> {
         self.inner.read("turns", |i| budget::json("turns", i.turns()))
+    }
+
+    /// The per-turn numbers, column after column (`turnSeriesColumns`).
+    #[wasm_bindgen(js_name = turnSeries)]
+    pub fn turn_series(&self) -> Result<Vec<f64>, JsValue> {
+        self.inner.read("turnSeries", |i| Ok(i.turn_series()))
+    }
+
+    /// The names of `turnSeries`'s columns, in order, one a line.
+    #[wasm_bindgen(js_name = turnSeriesColumns)]
+    pub fn turn_series_columns() -> String {
+        TURN_SERIES.join("\n")
     }
 
     #[wasm_bindgen(js_name = loadErrors)]
