@@ -23,6 +23,7 @@ import {
 import { upperBound, viewDigest } from "/agent-replay/js/viewer/digest.js";
 import { chartSeries } from "/agent-replay/js/viewer/series.js";
 import { panelView, transcriptAround } from "/agent-replay/js/viewer/paged.js";
+import { TIMED_KINDS, clockMarks } from "./playback.js";
 
 /** Events between time-travel checkpoints, at least: they are taken at
  * chunk boundaries, so on a generated log one comes every two 256 KB
@@ -52,6 +53,7 @@ let state = null; // the full SessionState (null while a paged index is open)
 let index = null; // the SessionIndex of a large log, instead of state, events and checkpoints
 let events = []; // {position, kind, turn, json, sub?}, by position (holes after gaps)
 let observationCounts = new Map(); // observation_kind → kernel_observation events of it
+let marks = []; // [position, ms]: the times the log tells (playback's pace)
 let checkpoints = []; // {position, state}: light states, by position
 let gaps = []; // {from, to, reason, requested_cursor, latest_cursor, recovered_at, revision}
 let view = null; // what the page needs of the view as of the last event (refreshed lazily)
@@ -72,6 +74,7 @@ function reset({ paged = false } = {}) {
   state = paged ? null : new SessionState();
   events = [];
   observationCounts = new Map();
+  marks = [];
   checkpoints = paged ? [] : [{ position: 0, state: state.checkpoint() }];
   gaps = [];
   view = null;
@@ -100,7 +103,17 @@ function keep(e) {
       // not an object: no observation kind to filter by
     }
   }
+  if (TIMED_KINDS.includes(e.kind)) marks.push(...timesOf(e));
   events.push(e);
+}
+
+/** The clock marks of a kept or indexed event ({position, json}). */
+function timesOf(e) {
+  try {
+    return clockMarks(e.position, JSON.parse(e.json));
+  } catch {
+    return [];
+  }
 }
 
 /** `run_started.route`, the route of model calls whose attempts name none. */
@@ -186,6 +199,7 @@ async function load(reader, total, name) {
     observations: Object.fromEntries(observationCounts),
     series,
     digest,
+    marks,
   });
   sendState(state.eventCount);
 }
@@ -249,9 +263,19 @@ async function loadIndexed(reader, total, name) {
     observations: index.observationKinds(),
     series,
     digest,
+    marks: indexedMarks(),
   });
   view = { transcript: [], load_errors: lists.load_errors, counts: lists.counts };
   sendState(index.eventCount);
+}
+
+/** The clock marks of a paged index's timed events, read a page at a time. */
+function indexedMarks() {
+  const positions = index.filter({ kinds: TIMED_KINDS });
+  const out = [];
+  for (let i = 0; i < positions.length; i += 4096)
+    for (const e of index.eventsAt(positions.subarray(i, i + 4096))) out.push(...timesOf(e));
+  return out;
 }
 
 // ---- State at a position --------------------------------------------------
@@ -558,6 +582,7 @@ function forgetHistory() {
   for (const c of checkpoints.splice(1)) c.state.free();
   events = [];
   observationCounts = new Map();
+  marks = [];
   gaps = [];
   series = null;
   digest = null;
@@ -616,6 +641,7 @@ function scheduleLivePost() {
       observations: Object.fromEntries(observationCounts),
       series,
       digest,
+      marks,
     });
   }, wait);
 }
