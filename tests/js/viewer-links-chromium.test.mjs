@@ -190,6 +190,15 @@ test("the same link restores a paged log (?paged=1)", async () => {
   await page.close();
 });
 
+test("a link without ?log= waits for the file opened next", async () => {
+  const { page, problems } = await open(LINK);
+  await page.setInputFiles("#file", corpusPath("long_run.jsonl"));
+  await assertRestored(page);
+  await waitHash(page, LINK);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("a position past the end is clamped once the log is loaded; bad links are ignored", async () => {
   const { page, problems } = await open(`?log=/files/workflow.jsonl#at=999999&sel=abc&kind=`);
   await waitPosition(page, `event ${WORKFLOW.length} of ${WORKFLOW.length}`);
