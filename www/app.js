@@ -266,7 +266,7 @@ function grew(msg) {
   series = msg.series;
   digest = msg.digest;
   fillKinds(msg.kinds, msg.observations);
-  setMarks(msg.marks);
+  if (msg.marks) setMarks(msg.marks);
   applyPendingLink();
   if (followLatest) requestAt(end);
   else setScrubber(shown);
@@ -799,8 +799,9 @@ if (location.hash) openLink(decodeLink(location.hash));
 const clock = new PlaybackClock();
 let playTimer = 0;
 
+/** The playback pace from the worker's clock marks (sent when they change). */
 function setMarks(marks) {
-  clock.pace = new Pace(marks ?? []);
+  clock.pace = new Pace(marks);
   $("pace").textContent = clock.pace.timed
     ? "log times"
     : `${UNTIMED_EVENTS_PER_SECOND} events/s (no times in the log)`;

@@ -54,6 +54,7 @@ let index = null; // the SessionIndex of a large log, instead of state, events a
 let events = []; // {position, kind, turn, json, sub?}, by position (holes after gaps)
 let observationCounts = new Map(); // observation_kind → kernel_observation events of it
 let marks = []; // [position, ms]: the times the log tells (playback's pace)
+let marksSent = -1; // marks.length when last sent live (-1: send them)
 let checkpoints = []; // {position, state}: light states, by position
 let gaps = []; // {from, to, reason, requested_cursor, latest_cursor, recovered_at, revision}
 let view = null; // what the page needs of the view as of the last event (refreshed lazily)
@@ -75,6 +76,7 @@ function reset({ paged = false } = {}) {
   events = [];
   observationCounts = new Map();
   marks = [];
+  marksSent = -1;
   checkpoints = paged ? [] : [{ position: 0, state: state.checkpoint() }];
   gaps = [];
   view = null;
@@ -583,6 +585,7 @@ function forgetHistory() {
   events = [];
   observationCounts = new Map();
   marks = [];
+  marksSent = -1;
   gaps = [];
   series = null;
   digest = null;
@@ -633,6 +636,9 @@ function scheduleLivePost() {
   livePostTimer = setTimeout(() => {
     livePostTimer = 0;
     lastLivePost = performance.now();
+    // The marks only when new ones came: the page rebuilds the pace from them.
+    const newMarks = marks.length !== marksSent;
+    marksSent = marks.length;
     post({ op: "live", live: liveStatus(), gaps });
     post({
       op: "grew",
@@ -641,7 +647,7 @@ function scheduleLivePost() {
       observations: Object.fromEntries(observationCounts),
       series,
       digest,
-      marks,
+      marks: newMarks ? marks : undefined,
     });
   }, wait);
 }

@@ -236,6 +236,8 @@ test("a live session's link waits for its position, then stays there as events a
   assert.match(await page.evaluate(() => location.hash), /^#at=12&sel=10&/);
   await post("links-live", lines.slice(8, 20).join("\n"));
   await waitPosition(page, "event 12 of 20");
+  // The attempts streamed in gave the playback its clock.
+  assert.equal(await page.textContent("[data-testid=pace]"), "log times");
   await page.waitForFunction(() =>
     document.querySelector("#detail-title")?.textContent.startsWith("#10 ·"),
   );
