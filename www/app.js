@@ -47,6 +47,8 @@ worker.onmessage = ({ data: msg }) => {
       return msg.seq === seq ? addRows(msg.start, msg.rows) : undefined;
     case "detail":
       return showDetail(msg);
+    case "marks":
+      return pacedNow(msg.marks);
     case "live":
       return showLive(msg);
     case "grew":
@@ -799,15 +801,35 @@ if (location.hash) openLink(decodeLink(location.hash));
 const clock = new PlaybackClock();
 let playTimer = 0;
 
-/** The playback pace from the worker's clock marks (sent when they change). */
+let paceUnread = false; // a paged log's marks are read on the first play
+let playWhenPaced = false;
+
+/** The playback pace from the worker's clock marks (sent when they change;
+ * null: not read yet). */
 function setMarks(marks) {
-  clock.pace = new Pace(marks);
-  $("pace").textContent = clock.pace.timed
-    ? "log times"
-    : `${UNTIMED_EVENTS_PER_SECOND} events/s (no times in the log)`;
+  paceUnread = marks === null;
+  playWhenPaced = false;
+  clock.pace = new Pace(marks ?? []);
+  $("pace").textContent = paceUnread
+    ? ""
+    : clock.pace.timed
+      ? "log times"
+      : `${UNTIMED_EVENTS_PER_SECOND} events/s (no times in the log)`;
+}
+
+/** The marks read on demand arrived: play if asked to meanwhile. */
+function pacedNow(marks) {
+  const waiting = playWhenPaced;
+  setMarks(marks);
+  if (waiting) play();
 }
 
 function play() {
+  if (paceUnread) {
+    playWhenPaced = true;
+    $("pace").textContent = "reading the log's times…";
+    return ask({ op: "marks" });
+  }
   clock.end = end;
   clock.play(shown, performance.now());
   if (clock.position !== shown) travel(clock.position, true);
@@ -822,8 +844,10 @@ function pause() {
 }
 
 function togglePlay() {
-  if (clock.playing) pause();
-  else if (end > 0) play();
+  if (clock.playing || playWhenPaced) {
+    playWhenPaced = false;
+    pause();
+  } else if (end > 0) play();
 }
 
 /** The next tick when the next step is due (at most 60 a second). */

@@ -265,7 +265,9 @@ async function loadIndexed(reader, total, name) {
     observations: index.observationKinds(),
     series,
     digest,
-    marks: indexedMarks(),
+    // Read when playback first needs them: on a log of millions of events
+    // reading every attempt would delay the first view.
+    marks: null,
   });
   view = { transcript: [], load_errors: lists.load_errors, counts: lists.counts };
   sendState(index.eventCount);
@@ -685,6 +687,9 @@ self.onmessage = async ({ data: msg }) => {
         break;
       case "detail":
         post(detail(msg.position));
+        break;
+      case "marks":
+        post({ op: "marks", marks: index ? indexedMarks() : marks });
         break;
       case "memory":
         post({

@@ -186,6 +186,11 @@ test("the same link restores a paged log (?paged=1)", async () => {
   await assertRestored(page);
   await page.keyboard.press("ArrowLeft");
   await waitHash(page, LINK.replace(`at=${AT}`, `at=${AT - 1}`));
+  // A paged log's times are read on the first play.
+  assert.equal(await page.textContent("[data-testid=pace]"), "");
+  await page.click("[data-testid=play]");
+  await waitPosition(page, `event ${fmt(LONG.length)} of ${fmt(LONG.length)}`);
+  assert.equal(await page.textContent("[data-testid=pace]"), "log times");
   assert.deepEqual(problems, []);
   await page.close();
 });
