@@ -2,6 +2,8 @@
 // the time-travel scrubber and the live panel around <agent-session-viewer>.
 // All loading and folding happens in worker.js; this file only renders.
 import { renderHeader } from "agent-replay/viewer";
+import { decodeLink, encodeLink } from "./links.js";
+import { Pace, PlaybackClock, UNTIMED_EVENTS_PER_SECOND } from "./playback.js";
 
 const $ = (id) => document.getElementById(id);
 const worker = new Worker("/www/worker.js", { type: "module" });
@@ -45,6 +47,8 @@ worker.onmessage = ({ data: msg }) => {
       return msg.seq === seq ? addRows(msg.start, msg.rows) : undefined;
     case "detail":
       return showDetail(msg);
+    case "marks":
+      return pacedNow(msg.marks);
     case "live":
       return showLive(msg);
     case "grew":
@@ -76,6 +80,11 @@ function startSource() {
   end = 0;
   shown = 0;
   followLatest = true;
+  complete = false;
+  demoFollowed = false;
+  pause();
+  setMarks([]);
+  writeHash();
 }
 
 function openLog(source) {
@@ -170,8 +179,11 @@ function loaded(msg) {
   digest = msg.digest;
   document.title = `${msg.name.split("/").pop()} · agent-replay viewer`;
   fillKinds(msg.kinds, msg.observations);
+  setMarks(msg.marks);
   setScrubber(end);
   refilter();
+  complete = true;
+  applyPendingLink();
   document.dispatchEvent(new CustomEvent("viewer-loaded", { detail: msg }));
 }
 
@@ -214,6 +226,7 @@ function showState(msg) {
     },
     { once: true },
   );
+  writeHash();
   if (msg.live) showLive({ live: msg.live, gaps: msg.gaps });
   paintTimeline();
   if (wanted !== null && wanted !== shown) {
@@ -229,8 +242,14 @@ function setScrubber(position) {
   s.value = String(position);
 }
 
-function travel(position) {
+/** Shows the state as of `position`; a move of the user's own (not the
+ * playback clock's) moves the clock too. */
+function travel(position, byClock = false) {
   const p = Math.max(0, Math.min(end, position));
+  if (!byClock) {
+    clock.end = end;
+    clock.seek(p, performance.now());
+  }
   followLatest = p >= end;
   setScrubber(p);
   requestAt(p);
@@ -249,6 +268,8 @@ function grew(msg) {
   series = msg.series;
   digest = msg.digest;
   fillKinds(msg.kinds, msg.observations);
+  if (msg.marks) setMarks(msg.marks);
+  applyPendingLink();
   if (followLatest) requestAt(end);
   else setScrubber(shown);
   refilter(true);
@@ -281,7 +302,7 @@ function chip(key, value, cls = "") {
   el.type = "button";
   el.className = `chip ${cls}`;
   el.textContent = value;
-  el.setAttribute("aria-pressed", "false");
+  el.setAttribute("aria-pressed", String(filters[key].includes(value)));
   el.dataset.filter = key;
   el.dataset[key === "categories" ? "category" : "value"] = value;
   el.addEventListener("click", () => {
@@ -298,7 +319,6 @@ function chip(key, value, cls = "") {
 /** The kind filter: every kind seen, kernel observations also by kind. */
 function fillKinds(counts, observations = {}) {
   const select = $("kind");
-  const current = select.value;
   const options = [new Option("all kinds", "")];
   const count = (n) => n.toLocaleString("en-US");
   for (const [kind, n] of Object.entries(counts ?? {}).sort()) {
@@ -308,11 +328,21 @@ function fillKinds(counts, observations = {}) {
       options.push(new Option(`  ${kind} › ${sub} (${count(m)})`, `${kind}/${sub}`));
   }
   select.replaceChildren(...options);
-  select.value = current;
+  showKinds();
+}
+
+/** The kind filter as `filters.kinds` holds it: a link may name kinds the
+ * log lacks, or several, which get an option of their own. */
+function showKinds() {
+  const select = $("kind");
+  const value = filters.kinds.join(",");
+  if (![...select.options].some((o) => o.value === value))
+    select.append(new Option(filters.kinds.join(" + "), value));
+  select.value = value;
 }
 
 $("kind").addEventListener("change", (e) => {
-  filters.kinds = e.target.value ? [e.target.value] : [];
+  filters.kinds = e.target.value ? e.target.value.split(",") : [];
   refilter();
 });
 
@@ -329,6 +359,7 @@ function refilter(keepScroll = false) {
   seq += 1;
   if (!keepScroll) timeline.scrollTop = scrollTop = 0;
   ask({ op: "filter", seq, ...filters });
+  writeHash();
 }
 
 function showFiltered(positions) {
@@ -350,6 +381,8 @@ function showFiltered(positions) {
     ? `${events.toLocaleString("en-US")} of ${end.toLocaleString("en-US")} events match`
     : `${events.toLocaleString("en-US")} events`;
   if (followLatest && atBottom && liveUrl) timeline.scrollTop = space.offsetHeight;
+  if (revealSelected && selected !== null) reveal(selected);
+  revealSelected = false;
   paintTimeline();
 }
 
@@ -457,13 +490,19 @@ timeline.addEventListener("dblclick", (e) => {
 function select(position) {
   selected = position;
   ask({ op: "detail", position });
+  reveal(position);
+  paintTimeline();
+  writeHash();
+}
+
+/** Scrolls the timeline to the row of `position`, when the filter keeps it. */
+function reveal(position) {
   const i = filtered.indexOf(position);
   if (i >= 0) {
-    if (i * ROW < timeline.scrollTop) timeline.scrollTop = i * ROW;
+    if (i * ROW < timeline.scrollTop) timeline.scrollTop = scrollTop = i * ROW;
     else if ((i + 1) * ROW > timeline.scrollTop + timeline.clientHeight)
-      timeline.scrollTop = (i + 1) * ROW - timeline.clientHeight;
+      timeline.scrollTop = scrollTop = (i + 1) * ROW - timeline.clientHeight;
   }
-  paintTimeline();
 }
 
 function moveSelection(delta) {
@@ -595,9 +634,17 @@ addEventListener("keydown", (e) => {
     } else $("detail").hidden = true;
     return;
   }
-  if (typing || e.metaKey || e.ctrlKey || e.altKey) return;
+  // Space plays from the scrubber too (a range input types nothing).
+  const onScrubber = e.target === $("scrubber") && e.key === " ";
+  if ((typing && !onScrubber) || e.metaKey || e.ctrlKey || e.altKey) return;
   const step = e.shiftKey ? 100 : 1;
   switch (e.key) {
+    case " ":
+      // A focused button takes space as its own click.
+      if (e.target instanceof HTMLButtonElement) break;
+      e.preventDefault();
+      togglePlay();
+      break;
     case "/":
       e.preventDefault();
       $("search").focus();
@@ -659,7 +706,180 @@ window.agentReplayViewer = {
   get end() {
     return end;
   },
+  get playing() {
+    return clock.playing;
+  },
 };
+
+// ---- Deep links ------------------------------------------------------------------
+// The hash holds where the viewer is (links.js): written as the user moves
+// (replaceState, at most every 250 ms: no history entry per step), read at
+// start and when the user edits it.
+
+/** The page's link not yet applied: its filters are, at once; its position
+ * and selection wait until the log holds them (a live session streams them
+ * in; a loaded log clamps them to its end). The demo does not take it: a
+ * link without ?log= or ?live= waits for the file or URL opened next. */
+let pendingLink = null;
+let complete = false; // the source is loaded to its end (not live)
+let demoFollowed = false; // following the server's demo
+let revealSelected = false; // scroll to the selection once the timeline is filtered
+
+function currentLink() {
+  return {
+    at: pendingLink?.at ?? (followLatest ? null : shown),
+    sel: pendingLink?.sel ?? selected,
+    kinds: filters.kinds,
+    categories: filters.categories,
+    kernel_categories: filters.kernel_categories,
+    primitives: filters.primitives,
+    query: filters.query,
+  };
+}
+
+let hashTimer = 0;
+function writeHash() {
+  if (hashTimer) return;
+  hashTimer = setTimeout(() => {
+    hashTimer = 0;
+    const hash = encodeLink(currentLink());
+    if (location.hash.replace(/^#/, "") === hash) return;
+    history.replaceState(
+      history.state,
+      "",
+      hash ? `#${hash}` : location.pathname + location.search,
+    );
+  }, 250);
+}
+
+/** Applies a link's filters and search to the controls, and keeps its
+ * position and selection for `applyPendingLink`. */
+function openLink(link) {
+  filters.kinds = link.kinds;
+  filters.categories = link.categories;
+  filters.kernel_categories = link.kernel_categories;
+  filters.primitives = link.primitives;
+  filters.query = link.query;
+  $("search").value = link.query;
+  for (const c of document.querySelectorAll(".chip[data-filter]"))
+    c.setAttribute("aria-pressed", String(filters[c.dataset.filter].includes(c.textContent)));
+  showKinds();
+  pendingLink = link.at === null && link.sel === null ? null : link;
+}
+
+/** Travels to the pending link's position and selects its event once the
+ * log holds them, or clamped to the end once the log is loaded. */
+function applyPendingLink() {
+  const link = pendingLink;
+  if (!link || demoFollowed || (!complete && !liveUrl)) return;
+  if (!complete && end < Math.max(link.at ?? 0, link.sel ?? 0)) return;
+  pendingLink = null;
+  if (link.at !== null) {
+    travel(link.at);
+    // A live session's link is a moment: stay there as events arrive.
+    if (liveUrl) followLatest = false;
+  }
+  if (link.sel !== null && link.sel >= 1 && link.sel <= end) {
+    select(link.sel);
+    revealSelected = true;
+  }
+  writeHash();
+}
+
+addEventListener("hashchange", () => {
+  openLink(decodeLink(location.hash));
+  refilter();
+  applyPendingLink();
+});
+
+if (location.hash) openLink(decodeLink(location.hash));
+
+// ---- Playback --------------------------------------------------------------------
+// The clock (playback.js) moves the position forward at the log's pace;
+// the page travels where it says. A move of the user's own seeks it.
+
+const clock = new PlaybackClock();
+let playTimer = 0;
+
+let paceUnread = false; // a paged log's marks are read on the first play
+let playWhenPaced = false;
+
+/** The playback pace from the worker's clock marks (sent when they change;
+ * null: not read yet). */
+function setMarks(marks) {
+  paceUnread = marks === null;
+  playWhenPaced = false;
+  clock.pace = new Pace(marks ?? []);
+  $("pace").textContent = paceUnread
+    ? ""
+    : clock.pace.timed
+      ? "log times"
+      : `${UNTIMED_EVENTS_PER_SECOND} events/s (no times in the log)`;
+}
+
+/** The marks read on demand arrived: play if asked to meanwhile. */
+function pacedNow(marks) {
+  const waiting = playWhenPaced;
+  setMarks(marks);
+  if (waiting) play();
+}
+
+function play() {
+  if (paceUnread) {
+    playWhenPaced = true;
+    $("pace").textContent = "reading the log's times…";
+    return ask({ op: "marks" });
+  }
+  clock.end = end;
+  clock.play(shown, performance.now());
+  if (clock.position !== shown) travel(clock.position, true);
+  followLatest = false;
+  showPlaying();
+  schedule();
+}
+
+function pause() {
+  clock.pause(performance.now());
+  showPlaying();
+}
+
+function togglePlay() {
+  if (clock.playing || playWhenPaced) {
+    playWhenPaced = false;
+    pause();
+  } else if (end > 0) play();
+}
+
+/** The next tick when the next step is due (at most 60 a second). */
+function schedule() {
+  clearTimeout(playTimer);
+  playTimer = clock.playing ? setTimeout(tick, Math.max(16, clock.untilNext())) : 0;
+}
+
+function tick() {
+  clock.end = end;
+  const p = clock.advance(performance.now());
+  if (p !== shown) travel(p, true);
+  if (!clock.playing) showPlaying();
+  schedule();
+}
+
+function showPlaying() {
+  const b = $("play");
+  b.textContent = clock.playing ? "⏸" : "▶";
+  b.setAttribute("aria-pressed", String(clock.playing));
+  b.setAttribute("aria-label", clock.playing ? "Pause" : "Play");
+}
+
+$("play").addEventListener("click", togglePlay);
+$("speed").addEventListener("change", (e) => {
+  clock.setSpeed(Number(e.target.value), performance.now());
+  schedule();
+});
+$("skip-idle").addEventListener("change", (e) => {
+  clock.setSkipIdle(e.target.checked, performance.now());
+  schedule();
+});
 
 // ---- Start ----------------------------------------------------------------------
 
@@ -691,6 +911,7 @@ async function followDemo() {
     $("url").value = d.stream;
     $("next-run").hidden = true;
     followLive(d.stream, d.start_cursor);
+    demoFollowed = true;
   };
   follow(demo);
   let following = demo.session_id;

@@ -23,6 +23,7 @@ import {
 import { upperBound, viewDigest } from "/agent-replay/js/viewer/digest.js";
 import { chartSeries } from "/agent-replay/js/viewer/series.js";
 import { panelView, transcriptAround } from "/agent-replay/js/viewer/paged.js";
+import { TIMED_KINDS, clockMarks } from "./playback.js";
 
 /** Events between time-travel checkpoints, at least: they are taken at
  * chunk boundaries, so on a generated log one comes every two 256 KB
@@ -52,6 +53,8 @@ let state = null; // the full SessionState (null while a paged index is open)
 let index = null; // the SessionIndex of a large log, instead of state, events and checkpoints
 let events = []; // {position, kind, turn, json, sub?}, by position (holes after gaps)
 let observationCounts = new Map(); // observation_kind → kernel_observation events of it
+let marks = []; // [position, ms]: the times the log tells (playback's pace)
+let marksSent = -1; // marks.length when last sent live (-1: send them)
 let checkpoints = []; // {position, state}: light states, by position
 let gaps = []; // {from, to, reason, requested_cursor, latest_cursor, recovered_at, revision}
 let view = null; // what the page needs of the view as of the last event (refreshed lazily)
@@ -72,6 +75,8 @@ function reset({ paged = false } = {}) {
   state = paged ? null : new SessionState();
   events = [];
   observationCounts = new Map();
+  marks = [];
+  marksSent = -1;
   checkpoints = paged ? [] : [{ position: 0, state: state.checkpoint() }];
   gaps = [];
   view = null;
@@ -100,7 +105,17 @@ function keep(e) {
       // not an object: no observation kind to filter by
     }
   }
+  if (TIMED_KINDS.includes(e.kind)) marks.push(...timesOf(e));
   events.push(e);
+}
+
+/** The clock marks of a kept or indexed event ({position, json}). */
+function timesOf(e) {
+  try {
+    return clockMarks(e.position, JSON.parse(e.json));
+  } catch {
+    return [];
+  }
 }
 
 /** `run_started.route`, the route of model calls whose attempts name none. */
@@ -186,6 +201,7 @@ async function load(reader, total, name) {
     observations: Object.fromEntries(observationCounts),
     series,
     digest,
+    marks,
   });
   sendState(state.eventCount);
 }
@@ -249,9 +265,21 @@ async function loadIndexed(reader, total, name) {
     observations: index.observationKinds(),
     series,
     digest,
+    // Read when playback first needs them: on a log of millions of events
+    // reading every attempt would delay the first view.
+    marks: null,
   });
   view = { transcript: [], load_errors: lists.load_errors, counts: lists.counts };
   sendState(index.eventCount);
+}
+
+/** The clock marks of a paged index's timed events, read a page at a time. */
+function indexedMarks() {
+  const positions = index.filter({ kinds: TIMED_KINDS });
+  const out = [];
+  for (let i = 0; i < positions.length; i += 4096)
+    for (const e of index.eventsAt(positions.subarray(i, i + 4096))) out.push(...timesOf(e));
+  return out;
 }
 
 // ---- State at a position --------------------------------------------------
@@ -558,6 +586,8 @@ function forgetHistory() {
   for (const c of checkpoints.splice(1)) c.state.free();
   events = [];
   observationCounts = new Map();
+  marks = [];
+  marksSent = -1;
   gaps = [];
   series = null;
   digest = null;
@@ -608,6 +638,9 @@ function scheduleLivePost() {
   livePostTimer = setTimeout(() => {
     livePostTimer = 0;
     lastLivePost = performance.now();
+    // The marks only when new ones came: the page rebuilds the pace from them.
+    const newMarks = marks.length !== marksSent;
+    marksSent = marks.length;
     post({ op: "live", live: liveStatus(), gaps });
     post({
       op: "grew",
@@ -616,6 +649,7 @@ function scheduleLivePost() {
       observations: Object.fromEntries(observationCounts),
       series,
       digest,
+      marks: newMarks ? marks : undefined,
     });
   }, wait);
 }
@@ -653,6 +687,9 @@ self.onmessage = async ({ data: msg }) => {
         break;
       case "detail":
         post(detail(msg.position));
+        break;
+      case "marks":
+        post({ op: "marks", marks: index ? indexedMarks() : marks });
         break;
       case "memory":
         post({
