@@ -4,10 +4,9 @@
 // embedded sample session. Load errors go to stderr with their positions
 // and make the exit code 1; usage errors exit 2. `serve` runs the viewer;
 // `report` writes it, with a log, into one HTML file.
-import { createReadStream, readFileSync, statSync, writeFileSync } from "node:fs";
-import { basename } from "node:path";
+import { createReadStream, statSync } from "node:fs";
 import { SessionState, sampleLog, AgentReplayError } from "../js/node.js";
-import { reportHtml } from "./report.js";
+import { runReport } from "./report.js";
 import { summarize } from "./summary.js";
 
 const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--strict]
@@ -44,9 +43,8 @@ function fail(message, code = 2) {
   process.exit(code);
 }
 
-/** Streams a file into the state, drawing a progress bar on a terminal;
- * `onChunk` sees each chunk of the file read. */
-async function load(state, source, strict, onChunk) {
+/** Streams a file into the state, drawing a progress bar on a terminal. */
+async function load(state, source, strict) {
   if (source === "--sample") {
     state.apply(sampleLog(), { strict });
     return { name: displayName(source), errors: state.view().load_errors };
@@ -66,7 +64,6 @@ async function load(state, source, strict, onChunk) {
   let lastDraw = 0;
   for await (const chunk of stream) {
     state.write(chunk, { strict });
-    onChunk?.(chunk);
     done += chunk.length;
     if (showProgress && Date.now() - lastDraw > 100) {
       lastDraw = Date.now();
@@ -137,56 +134,6 @@ async function runServer(argv) {
   process.once("SIGTERM", stop);
 }
 
-/** `report`'s arguments: one source (a file, - or --sample) and `-o OUT`. */
-function reportArgs(argv) {
-  let out;
-  const sources = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === "-o") out = argv[++i];
-    else if (a.startsWith("-") && a !== "-" && a !== "--sample") fail(USAGE);
-    else sources.push(a);
-  }
-  if (!out || sources.length !== 1) fail(USAGE);
-  return { source: sources[0], out };
-}
-
-/** `report SOURCE -o OUT`: the log folded once to check it (its errors are
- * shown as `summary` shows them), then written into the report template. */
-async function runReport(argv) {
-  const { source, out } = reportArgs(argv);
-  let template;
-  try {
-    template = readFileSync(new URL("../pkg/report-template.html", import.meta.url), "utf8");
-  } catch {
-    fail("the report template is not built: run `node scripts/build.mjs`");
-  }
-  const chunks = [];
-  const state = new SessionState();
-  let loaded;
-  try {
-    loaded = await load(state, source, false, (chunk) => chunks.push(chunk));
-  } catch (e) {
-    if (e.code && !(e instanceof AgentReplayError)) fail(`cannot read ${source}: ${e.code}`);
-    if (!(e instanceof AgentReplayError)) throw e;
-    for (const err of e.errors ?? []) printError(displayName(source), err);
-    fail(`${e.code}: ${e.message}`);
-  }
-  for (const err of loaded.errors) printError(loaded.name, err);
-  if (loaded.errors.length && state.eventCount === 0)
-    fail(`${loaded.name} is not a log: no event could be read; no report written`);
-  const log = source === "--sample" ? Buffer.from(sampleLog()) : Buffer.concat(chunks);
-  const name =
-    source === "-" ? "stdin.jsonl" : source === "--sample" ? "sample.jsonl" : basename(source);
-  const html = reportHtml(template, log, name);
-  try {
-    writeFileSync(out === "-" ? 1 : out, html);
-  } catch (e) {
-    fail(`cannot write ${out}: ${e.code ?? e.message}`);
-  }
-  if (loaded.errors.length) process.exit(1);
-}
-
 function isDirectory(path) {
   try {
     return statSync(path).isDirectory();
@@ -197,7 +144,7 @@ function isDirectory(path) {
 
 async function main(argv) {
   if (argv[0] === "serve") return runServer(argv.slice(1));
-  if (argv[0] === "report") return runReport(argv.slice(1));
+  if (argv[0] === "report") return runReport(argv.slice(1), { fail, usage: USAGE, printError });
   const args = argv.filter((a) => a !== "--strict");
   const strict = args.length !== argv.length;
   const [command, source] = args;

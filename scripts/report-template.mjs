@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
-import { logSlot } from "../bin/report.js";
+import { logSlot } from "../bin/report-html.js";
 
 /**
  * Resolves what the viewer's sources import by their served URLs
