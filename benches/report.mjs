@@ -3,9 +3,12 @@
 // deepstrike logs and the sample, the report's size against the log's, and
 // the time until the report, opened from file:// in headless Chromium with
 // the network off, shows its last event (median of REPORT_REPS, default 3).
+// REPORT_REPEAT=N adds long_run.jsonl written N times over, its `seq`
+// numbers going on (bench-data/, never committed): past 64 MB the viewer
+// opens it as a paged index.
 // Run: `npm run bench:report`.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -71,14 +74,27 @@ const logs = [
   ["compression.jsonl", join(corpus, "compression.jsonl")],
   ["long_run.jsonl", join(corpus, "long_run.jsonl")],
 ];
+const repeat = Number(process.env.REPORT_REPEAT ?? 0);
+if (repeat > 1) {
+  mkdirSync(join(root, "bench-data"), { recursive: true });
+  const path = join(root, "bench-data", `long_run_x${repeat}.jsonl`);
+  // Stored entries: each copy's `seq` goes on from the last, so the log has no error.
+  const lines = readFileSync(join(corpus, "long_run.jsonl"), "utf8").trimEnd().split("\n");
+  let seq = 0;
+  const copy = () => lines.map((l) => l.replace(/^\{"seq":\d+,/, () => `{"seq":${seq++},`));
+  writeFileSync(path, `${Array.from({ length: repeat }, copy).flat().join("\n")}\n`);
+  logs.push([`long_run.jsonl ×${repeat}`, path]);
+}
 const browser = await launchChromium();
 console.log(
-  "\n| log | events | log bytes | log gzipped | report bytes | report gzipped | report gzipped − template gzipped | opened, last event shown (ms, median) |\n|---|---:|---:|---:|---:|---:|---:|---:|",
+  "\n| log | events | log bytes | log gzipped | report bytes | report gzipped | report gzipped − template gzipped | `report` ms | opened, last event shown (ms, median) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|",
 );
 try {
   for (const [name, path] of logs) {
-    const out = join(dir, `${name}.html`);
+    const out = join(dir, `${name.replace(/\W+/g, "_")}.html`);
+    const started = performance.now();
     execFileSync(process.execPath, [join(root, "bin/agent-replay.js"), "report", path, "-o", out]);
+    const written = performance.now() - started;
     const log = readFileSync(path);
     const report = readFileSync(out);
     const events = parseLog(log).events.length;
@@ -86,7 +102,7 @@ try {
     for (let i = 0; i < reps; i++) times.push(await openTime(browser, out, events));
     const n = (x) => x.toLocaleString("en-US");
     console.log(
-      `| ${name} | ${n(events)} | ${n(log.length)} | ${n(gz(log))} | ${n(statSync(out).size)} | ${n(gz(report))} | ${n(gz(report) - template)} | ${median(times).toFixed(0)} |`,
+      `| ${name} | ${n(events)} | ${n(log.length)} | ${n(gz(log))} | ${n(statSync(out).size)} | ${n(gz(report))} | ${n(gz(report) - template)} | ${written.toFixed(0)} | ${median(times).toFixed(0)} |`,
     );
   }
 } finally {
