@@ -2,15 +2,18 @@
 // agent-replay CLI: `snapshot FILE` prints the OS snapshot JSON, `summary
 // FILE` a readable summary. FILE may be `-` (stdin); `--sample` uses the
 // embedded sample session. Load errors go to stderr with their positions
-// and make the exit code 1; usage errors exit 2. `serve` runs the viewer.
+// and make the exit code 1; usage errors exit 2. `serve` runs the viewer;
+// `report` writes it, with a log, into one HTML file.
 import { createReadStream, statSync } from "node:fs";
 import { SessionState, sampleLog, AgentReplayError } from "../js/node.js";
+import { runReport } from "./report.js";
 import { summarize } from "./summary.js";
 
 const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--strict]
        agent-replay serve [FILE...|DIR] [--port N] [--no-demo] [--interval-ms N] [--pause-ms N]
                           [--max-events N] [--max-age-ms N] [--write-token T] [--poll-ms N]
                           [--data DIR]
+       agent-replay report <FILE|-|--sample> -o OUT.html
 
   snapshot   print the kernel OS snapshot of the log as JSON
   summary    print a readable summary: status, turns, tools, processes, budgets, errors
@@ -26,6 +29,11 @@ const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--stric
              --poll-ms (1000) besides watching it; --data DIR keeps the
              sessions appended over HTTP in DIR (SESSION.jsonl, fsynced per
              append), so they survive a restart (no demo)
+  report     write OUT.html, one file holding the viewer and the log (gzipped) that
+             opens from file:// with no server or network (OUT.html - : stdout);
+             load errors are shown and make the exit code 1, the report is still
+             written; an unreadable input, or one with errors and no event, writes
+             nothing and exits 2
   FILE       a JSON, JSON Lines or stored-entry log; - reads stdin
   --sample   use the embedded sample session
   --strict   stop at the first error (unknown kinds included)`;
@@ -136,6 +144,7 @@ function isDirectory(path) {
 
 async function main(argv) {
   if (argv[0] === "serve") return runServer(argv.slice(1));
+  if (argv[0] === "report") return runReport(argv.slice(1), { fail, usage: USAGE, printError });
   const args = argv.filter((a) => a !== "--strict");
   const strict = args.length !== argv.length;
   const [command, source] = args;

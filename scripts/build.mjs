@@ -2,7 +2,8 @@
 // Builds the WebAssembly package into pkg/: cargo (wasm32, the size-tuned
 // `wasm` profile) → wasm-bindgen (--target web, one build for every host)
 // → wasm-opt; pkg/sample.js, the embedded sample session as a module; and
-// the CommonJS entries (see bundleCommonJs).
+// the CommonJS entries (see bundleCommonJs); and the one-file report's
+// template (scripts/report-template.mjs).
 // `--if-needed` skips the build when pkg/ is newer than every source.
 import { execFileSync } from "node:child_process";
 import {
@@ -15,6 +16,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import * as esbuild from "esbuild";
+import { buildReportTemplate } from "./report-template.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const out = join(root, "pkg");
@@ -88,6 +90,7 @@ if (process.argv.includes("--if-needed") && existsSync(wasm)) {
   );
   if (statSync(wasm).mtimeMs > sources) {
     await bundleCommonJs();
+    await buildReportTemplate(root, out);
     process.exit(0);
   }
 }
@@ -131,4 +134,5 @@ if (existsSync(wasmOpt)) {
   ]);
 }
 await bundleCommonJs();
+await buildReportTemplate(root, out);
 console.error(`built ${wasm} (${statSync(wasm).size} bytes)`);

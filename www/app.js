@@ -6,7 +6,9 @@ import { decodeLink, encodeLink } from "./links.js";
 import { Pace, PlaybackClock, UNTIMED_EVENTS_PER_SECOND } from "./playback.js";
 
 const $ = (id) => document.getElementById(id);
-const worker = new Worker("/www/worker.js", { type: "module" });
+// A one-file report (`agent-replay report`) brings its own worker and log (www/report.js).
+const embedded = globalThis.agentReplayEmbedded;
+const worker = embedded?.startWorker() ?? new Worker("/www/worker.js", { type: "module" });
 const viewer = $("viewer");
 const ROW = 26;
 
@@ -884,7 +886,12 @@ $("skip-idle").addEventListener("change", (e) => {
 // ---- Start ----------------------------------------------------------------------
 
 const params = new URLSearchParams(location.search);
-if (params.get("log")) {
+if (embedded) {
+  embedded.log().then(
+    (file) => openLog({ file }),
+    (error) => showError(`report: ${error.message}`),
+  );
+} else if (params.get("log")) {
   $("url").value = params.get("log");
   openLog({ url: params.get("log") });
 } else if (params.get("live")) {

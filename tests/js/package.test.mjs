@@ -3,7 +3,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { cpSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
 import { join } from "node:path";
 import { SessionState, parseLog, rebuildOsSnapshot, sampleLog } from "agent-replay";
 import { EXPECTED } from "../package/work.mjs";
@@ -65,6 +66,20 @@ test("Node CommonJS: require() of the package and its edge handler, no init", ()
   assert.deepEqual(got.view, view);
   assert.equal(got.appended, parseLog(sampleLog()).events.length);
   assert.deepEqual(got.observed, view, "the edge handler folded what it was sent");
+});
+
+test("Node: the installed CLI writes a one-file report (its template ships built)", () => {
+  const cli = join(project, "node_modules/agent-replay/bin/agent-replay.js");
+  execFileSync(process.execPath, [cli, "report", "--sample", "-o", "report.html"], {
+    cwd: project,
+  });
+  const html = readFileSync(join(project, "report.html"), "utf8");
+  const slot =
+    /<script id="agent-replay-log" type="application\/gzip" data-name="sample.jsonl">([^<]+)<\/script>/.exec(
+      html,
+    );
+  assert.ok(slot, "the log slot, filled");
+  assert.equal(gunzipSync(Buffer.from(slot[1], "base64")).toString(), sampleLog());
 });
 
 test("TypeScript (module node16): the declarations resolve from CommonJS and ESM", () => {

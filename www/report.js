@@ -1,0 +1,25 @@
+// The page of a one-file report (`agent-replay report`): app.js as it is,
+// given two things a file:// page cannot fetch. Its worker comes from the
+// report's own bundle (report-worker.js and worker.js, inlined as text) via
+// a blob: URL, as a classic worker (Chromium refuses a module worker from a
+// blob: URL on a file:// page); its log comes from the page's log slot,
+// gunzipped into a File that app.js opens as a dropped one. The report
+// bundle imports this before app.js, which reads `agentReplayEmbedded`.
+import workerSource from "agent-replay:report-worker.js";
+import { inflate } from "./report-inline.js";
+
+/** The log the report holds, as a File named as the log was. */
+async function embeddedLog() {
+  const slot = document.getElementById("agent-replay-log");
+  const blob = await inflate(slot.textContent, "application/octet-stream").blob();
+  // The base64 text is no longer needed: the page keeps the File only.
+  slot.remove();
+  return new File([blob], slot.dataset.name);
+}
+
+function startWorker() {
+  const script = new Blob([workerSource], { type: "text/javascript" });
+  return new Worker(URL.createObjectURL(script));
+}
+
+globalThis.agentReplayEmbedded = { startWorker, log: embeddedLog };
