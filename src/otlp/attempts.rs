@@ -1,13 +1,14 @@
 //! The provider attempts (`provider_attempt`, deepstrike 0.2.77) read
 //! back from the view's entries: the only events with real clock times,
-//! and the route, status and token usage of each model call.
+//! and the route, status and token usage of each model call. Read with
+//! the view's own JSON walker (`view::raw`), which costs the .wasm far
+//! less than a derived `Deserialize`.
 
-use serde::Deserialize;
-
+use crate::view::raw::{At, Obj, Problem};
 use crate::view::Entry;
 
 /// One provider attempt, as far as the export needs it.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Attempt {
     pub position: u64,
     pub seq: Option<u64>,
@@ -27,57 +28,45 @@ impl Attempt {
     }
 }
 
-#[derive(Deserialize)]
-struct AttemptWire {
-    attempt_seq: Option<u64>,
-    status: Option<String>,
-    last_error_class: Option<String>,
-    started_at_ms: Option<u64>,
-    finished_at_ms: Option<u64>,
-    usage: Option<UsageWire>,
-    route: Option<RouteWire>,
-}
-
-#[derive(Deserialize)]
-struct UsageWire {
-    input_tokens: Option<u64>,
-    output_tokens: Option<u64>,
-}
-
-#[derive(Deserialize)]
-struct RouteWire {
-    provider: Option<String>,
-    model: Option<String>,
-}
-
 /// Milliseconds to nanoseconds, `None` past what a u64 holds.
 fn nanos(ms: u64) -> Option<u64> {
     ms.checked_mul(1_000_000)
 }
 
+/// Two unsigned fields of an object, if it is one and has both.
+fn pair(text: &str, what: &'static str, keys: [&'static str; 2]) -> Option<(u64, u64)> {
+    let problem = Problem::default();
+    let obj = Obj::parse(text, what, &At { problem: &problem, what, key: "" });
+    let (a, b): (Option<u64>, Option<u64>) = (obj.field(keys[0]), obj.field(keys[1]));
+    problem.get().is_none().then_some(())?;
+    Some((a?, b?))
+}
+
+/// A string field of an object; anything else reads as `None`.
+fn text_field(obj: &Obj<'_>, key: &'static str) -> Option<String> {
+    crate::view::raw::string(obj.raw(key))
+}
+
 /// The attempt an entry records. A field of an unexpected type leaves
 /// what it would have given unknown rather than failing the export.
 pub fn read(entry: &Entry) -> Attempt {
-    let wire: Option<AttemptWire> = serde_json::from_str(entry.event.get()).ok();
-    let position = entry.position.0;
-    let Some(w) = wire else {
-        let (seq, status, error_class, times, usage, provider, model) = Default::default();
-        return Attempt { position, seq, status, error_class, times, usage, provider, model };
-    };
-    let times = match (w.started_at_ms.and_then(nanos), w.finished_at_ms.and_then(nanos)) {
-        (Some(start), Some(end)) if start <= end => Some((start, end)),
-        _ => None,
-    };
-    let usage = w.usage.and_then(|u| Some((u.input_tokens?, u.output_tokens?)));
-    let (provider, model) = w.route.map_or((None, None), |r| (r.provider, r.model));
+    let text = entry.event.get();
+    let problem = Problem::default();
+    let at = At { problem: &problem, what: "provider_attempt", key: "" };
+    let obj = Obj::parse(text, "provider_attempt", &at);
+    let times = pair(text, "provider_attempt", ["started_at_ms", "finished_at_ms"])
+        .and_then(|(start, end)| Some((nanos(start)?, nanos(end)?)))
+        .filter(|(start, end)| start <= end);
+    let usage = pair(obj.raw("usage"), "usage", ["input_tokens", "output_tokens"]);
+    let route = Obj::parse(obj.raw("route"), "route", &at);
     Attempt {
-        position,
-        seq: w.attempt_seq,
-        status: w.status,
-        error_class: w.last_error_class,
+        position: entry.position.0,
+        seq: crate::view::raw::unsigned(obj.raw("attempt_seq")),
+        status: text_field(&obj, "status"),
+        error_class: text_field(&obj, "last_error_class"),
         times,
         usage,
-        provider,
-        model,
+        provider: text_field(&route, "provider"),
+        model: text_field(&route, "model"),
     }
 }

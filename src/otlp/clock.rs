@@ -82,9 +82,7 @@ mod tests {
     use super::*;
 
     fn timed(position: u64, start: u64, end: u64) -> Attempt {
-        let times = Some((start, end));
-        let (seq, status, error_class, usage, provider, model) = Default::default();
-        Attempt { position, seq, status, error_class, times, usage, provider, model }
+        Attempt { position, times: Some((start, end)), ..Attempt::default() }
     }
 
     #[test]

@@ -16,11 +16,11 @@ mod ids;
 mod model;
 mod spans;
 
-use serde::Serialize;
-
 pub use model::ExportTraceServiceRequest;
-use model::{Attributes, Resource, ResourceSpans, Scope, ScopeSpans, SpanKind, Status};
-use spans::{Context, Draft};
+use model::{AnyValue, Attributes, Resource, ResourceSpans, Scope, ScopeSpans, SpanKind, Status};
+use spans::{text_part, Context, Draft, Message};
+
+use crate::json::to_js_json;
 
 use crate::view::{SessionView, Status as RunStatus};
 
@@ -36,23 +36,6 @@ pub struct OtlpOptions {
 /// The instrumentation scope the spans are attributed to.
 const SCOPE: &str = "agent-replay";
 
-/// The conventions' message part and message, for the opt-in content.
-#[derive(Serialize)]
-struct TextPart<'a> {
-    r#type: &'static str,
-    content: &'a str,
-}
-
-#[derive(Serialize)]
-struct InputMessage<'a> {
-    role: &'static str,
-    parts: [TextPart<'a>; 1],
-}
-
-fn text_part(content: &str) -> TextPart<'_> {
-    TextPart { r#type: "text", content }
-}
-
 /// The run's state as the root's attributes and status.
 fn put_status(a: &mut Attributes, status: &RunStatus) -> Status {
     match status {
@@ -63,10 +46,12 @@ fn put_status(a: &mut Attributes, status: &RunStatus) -> Status {
             a.str("agent_replay.status", "running");
         }
         RunStatus::Suspended { reason, .. } => {
-            a.str("agent_replay.status", "suspended").str("agent_replay.suspended_reason", reason);
+            a.str("agent_replay.status", "suspended");
+            a.str("agent_replay.suspended_reason", reason);
         }
         RunStatus::Terminal { reason, .. } => {
-            a.str("agent_replay.status", "terminal").str("agent_replay.terminal_reason", reason);
+            a.str("agent_replay.status", "terminal");
+            a.str("agent_replay.terminal_reason", reason);
             if reason != "completed" {
                 a.str("error.type", reason);
                 return Status::error(reason);
@@ -89,7 +74,8 @@ fn root_span(cx: &Context<'_>, children: &[Draft], run_id: &str) -> Draft {
     a.opt_str("gen_ai.agent.name", agent_id);
     a.opt_str("gen_ai.conversation.id", view.session_id.as_deref());
     if let Some((input, output)) = spans::usage_of(cx.attempts) {
-        a.int("gen_ai.usage.input_tokens", input).int("gen_ai.usage.output_tokens", output);
+        a.int("gen_ai.usage.input_tokens", input);
+        a.int("gen_ai.usage.output_tokens", output);
     }
     if !run_id.is_empty() {
         a.str("agent_replay.run_id", run_id);
@@ -101,11 +87,11 @@ fn root_span(cx: &Context<'_>, children: &[Draft], run_id: &str) -> Draft {
     a.int("agent_replay.load_errors", view.errors.load_errors);
     if cx.content {
         if let Some(run) = &view.run {
-            let goal = [InputMessage { role: "user", parts: [text_part(&run.goal)] }];
-            a.str("gen_ai.input.messages", crate::json::to_js_json(&goal));
+            let goal = [Message { role: "user", parts: vec![text_part(&run.goal)] }];
+            a.put("gen_ai.input.messages", AnyValue::String(to_js_json(&goal)));
             if let Some(system) = &run.system_prompt {
                 let system = [text_part(system)];
-                a.str("gen_ai.system_instructions", crate::json::to_js_json(&system));
+                a.put("gen_ai.system_instructions", AnyValue::String(to_js_json(&system)));
             }
         }
     }

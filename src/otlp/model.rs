@@ -6,6 +6,8 @@
 
 use serde::Serialize;
 
+use crate::json::JsonText;
+
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExportTraceServiceRequest {
@@ -104,8 +106,9 @@ pub enum AnyValue {
     /// A 64-bit integer, written as its decimal string.
     #[serde(rename = "intValue")]
     Int(String),
+    /// A number with a fraction or an exponent, written as the log wrote it.
     #[serde(rename = "doubleValue")]
-    Double(f64),
+    Double(JsonText),
     #[serde(rename = "arrayValue")]
     Array(ArrayValue),
 }
@@ -115,37 +118,36 @@ pub struct ArrayValue {
     pub values: Vec<AnyValue>,
 }
 
-/// Builds a span's or an event's attribute list.
+/// Builds a span's or an event's attribute list. (Plain `&str` keys and
+/// values: one copy of each method in the .wasm.)
 #[derive(Debug, Default)]
 pub struct Attributes(pub Vec<KeyValue>);
 
 impl Attributes {
-    pub fn put(&mut self, key: impl Into<String>, value: AnyValue) -> &mut Self {
-        self.0.push(KeyValue { key: key.into(), value });
-        self
+    pub fn put(&mut self, key: &str, value: AnyValue) {
+        self.0.push(KeyValue { key: key.to_string(), value });
     }
 
-    pub fn str(&mut self, key: impl Into<String>, value: impl Into<String>) -> &mut Self {
-        self.put(key, AnyValue::String(value.into()))
+    pub fn str(&mut self, key: &str, value: &str) {
+        self.put(key, AnyValue::String(value.to_string()));
     }
 
-    pub fn int(&mut self, key: impl Into<String>, value: u64) -> &mut Self {
-        self.put(key, AnyValue::Int(value.to_string()))
+    pub fn int(&mut self, key: &str, value: u64) {
+        self.put(key, AnyValue::Int(value.to_string()));
     }
 
-    pub fn bool(&mut self, key: impl Into<String>, value: bool) -> &mut Self {
-        self.put(key, AnyValue::Bool(value))
+    pub fn bool(&mut self, key: &str, value: bool) {
+        self.put(key, AnyValue::Bool(value));
     }
 
-    pub fn strings(&mut self, key: impl Into<String>, values: &[String]) -> &mut Self {
+    pub fn strings(&mut self, key: &str, values: &[String]) {
         let values = values.iter().map(|v| AnyValue::String(v.clone())).collect();
-        self.put(key, AnyValue::Array(ArrayValue { values }))
+        self.put(key, AnyValue::Array(ArrayValue { values }));
     }
 
-    pub fn opt_str(&mut self, key: &str, value: Option<&str>) -> &mut Self {
+    pub fn opt_str(&mut self, key: &str, value: Option<&str>) {
         if let Some(v) = value {
             self.str(key, v);
         }
-        self
     }
 }

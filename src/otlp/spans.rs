@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::attempts::Attempt;
 use super::clock::{self, Clock, Moment};
 use super::ids::Ids;
-use super::model::{Attributes, Span, SpanEvent, SpanKind, Status};
+use super::model::{AnyValue, Attributes, Span, SpanEvent, SpanKind, Status};
 use crate::json::{to_js_json, JsonText};
 use crate::view::{ProcessView, SessionView, ToolOutcome, TranscriptEntry};
 
@@ -56,24 +56,38 @@ pub struct Context<'v> {
     pub content: bool,
 }
 
-/// A tool call's transcript entry, by life and call id.
-type Calls<'v> = HashMap<(u32, &'v str), &'v TranscriptEntry>;
+/// A tool call's transcript entries by life and call id (`call_key`).
+/// (The transcript folder's own map type: one copy in the .wasm.)
+struct Calls<'v> {
+    transcript: &'v [TranscriptEntry],
+    index: HashMap<String, usize>,
+}
 
-fn calls_of(view: &SessionView) -> Calls<'_> {
-    let entries = view.transcript.iter();
-    entries
-        .filter_map(|e| match e {
-            TranscriptEntry::ToolCall { life, call_id, .. } => Some(((*life, call_id.as_str()), e)),
-            _ => None,
-        })
-        .collect()
+fn call_key(life: u32, call_id: &str) -> String {
+    format!("{life} {call_id}")
+}
+
+impl<'v> Calls<'v> {
+    fn of(view: &'v SessionView) -> Self {
+        let mut index = HashMap::new();
+        for (i, e) in view.transcript.iter().enumerate() {
+            if let TranscriptEntry::ToolCall { life, call_id, .. } = e {
+                index.insert(call_key(*life, call_id), i);
+            }
+        }
+        Calls { transcript: &view.transcript, index }
+    }
+
+    fn get(&self, life: u32, call_id: &str) -> Option<&'v TranscriptEntry> {
+        self.index.get(&call_key(life, call_id)).and_then(|&i| self.transcript.get(i))
+    }
 }
 
 /// The JSON text of arguments as a string: a JSON string's own text
 /// (how deepstrike writes them), else the JSON as written.
 fn arguments_text(arguments: &JsonText) -> String {
     let text = arguments.get();
-    serde_json::from_str::<String>(text).unwrap_or_else(|_| text.to_string())
+    crate::view::raw::string(text).unwrap_or_else(|| text.to_string())
 }
 
 /// Why a call the model asked for did not run, or `None` if it ran.
@@ -90,18 +104,30 @@ fn not_run_reason(entry: Option<&TranscriptEntry>) -> Option<String> {
     }
 }
 
-/// The model's reply, as the conventions' `gen_ai.output.messages`.
+/// A message of the conventions' `gen_ai.*.messages` (opt-in content).
 #[derive(Serialize)]
-struct OutputMessage<'a> {
-    role: &'static str,
-    parts: Vec<Part<'a>>,
+pub struct Message<'a> {
+    pub role: &'static str,
+    pub parts: Vec<Part<'a>>,
 }
 
-#[derive(Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum Part<'a> {
-    Text { content: &'a str },
-    ToolCall { id: &'a str, name: &'a str, arguments: &'a JsonText },
+/// A message part: text, or a tool call (`id`, `name`, `arguments`).
+#[derive(Serialize, Default)]
+pub struct Part<'a> {
+    pub r#type: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<&'a JsonText>,
+}
+
+/// A text part.
+pub fn text_part(content: &str) -> Part<'_> {
+    Part { r#type: "text", content: Some(content), ..Part::default() }
 }
 
 /// One model call: the attempts that made it and the completion, if any.
@@ -218,10 +244,8 @@ fn chat_span(cx: &Context<'_>, call: &Call<'_>, calls: &Calls<'_>) -> Draft {
         if let Some(n) = token_count {
             a.int("agent_replay.token_count", u64::from(*n));
         }
-        let requested: Vec<(&str, Option<&TranscriptEntry>)> = tool_call_ids
-            .iter()
-            .map(|id| (id.as_str(), calls.get(&(*life, id)).copied()))
-            .collect();
+        let requested: Vec<(&str, Option<&TranscriptEntry>)> =
+            tool_call_ids.iter().map(|id| (id.as_str(), calls.get(*life, id))).collect();
         let not_run = not_run_events(&requested, end);
         let ids: Vec<String> = not_run.iter().map(|(id, _)| id.to_string()).collect();
         if !ids.is_empty() {
@@ -229,7 +253,7 @@ fn chat_span(cx: &Context<'_>, call: &Call<'_>, calls: &Calls<'_>) -> Draft {
         }
         events.extend(not_run.into_iter().map(|(_, e)| e));
         if cx.content {
-            a.str("gen_ai.output.messages", output_messages(text, &requested));
+            a.put("gen_ai.output.messages", AnyValue::String(output_messages(text, &requested)));
         }
     }
     let failed = call.attempts.last().filter(|t| !t.succeeded());
@@ -264,7 +288,7 @@ fn not_run_events<'a>(
         if let Some(TranscriptEntry::ToolCall { name: Some(name), .. }) = entry {
             a.str("gen_ai.tool.name", name.as_str());
         }
-        a.str("agent_replay.reason", reason);
+        a.put("agent_replay.reason", AnyValue::String(reason));
         let event = SpanEvent {
             time_unix_nano: at.nanos.to_string(),
             name: "agent_replay.tool_call.not_run".into(),
@@ -278,15 +302,16 @@ fn not_run_events<'a>(
 fn output_messages(text: &str, requested: &[(&str, Option<&TranscriptEntry>)]) -> String {
     let mut parts = Vec::new();
     if !text.is_empty() {
-        parts.push(Part::Text { content: text });
+        parts.push(text_part(text));
     }
     for &(id, entry) in requested {
         if let Some(TranscriptEntry::ToolCall { name, arguments, .. }) = entry {
             let name = name.as_deref().unwrap_or("");
-            parts.push(Part::ToolCall { id, name, arguments });
+            let (id, name, arguments) = (Some(id), Some(name), Some(arguments));
+            parts.push(Part { r#type: "tool_call", id, name, arguments, content: None });
         }
     }
-    to_js_json(&[OutputMessage { role: "assistant", parts }])
+    to_js_json(&[Message { role: "assistant", parts }])
 }
 
 /// The `execute_tool` span of a call that ran: from when the call was
@@ -302,7 +327,7 @@ fn tool_span(cx: &Context<'_>, entry: &TranscriptEntry, outcome: &ToolOutcome) -
     a.str("gen_ai.tool.name", name);
     a.str("gen_ai.tool.call.id", call_id.as_str());
     a.str("gen_ai.tool.type", "function");
-    a.str("gen_ai.tool.call.arguments", arguments_text(arguments));
+    a.put("gen_ai.tool.call.arguments", AnyValue::String(arguments_text(arguments)));
     a.str("gen_ai.tool.call.result", outcome.output.as_str());
     a.int("agent_replay.position", outcome.position.0);
     a.int("agent_replay.life", u64::from(*life));
@@ -329,7 +354,7 @@ fn tool_span(cx: &Context<'_>, entry: &TranscriptEntry, outcome: &ToolOutcome) -
 
 /// The `invoke_agent` span of a sub-agent, from its first recorded state
 /// to its last, under its parent agent's span when that is one of them.
-fn agent_span(cx: &Context<'_>, process: &ProcessView, parents: &HashMap<&str, String>) -> Draft {
+fn agent_span(cx: &Context<'_>, process: &ProcessView) -> Draft {
     let first = process.history.iter().next().map_or(0, |t| t.position.0);
     let last = process.history.iter().last().map_or(first, |t| t.position.0);
     let parent_key = process.parent_task_id.as_deref().unwrap_or(&process.parent_session_id);
@@ -360,7 +385,12 @@ fn agent_span(cx: &Context<'_>, process: &ProcessView, parents: &HashMap<&str, S
     let failed = process.result_termination.as_deref().filter(|t| *t != "completed");
     Draft {
         span_id: agent_span_id(cx.ids, process),
-        parent: parents.get(parent_key).cloned(),
+        parent: cx
+            .view
+            .processes
+            .iter()
+            .find(|p| p.agent_id == parent_key)
+            .map(|p| agent_span_id(cx.ids, p)),
         name: format!("invoke_agent {}", process.agent_id),
         kind: SpanKind::Internal,
         start: cx.clock.at(first),
@@ -377,7 +407,7 @@ fn agent_span_id(ids: &Ids, process: &ProcessView) -> String {
 
 /// Every span below the run's: chats, tools and sub-agents.
 pub fn child_spans(cx: &Context<'_>) -> Vec<Draft> {
-    let calls = calls_of(cx.view);
+    let calls = Calls::of(cx.view);
     let mut drafts: Vec<Draft> =
         model_calls(cx.view, cx.attempts).iter().map(|c| chat_span(cx, c, &calls)).collect();
     for entry in &cx.view.transcript {
@@ -385,9 +415,6 @@ pub fn child_spans(cx: &Context<'_>) -> Vec<Draft> {
             drafts.extend(tool_span(cx, entry, outcome));
         }
     }
-    let processes = &cx.view.processes;
-    let parents: HashMap<&str, String> =
-        processes.iter().map(|p| (p.agent_id.as_str(), agent_span_id(cx.ids, p))).collect();
-    drafts.extend(processes.iter().map(|p| agent_span(cx, p, &parents)));
+    drafts.extend(cx.view.processes.iter().map(|p| agent_span(cx, p)));
     drafts
 }
