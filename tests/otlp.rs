@@ -329,6 +329,25 @@ fn retries_are_one_chat_span_with_an_event_per_attempt() {
 }
 
 #[test]
+fn what_a_rollback_undid_says_so() {
+    // The sample rolls back at event 48 to its checkpoint at event 14.
+    let trace = export(SAMPLE_JSONL);
+    let undone = |name: &str| {
+        named(&trace, name)
+            .iter()
+            .map(|s| {
+                attr(s, "agent_replay.rolled_back_at")
+                    .map(|_| int_attr(s, "agent_replay.rolled_back_at"))
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(undone("execute_tool shell.run"), [Some(48)]);
+    assert_eq!(undone("execute_tool git.open_pr"), [None]);
+    let chats = undone("chat claude-sonnet-4");
+    assert_eq!(chats, [None, Some(48), Some(48), None, None], "turns 1, 2, 5, 6, 7");
+}
+
+#[test]
 fn message_content_is_opt_in() {
     let text = SAMPLE_JSONL;
     let without = export_as(Some("s"), text, false).to_string();

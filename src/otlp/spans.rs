@@ -12,6 +12,7 @@ use super::clock::{self, Clock, Moment};
 use super::ids::Ids;
 use super::model::{AnyValue, Attributes, Span, SpanEvent, SpanKind, Status};
 use crate::json::{to_js_json, JsonText};
+use crate::units::Position;
 use crate::view::{ProcessView, SessionView, ToolOutcome, TranscriptEntry};
 
 /// A span before its ids and times are written out.
@@ -192,6 +193,13 @@ fn put_usage(attributes: &mut Attributes, usage: Option<(u64, u64)>) {
     }
 }
 
+/// The position of the rollback that undid what the span records, if one did.
+fn put_rollback(attributes: &mut Attributes, rolled_back_at: Option<Position>) {
+    if let Some(position) = rolled_back_at {
+        attributes.int("agent_replay.rolled_back_at", position.0);
+    }
+}
+
 fn attempt_event(attempt: &Attempt, clock: &Clock) -> SpanEvent {
     let mut attributes = Attributes::default();
     attributes.int("agent_replay.position", attempt.position);
@@ -236,7 +244,13 @@ fn chat_span(cx: &Context<'_>, call: &Call<'_>, calls: &Calls<'_>) -> Draft {
     let mut events: Vec<SpanEvent> =
         call.attempts.iter().map(|t| attempt_event(t, cx.clock)).collect();
     if let Some(TranscriptEntry::Assistant {
-        life, turn, text, tool_call_ids, token_count, ..
+        life,
+        turn,
+        text,
+        tool_call_ids,
+        token_count,
+        rolled_back_at,
+        ..
     }) = call.completion
     {
         a.int("agent_replay.life", u64::from(*life));
@@ -244,6 +258,7 @@ fn chat_span(cx: &Context<'_>, call: &Call<'_>, calls: &Calls<'_>) -> Draft {
         if let Some(n) = token_count {
             a.int("agent_replay.token_count", u64::from(*n));
         }
+        put_rollback(&mut a, *rolled_back_at);
         let requested: Vec<(&str, Option<&TranscriptEntry>)> =
             tool_call_ids.iter().map(|id| (id.as_str(), calls.get(*life, id))).collect();
         let not_run = not_run_events(&requested, end);
@@ -317,14 +332,22 @@ fn output_messages(text: &str, requested: &[(&str, Option<&TranscriptEntry>)]) -
 /// The `execute_tool` span of a call that ran: from when the call was
 /// first seen to its result.
 fn tool_span(cx: &Context<'_>, entry: &TranscriptEntry, outcome: &ToolOutcome) -> Option<Draft> {
-    let TranscriptEntry::ToolCall { position, life, turn, call_id, name, arguments, .. } = entry
+    let TranscriptEntry::ToolCall {
+        position,
+        life,
+        turn,
+        call_id,
+        name,
+        arguments,
+        rolled_back_at,
+        ..
+    } = entry
     else {
         return None;
     };
-    let name = name.as_deref().unwrap_or("");
     let mut a = Attributes::default();
     a.str("gen_ai.operation.name", "execute_tool");
-    a.str("gen_ai.tool.name", name);
+    a.opt_str("gen_ai.tool.name", name.as_deref());
     a.str("gen_ai.tool.call.id", call_id.as_str());
     a.str("gen_ai.tool.type", "function");
     a.put("gen_ai.tool.call.arguments", AnyValue::String(arguments_text(arguments)));
@@ -332,6 +355,7 @@ fn tool_span(cx: &Context<'_>, entry: &TranscriptEntry, outcome: &ToolOutcome) -
     a.int("agent_replay.position", outcome.position.0);
     a.int("agent_replay.life", u64::from(*life));
     a.int("agent_replay.turn", u64::from(*turn));
+    put_rollback(&mut a, *rolled_back_at);
     let mut status = Status::default();
     if outcome.is_error {
         let kind = outcome.error_kind.as_ref().map_or("tool_error", |k| k.as_str());
@@ -342,7 +366,7 @@ fn tool_span(cx: &Context<'_>, entry: &TranscriptEntry, outcome: &ToolOutcome) -
     Some(Draft {
         span_id: cx.ids.span_id("tool", position.0, call_id),
         parent: None,
-        name: format!("execute_tool {name}"),
+        name: name.as_ref().map_or_else(|| "execute_tool".into(), |n| format!("execute_tool {n}")),
         kind: SpanKind::Internal,
         start: cx.clock.at(position.0),
         end: cx.clock.at(outcome.position.0),
