@@ -101,7 +101,7 @@ fn root_span(cx: &Context<'_>, children: &[Draft], run_id: &str) -> Draft {
     let end = children.iter().map(|d| d.end).fold(last, |m, t| m.max(t));
     Draft {
         span_id: cx.ids.span_id("run", 0, ""),
-        parent: Some(String::new()),
+        parent: None,
         name: agent_id.map_or_else(|| "invoke_agent".into(), |id| format!("invoke_agent {id}")),
         kind: SpanKind::Internal,
         start,

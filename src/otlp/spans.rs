@@ -18,6 +18,7 @@ use crate::view::{ProcessView, SessionView, ToolOutcome, TranscriptEntry};
 /// A span before its ids and times are written out.
 pub struct Draft {
     pub span_id: String,
+    /// Its parent span's id; `None`: the span given to `finish` (none for the root).
     pub parent: Option<String>,
     pub name: String,
     pub kind: SpanKind,
@@ -29,7 +30,8 @@ pub struct Draft {
 }
 
 impl Draft {
-    /// The OTLP span, under `root` when it names no parent of its own.
+    /// The OTLP span, under `root` when it names no parent of its own (`""`:
+    /// under none).
     pub fn finish(mut self, trace_id: &str, root: &str) -> Span {
         let synthetic = !(self.start.real && self.end.real);
         self.attributes.bool("agent_replay.time.synthetic", synthetic);
