@@ -59,7 +59,7 @@ fn main() {
         .map(|content| {
             let mut state = SessionState::new(Some("fixture".into()));
             let _ = state.apply_str(SAMPLE_JSONL, Default::default());
-            to_js_json(&to_otlp(state.view(), OtlpOptions { content }))
+            to_otlp(state.view(), OtlpOptions { content })
         })
         .collect();
     let mut errs = SessionState::new(None);

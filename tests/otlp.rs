@@ -6,7 +6,6 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use agent_replay::generate::SAMPLE_JSONL;
-use agent_replay::json::to_js_json;
 use agent_replay::log::LogOptions;
 use agent_replay::otlp::{to_otlp, OtlpOptions};
 use agent_replay::state::SessionState;
@@ -23,7 +22,7 @@ fn export_as(session: Option<&str>, text: &str, content: bool) -> Value {
     let mut state = SessionState::new(session.map(String::from));
     let report = state.apply_str(text, LogOptions::default()).unwrap();
     assert!(report.errors.is_empty(), "{:?}", report.errors);
-    let json = to_js_json(&to_otlp(state.view(), OtlpOptions { content }));
+    let json = to_otlp(state.view(), OtlpOptions { content });
     serde_json::from_str(&json).unwrap()
 }
 

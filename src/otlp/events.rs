@@ -4,32 +4,12 @@
 //! fields as `agent_replay.{field}` attributes, and its position.
 
 use super::clock::Clock;
-use super::model::{AnyValue, Attributes, SpanEvent};
-use crate::json::JsonText;
+use super::model::{Attributes, SpanEvent};
 use crate::view::raw::{items, string};
 use crate::view::{Entry, PermissionRequest, SessionView};
 
-/// A JSON value (valid, as the view keeps it) as an attribute value:
-/// strings, booleans and numbers as themselves (integers as decimal
-/// strings), objects and arrays as their JSON text; `null` as nothing.
-pub fn any_value(raw: &str) -> Option<AnyValue> {
-    Some(match raw.as_bytes().first()? {
-        b'"' => AnyValue::String(string(raw)?),
-        b't' => AnyValue::Bool(true),
-        b'f' => AnyValue::Bool(false),
-        b'n' => return None,
-        b'{' | b'[' => AnyValue::String(raw.to_string()),
-        _ if raw.parse::<i64>().is_ok() => AnyValue::Int(raw.to_string()),
-        _ => AnyValue::Double(JsonText::from_raw_str(raw)),
-    })
-}
-
 fn event(position: u64, clock: &Clock, name: String, attributes: Attributes) -> SpanEvent {
-    SpanEvent {
-        time_unix_nano: clock.at(position).nanos.to_string(),
-        name,
-        attributes: attributes.0,
-    }
+    SpanEvent { time: clock.at(position).nanos, name, attributes }
 }
 
 /// The span event of a recorded event.
@@ -38,12 +18,11 @@ pub fn of_entry(entry: &Entry, clock: &Clock) -> SpanEvent {
     let mut attributes = Attributes::default();
     attributes.int("agent_replay.position", entry.position.0);
     for item in items(entry.event.get(), b'{').unwrap_or_default() {
-        let (Some(key), Some(value)) = (string(item.key), any_value(item.value)) else {
-            continue;
-        };
-        match value {
-            AnyValue::String(kind) if key == "kind" => name = kind,
-            value => attributes.put(&format!("agent_replay.{key}"), value),
+        let Some(key) = string(item.key) else { continue };
+        if key == "kind" {
+            name = string(item.value).unwrap_or(name);
+        } else {
+            attributes.json(&format!("agent_replay.{key}"), item.value);
         }
     }
     event(entry.position.0, clock, name, attributes)

@@ -16,11 +16,8 @@ mod ids;
 mod model;
 mod spans;
 
-pub use model::ExportTraceServiceRequest;
-use model::{AnyValue, Attributes, Resource, ResourceSpans, Scope, ScopeSpans, SpanKind, Status};
-use spans::{text_part, Context, Draft, Message};
-
-use crate::json::to_js_json;
+use model::{Attributes, SpanKind, Status};
+use spans::{message, text_part, Context, Draft};
 
 use crate::view::{SessionView, Status as RunStatus};
 
@@ -87,11 +84,13 @@ fn root_span(cx: &Context<'_>, children: &[Draft], run_id: &str) -> Draft {
     a.int("agent_replay.load_errors", view.errors.load_errors);
     if cx.content {
         if let Some(run) = &view.run {
-            let goal = [Message { role: "user", parts: vec![text_part(&run.goal)] }];
-            a.put("gen_ai.input.messages", AnyValue::String(to_js_json(&goal)));
+            let mut goal = String::new();
+            text_part(&mut goal, &run.goal);
+            a.str("gen_ai.input.messages", &message("user", &goal));
             if let Some(system) = &run.system_prompt {
-                let system = [text_part(system)];
-                a.put("gen_ai.system_instructions", AnyValue::String(to_js_json(&system)));
+                let mut parts = String::new();
+                text_part(&mut parts, system);
+                a.str("gen_ai.system_instructions", &format!("[{parts}]"));
             }
         }
     }
@@ -112,8 +111,9 @@ fn root_span(cx: &Context<'_>, children: &[Draft], run_id: &str) -> Draft {
     }
 }
 
-/// The session as one OTLP trace.
-pub fn to_otlp(view: &SessionView, options: OtlpOptions) -> ExportTraceServiceRequest {
+/// The session as one OTLP trace: an `ExportTraceServiceRequest` in
+/// its JSON encoding.
+pub fn to_otlp(view: &SessionView, options: OtlpOptions) -> String {
     let run_id = view.run.as_ref().map_or("", |r| r.run_id.as_str());
     let ids = ids::Ids::new(view.session_id.as_deref().unwrap_or(""), run_id);
     let attempts: Vec<attempts::Attempt> = view.model.attempts.iter().map(attempts::read).collect();
@@ -124,18 +124,16 @@ pub fn to_otlp(view: &SessionView, options: OtlpOptions) -> ExportTraceServiceRe
     let root = root_span(&cx, &children, run_id);
     let root_id = root.span_id.clone();
     let trace_id = ids.trace_id();
-    let mut spans = vec![root.finish(trace_id, "")];
-    spans.extend(children.into_iter().map(|d| d.finish(trace_id, &root_id)));
     let agent_id = view.run.as_ref().and_then(|r| r.agent_id.as_deref());
     let mut resource = Attributes::default();
     resource.str("service.name", agent_id.unwrap_or(SCOPE));
-    ExportTraceServiceRequest {
-        resource_spans: vec![ResourceSpans {
-            resource: Resource { attributes: resource.0 },
-            scope_spans: vec![ScopeSpans {
-                scope: Scope { name: SCOPE, version: env!("CARGO_PKG_VERSION") },
-                spans,
-            }],
-        }],
-    }
+    let mut out = String::new();
+    model::write_request(&mut out, &resource, (SCOPE, env!("CARGO_PKG_VERSION")), |out| {
+        root.write(out, trace_id, "");
+        for child in children {
+            out.push(',');
+            child.write(out, trace_id, &root_id);
+        }
+    });
+    out
 }

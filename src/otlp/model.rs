@@ -1,41 +1,44 @@
-//! The OTLP/JSON shapes this export writes: `ExportTraceServiceRequest`
-//! and what it holds, field for field as the OpenTelemetry protobuf
-//! definitions name them in JSON (lowerCamelCase). Per the OTLP/JSON
-//! encoding, trace and span ids are hex strings and 64-bit integers
-//! (times, `intValue`) decimal strings; enums are their numbers.
+//! OTLP/JSON, written straight into one string: an
+//! `ExportTraceServiceRequest`, field for field as the OpenTelemetry
+//! protobuf definitions name them in JSON (lowerCamelCase). Per the
+//! OTLP/JSON encoding, trace and span ids are hex strings and 64-bit
+//! integers (times, `intValue`) decimal strings; enums are their numbers.
+//! (Written by hand rather than through derived `Serialize` types: the
+//! attributes are appended as they are made, with no tree to build and
+//! drop, which keeps the .wasm smaller.)
 
-use serde::Serialize;
+use std::fmt::Write as _;
 
-use crate::json::JsonText;
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ExportTraceServiceRequest {
-    pub resource_spans: Vec<ResourceSpans>,
+/// Appends `text` as a JSON string.
+pub fn push_str(out: &mut String, text: &str) {
+    out.push('"');
+    let mut rest = text;
+    while let Some(at) = rest.find(|c: char| c == '"' || c == '\\' || c < ' ') {
+        let (plain, tail) = rest.split_at_checked(at).unwrap_or((rest, ""));
+        out.push_str(plain);
+        let mut chars = tail.chars();
+        match chars.next() {
+            Some('"') => out.push_str("\\\""),
+            Some('\\') => out.push_str("\\\\"),
+            Some('\n') => out.push_str("\\n"),
+            Some('\r') => out.push_str("\\r"),
+            Some('\t') => out.push_str("\\t"),
+            Some(c) => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            None => {}
+        }
+        rest = chars.as_str();
+    }
+    out.push_str(rest);
+    out.push('"');
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceSpans {
-    pub resource: Resource,
-    pub scope_spans: Vec<ScopeSpans>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct Resource {
-    pub attributes: Vec<KeyValue>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct ScopeSpans {
-    pub scope: Scope,
-    pub spans: Vec<Span>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct Scope {
-    pub name: &'static str,
-    pub version: &'static str,
+/// Appends a 64-bit integer as OTLP/JSON writes it: a decimal string.
+pub fn push_u64(out: &mut String, value: u64) {
+    out.push('"');
+    out.push_str(itoa::Buffer::new().format(value));
+    out.push('"');
 }
 
 /// `Span.SpanKind`: the values this export uses.
@@ -45,109 +48,257 @@ pub enum SpanKind {
     Client = 3,
 }
 
-impl Serialize for SpanKind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u8(*self as u8)
-    }
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Span {
-    pub trace_id: String,
-    pub span_id: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub parent_span_id: String,
-    pub name: String,
-    pub kind: SpanKind,
-    pub start_time_unix_nano: String,
-    pub end_time_unix_nano: String,
-    pub attributes: Vec<KeyValue>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub events: Vec<SpanEvent>,
-    pub status: Status,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SpanEvent {
-    pub time_unix_nano: String,
-    pub name: String,
-    pub attributes: Vec<KeyValue>,
-}
-
 /// `Status.StatusCode`: 0 unset, 2 error (this export never claims "ok":
 /// the conventions leave a successful operation's status unset).
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default)]
 pub struct Status {
-    pub code: u8,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub message: String,
+    pub error: Option<String>,
 }
 
 impl Status {
     pub fn error(message: impl Into<String>) -> Status {
-        Status { code: 2, message: message.into() }
+        Status { error: Some(message.into()) }
+    }
+
+    fn write(&self, out: &mut String) {
+        match &self.error {
+            None => out.push_str("{\"code\":0}"),
+            Some(message) => {
+                out.push_str("{\"code\":2,\"message\":");
+                push_str(out, message);
+                out.push('}');
+            }
+        }
     }
 }
 
-#[derive(Debug, Serialize)]
-pub struct KeyValue {
-    pub key: String,
-    pub value: AnyValue,
-}
-
-#[derive(Debug, Serialize)]
-pub enum AnyValue {
-    #[serde(rename = "stringValue")]
-    String(String),
-    #[serde(rename = "boolValue")]
-    Bool(bool),
-    /// A 64-bit integer, written as its decimal string.
-    #[serde(rename = "intValue")]
-    Int(String),
-    /// A number with a fraction or an exponent, written as the log wrote it.
-    #[serde(rename = "doubleValue")]
-    Double(JsonText),
-    #[serde(rename = "arrayValue")]
-    Array(ArrayValue),
-}
-
-#[derive(Debug, Serialize)]
-pub struct ArrayValue {
-    pub values: Vec<AnyValue>,
-}
-
-/// Builds a span's or an event's attribute list. (Plain `&str` keys and
-/// values: one copy of each method in the .wasm.)
+/// A span's or an event's attributes: `KeyValue` objects written as they
+/// come, comma-separated.
 #[derive(Debug, Default)]
-pub struct Attributes(pub Vec<KeyValue>);
+pub struct Attributes(String);
 
 impl Attributes {
-    pub fn put(&mut self, key: &str, value: AnyValue) {
-        self.0.push(KeyValue { key: key.to_string(), value });
+    /// Opens the next `KeyValue`, up to its value's value.
+    fn key(&mut self, key: &str, kind: &str) -> &mut String {
+        let out = &mut self.0;
+        if !out.is_empty() {
+            out.push(',');
+        }
+        out.push_str("{\"key\":");
+        push_str(out, key);
+        out.push_str(",\"value\":{\"");
+        out.push_str(kind);
+        out.push_str("\":");
+        out
     }
 
     pub fn str(&mut self, key: &str, value: &str) {
-        self.put(key, AnyValue::String(value.to_string()));
+        let out = self.key(key, "stringValue");
+        push_str(out, value);
+        out.push_str("}}");
     }
 
     pub fn int(&mut self, key: &str, value: u64) {
-        self.put(key, AnyValue::Int(value.to_string()));
+        let out = self.key(key, "intValue");
+        push_u64(out, value);
+        out.push_str("}}");
     }
 
     pub fn bool(&mut self, key: &str, value: bool) {
-        self.put(key, AnyValue::Bool(value));
+        let out = self.key(key, "boolValue");
+        out.push_str(if value { "true}}" } else { "false}}" });
     }
 
     pub fn strings(&mut self, key: &str, values: &[String]) {
-        let values = values.iter().map(|v| AnyValue::String(v.clone())).collect();
-        self.put(key, AnyValue::Array(ArrayValue { values }));
+        let out = self.key(key, "arrayValue");
+        out.push_str("{\"values\":[");
+        for (i, v) in values.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"stringValue\":");
+            push_str(out, v);
+            out.push('}');
+        }
+        out.push_str("]}}}");
     }
 
     pub fn opt_str(&mut self, key: &str, value: Option<&str>) {
         if let Some(v) = value {
             self.str(key, v);
         }
+    }
+
+    /// A JSON value (valid, as the view keeps it) as an attribute:
+    /// strings, booleans and numbers as themselves (integers as decimal
+    /// strings, other numbers as written), objects and arrays as their
+    /// JSON text; `null` as nothing.
+    pub fn json(&mut self, key: &str, raw: &str) {
+        match raw.as_bytes().first() {
+            None | Some(b'n') => {}
+            Some(b'"') => {
+                let out = self.key(key, "stringValue");
+                out.push_str(raw);
+                out.push_str("}}");
+            }
+            Some(b't' | b'f') => {
+                let out = self.key(key, "boolValue");
+                out.push_str(raw);
+                out.push_str("}}");
+            }
+            Some(b'{' | b'[') => self.str(key, raw),
+            Some(_) if raw.parse::<i64>().is_ok() => {
+                let out = self.key(key, "intValue");
+                push_str(out, raw);
+                out.push_str("}}");
+            }
+            Some(_) => {
+                let out = self.key(key, "doubleValue");
+                out.push_str(raw);
+                out.push_str("}}");
+            }
+        }
+    }
+
+    fn write(&self, out: &mut String) {
+        out.push_str("\"attributes\":[");
+        out.push_str(&self.0);
+        out.push(']');
+    }
+}
+
+/// A span event.
+#[derive(Debug)]
+pub struct SpanEvent {
+    pub time: u64,
+    pub name: String,
+    pub attributes: Attributes,
+}
+
+impl SpanEvent {
+    fn write(&self, out: &mut String) {
+        out.push_str("{\"timeUnixNano\":");
+        push_u64(out, self.time);
+        out.push_str(",\"name\":");
+        push_str(out, &self.name);
+        out.push(',');
+        self.attributes.write(out);
+        out.push('}');
+    }
+}
+
+/// A span, its ids and times resolved.
+pub struct Span<'a> {
+    pub trace_id: &'a str,
+    pub span_id: &'a str,
+    /// `""` for the root.
+    pub parent_span_id: &'a str,
+    pub name: &'a str,
+    pub kind: SpanKind,
+    pub start: u64,
+    pub end: u64,
+    pub attributes: &'a Attributes,
+    pub events: &'a [SpanEvent],
+    pub status: &'a Status,
+}
+
+impl Span<'_> {
+    pub fn write(&self, out: &mut String) {
+        out.push_str("{\"traceId\":");
+        push_str(out, self.trace_id);
+        out.push_str(",\"spanId\":");
+        push_str(out, self.span_id);
+        if !self.parent_span_id.is_empty() {
+            out.push_str(",\"parentSpanId\":");
+            push_str(out, self.parent_span_id);
+        }
+        out.push_str(",\"name\":");
+        push_str(out, self.name);
+        out.push_str(if matches!(self.kind, SpanKind::Client) {
+            ",\"kind\":3"
+        } else {
+            ",\"kind\":1"
+        });
+        out.push_str(",\"startTimeUnixNano\":");
+        push_u64(out, self.start);
+        out.push_str(",\"endTimeUnixNano\":");
+        push_u64(out, self.end);
+        out.push(',');
+        self.attributes.write(out);
+        if !self.events.is_empty() {
+            out.push_str(",\"events\":[");
+            for (i, event) in self.events.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                event.write(out);
+            }
+            out.push(']');
+        }
+        out.push_str(",\"status\":");
+        self.status.write(out);
+        out.push('}');
+    }
+}
+
+/// The request around the spans `write_spans` appends.
+pub fn write_request(
+    out: &mut String,
+    resource: &Attributes,
+    scope: (&str, &str),
+    write_spans: impl FnOnce(&mut String),
+) {
+    out.push_str("{\"resourceSpans\":[{\"resource\":{");
+    resource.write(out);
+    out.push_str("},\"scopeSpans\":[{\"scope\":{\"name\":");
+    push_str(out, scope.0);
+    out.push_str(",\"version\":");
+    push_str(out, scope.1);
+    out.push_str("},\"spans\":[");
+    write_spans(out);
+    out.push_str("]}]}]}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_are_escaped_as_json() {
+        let text = "a \"q\" \\ \n\r\t \u{1} é ☃";
+        let mut out = String::new();
+        push_str(&mut out, text);
+        assert_eq!(serde_json::from_str::<String>(&out).unwrap(), text);
+        assert_eq!(out, "\"a \\\"q\\\" \\\\ \\n\\r\\t \\u0001 é ☃\"");
+    }
+
+    #[test]
+    fn json_values_become_attributes_of_their_type() {
+        let mut a = Attributes::default();
+        for (key, raw) in [("s", "\"x\\ny\""), ("t", "true"), ("n", "null"), ("o", "{\"a\":1}")] {
+            a.json(key, raw);
+        }
+        a.json("i", "-12");
+        a.json("d", "1.5e3");
+        let mut out = String::from("{");
+        a.write(&mut out);
+        out.push('}');
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let values: Vec<String> = v["attributes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|kv| format!("{}={}", kv["key"].as_str().unwrap(), kv["value"]))
+            .collect();
+        assert_eq!(
+            values,
+            [
+                r#"s={"stringValue":"x\ny"}"#,
+                r#"t={"boolValue":true}"#,
+                r#"o={"stringValue":"{\"a\":1}"}"#,
+                r#"i={"intValue":"-12"}"#,
+                r#"d={"doubleValue":1500.0}"#,
+            ]
+        );
     }
 }

@@ -5,13 +5,11 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
-
 use super::attempts::Attempt;
 use super::clock::{self, Clock, Moment};
 use super::ids::Ids;
-use super::model::{AnyValue, Attributes, Span, SpanEvent, SpanKind, Status};
-use crate::json::{to_js_json, JsonText};
+use super::model::{push_str, Attributes, Span, SpanEvent, SpanKind, Status};
+use crate::json::JsonText;
 use crate::units::Position;
 use crate::view::{ProcessView, SessionView, ToolOutcome, TranscriptEntry};
 
@@ -30,23 +28,24 @@ pub struct Draft {
 }
 
 impl Draft {
-    /// The OTLP span, under `root` when it names no parent of its own (`""`:
-    /// under none).
-    pub fn finish(mut self, trace_id: &str, root: &str) -> Span {
+    /// Writes the OTLP span, under `root` when it names no parent of its
+    /// own (`""`: under none).
+    pub fn write(mut self, out: &mut String, trace_id: &str, root: &str) {
         let synthetic = !(self.start.real && self.end.real);
         self.attributes.bool("agent_replay.time.synthetic", synthetic);
-        Span {
-            trace_id: trace_id.to_string(),
-            span_id: self.span_id,
-            parent_span_id: self.parent.unwrap_or_else(|| root.to_string()),
-            name: self.name,
+        let span = Span {
+            trace_id,
+            span_id: &self.span_id,
+            parent_span_id: self.parent.as_deref().unwrap_or(root),
+            name: &self.name,
             kind: self.kind,
-            start_time_unix_nano: self.start.nanos.to_string(),
-            end_time_unix_nano: self.end.nanos.to_string(),
-            attributes: self.attributes.0,
-            events: self.events,
-            status: self.status,
-        }
+            start: self.start.nanos,
+            end: self.end.nanos,
+            attributes: &self.attributes,
+            events: &self.events,
+            status: &self.status,
+        };
+        span.write(out);
     }
 }
 
@@ -107,30 +106,25 @@ fn not_run_reason(entry: Option<&TranscriptEntry>) -> Option<String> {
     }
 }
 
-/// A message of the conventions' `gen_ai.*.messages` (opt-in content).
-#[derive(Serialize)]
-pub struct Message<'a> {
-    pub role: &'static str,
-    pub parts: Vec<Part<'a>>,
+/// The conventions' messages (`gen_ai.*.messages`, opt-in content): one
+/// message of `role` with `parts` (JSON objects, comma-separated).
+pub fn message(role: &str, parts: &str) -> String {
+    let mut out = String::from("[{\"role\":");
+    push_str(&mut out, role);
+    out.push_str(",\"parts\":[");
+    out.push_str(parts);
+    out.push_str("]}]");
+    out
 }
 
-/// A message part: text, or a tool call (`id`, `name`, `arguments`).
-#[derive(Serialize, Default)]
-pub struct Part<'a> {
-    pub r#type: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub content: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<&'a JsonText>,
-}
-
-/// A text part.
-pub fn text_part(content: &str) -> Part<'_> {
-    Part { r#type: "text", content: Some(content), ..Part::default() }
+/// Appends a text part.
+pub fn text_part(parts: &mut String, content: &str) {
+    if !parts.is_empty() {
+        parts.push(',');
+    }
+    parts.push_str("{\"type\":\"text\",\"content\":");
+    push_str(parts, content);
+    parts.push('}');
 }
 
 /// One model call: the attempts that made it and the completion, if any.
@@ -211,11 +205,7 @@ fn attempt_event(attempt: &Attempt, clock: &Clock) -> SpanEvent {
     attributes.opt_str("agent_replay.status", attempt.status.as_deref());
     attributes.opt_str("error.type", attempt.error_class.as_deref());
     let at = attempt.times.map_or(clock.at(attempt.position), |(start, _)| clock::real(start));
-    SpanEvent {
-        time_unix_nano: at.nanos.to_string(),
-        name: "provider_attempt".into(),
-        attributes: attributes.0,
-    }
+    SpanEvent { time: at.nanos, name: "provider_attempt".into(), attributes }
 }
 
 /// The call's span times: its timed attempts' first start and last
@@ -270,7 +260,7 @@ fn chat_span(cx: &Context<'_>, call: &Call<'_>, calls: &Calls<'_>) -> Draft {
         }
         events.extend(not_run.into_iter().map(|(_, e)| e));
         if cx.content {
-            a.put("gen_ai.output.messages", AnyValue::String(output_messages(text, &requested)));
+            a.str("gen_ai.output.messages", &output_messages(text, &requested));
         }
     }
     let failed = call.attempts.last().filter(|t| !t.succeeded());
@@ -305,30 +295,34 @@ fn not_run_events<'a>(
         if let Some(TranscriptEntry::ToolCall { name: Some(name), .. }) = entry {
             a.str("gen_ai.tool.name", name.as_str());
         }
-        a.put("agent_replay.reason", AnyValue::String(reason));
-        let event = SpanEvent {
-            time_unix_nano: at.nanos.to_string(),
-            name: "agent_replay.tool_call.not_run".into(),
-            attributes: a.0,
-        };
+        a.str("agent_replay.reason", &reason);
+        let name = "agent_replay.tool_call.not_run".into();
+        let event = SpanEvent { time: at.nanos, name, attributes: a };
         out.push((id, event));
     }
     out
 }
 
 fn output_messages(text: &str, requested: &[(&str, Option<&TranscriptEntry>)]) -> String {
-    let mut parts = Vec::new();
+    let mut parts = String::new();
     if !text.is_empty() {
-        parts.push(text_part(text));
+        text_part(&mut parts, text);
     }
     for &(id, entry) in requested {
         if let Some(TranscriptEntry::ToolCall { name, arguments, .. }) = entry {
-            let name = name.as_deref().unwrap_or("");
-            let (id, name, arguments) = (Some(id), Some(name), Some(arguments));
-            parts.push(Part { r#type: "tool_call", id, name, arguments, content: None });
+            if !parts.is_empty() {
+                parts.push(',');
+            }
+            parts.push_str("{\"type\":\"tool_call\",\"id\":");
+            push_str(&mut parts, id);
+            parts.push_str(",\"name\":");
+            push_str(&mut parts, name.as_deref().unwrap_or(""));
+            parts.push_str(",\"arguments\":");
+            parts.push_str(arguments.get());
+            parts.push('}');
         }
     }
-    to_js_json(&[Message { role: "assistant", parts }])
+    message("assistant", &parts)
 }
 
 /// The `execute_tool` span of a call that ran: from when the call was
@@ -352,7 +346,7 @@ fn tool_span(cx: &Context<'_>, entry: &TranscriptEntry, outcome: &ToolOutcome) -
     a.opt_str("gen_ai.tool.name", name.as_deref());
     a.str("gen_ai.tool.call.id", call_id.as_str());
     a.str("gen_ai.tool.type", "function");
-    a.put("gen_ai.tool.call.arguments", AnyValue::String(arguments_text(arguments)));
+    a.str("gen_ai.tool.call.arguments", &arguments_text(arguments));
     a.str("gen_ai.tool.call.result", outcome.output.as_str());
     a.int("agent_replay.position", outcome.position.0);
     a.int("agent_replay.life", u64::from(*life));
@@ -401,11 +395,8 @@ fn agent_span(cx: &Context<'_>, process: &ProcessView) -> Draft {
             e.int("agent_replay.turn", u64::from(t.turn));
             e.str("agent_replay.state", t.state.as_str());
             e.opt_str("agent_replay.result_termination", t.result_termination.as_deref());
-            SpanEvent {
-                time_unix_nano: cx.clock.at(t.position.0).nanos.to_string(),
-                name: "agent_process_changed".into(),
-                attributes: e.0,
-            }
+            let name = "agent_process_changed".into();
+            SpanEvent { time: cx.clock.at(t.position.0).nanos, name, attributes: e }
         })
         .collect();
     let failed = process.result_termination.as_deref().filter(|t| *t != "completed");
