@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // agent-replay CLI: `snapshot FILE` prints the OS snapshot JSON, `summary
-// FILE` a readable summary. FILE may be `-` (stdin); `--sample` uses the
+// FILE` a readable summary, `export --otlp FILE` OTLP/JSON traces (docs/otlp.md).
+// FILE may be `-` (stdin); `--sample` uses the
 // embedded sample session. Load errors go to stderr with their positions
 // and make the exit code 1; usage errors exit 2. `serve` runs the viewer;
 // `report` writes it, with a log, into one HTML file.
@@ -10,6 +11,7 @@ import { runReport } from "./report.js";
 import { summarize } from "./summary.js";
 
 const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--strict]
+       agent-replay export --otlp <FILE|-|--sample> [--content] [--strict]
        agent-replay serve [FILE...|DIR] [--port N] [--no-demo] [--interval-ms N] [--pause-ms N]
                           [--max-events N] [--max-age-ms N] [--write-token T] [--poll-ms N]
                           [--data DIR]
@@ -17,6 +19,8 @@ const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--stric
 
   snapshot   print the kernel OS snapshot of the log as JSON
   summary    print a readable summary: status, turns, tools, processes, budgets, errors
+  export     --otlp: print the run as OTLP/JSON traces (GenAI conventions; docs/otlp.md),
+             --content adds message content
   serve      serve the session viewer on 127.0.0.1 (port 8080 or $PORT; 0 picks one),
              with the sample session played live on a loop (--no-demo: off) and
              each FILE ready to open; --interval-ms paces the demo (1100) and
@@ -147,12 +151,15 @@ async function main(argv) {
   if (argv[0] === "report") return runReport(argv.slice(1), { fail, usage: USAGE, printError });
   const args = argv.filter((a) => a !== "--strict");
   const strict = args.length !== argv.length;
-  const [command, source] = args;
+  const [command, ...rest] = args;
   if (command === "--help" || command === "-h") {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  if (!["snapshot", "summary"].includes(command) || !source || args.length > 2) fail(USAGE);
+  const operands = command === "export" ? exportOperands(rest) : rest;
+  const [source] = operands;
+  if (!["snapshot", "summary", "export"].includes(command) || !source || operands.length > 1)
+    fail(USAGE);
   const state = new SessionState();
   let loaded;
   try {
@@ -165,9 +172,19 @@ async function main(argv) {
   }
   if (command === "snapshot")
     process.stdout.write(`${JSON.stringify(state.osSnapshot(), null, 2)}\n`);
+  else if (command === "export")
+    process.stdout.write(
+      `${JSON.stringify(state.toOtlp({ content: rest.includes("--content") }))}\n`,
+    );
   else process.stdout.write(`${summarize(state.view())}\n`);
   for (const err of loaded.errors) printError(loaded.name, err);
   if (loaded.errors.length) process.exit(1);
+}
+
+/** `export`'s operands: it needs `--otlp` (the one format so far) and may take `--content`. */
+function exportOperands(rest) {
+  if (!rest.includes("--otlp")) fail(USAGE);
+  return rest.filter((a) => a !== "--otlp" && a !== "--content");
 }
 
 function displayName(source) {

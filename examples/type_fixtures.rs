@@ -8,6 +8,7 @@ use agent_replay::event::KIND_TABLE;
 use agent_replay::generate::SAMPLE_JSONL;
 use agent_replay::json::to_js_json;
 use agent_replay::live::{ReplaySession, ReplayStore, Resume, StoreConfig};
+use agent_replay::otlp::{to_otlp, OtlpOptions};
 use agent_replay::state::SessionState;
 use agent_replay::units::Millis;
 use agent_replay::SessionEvent;
@@ -52,6 +53,15 @@ fn main() {
         summaries.push(to_js_json(&state.summary()));
         snapshots.push(to_js_json(state.os_snapshot()));
     }
+    // The OTLP export of the whole sample, with and without content.
+    let otlp: Vec<String> = [false, true]
+        .into_iter()
+        .map(|content| {
+            let mut state = SessionState::new(Some("fixture".into()));
+            let _ = state.apply_str(SAMPLE_JSONL, Default::default());
+            to_otlp(state.view(), OtlpOptions { content })
+        })
+        .collect();
     let mut errs = SessionState::new(None);
     let _ = errs.apply_str("{\"kind\":\"x\"}\n{\"kind\":\"page_in\"}\n[", Default::default());
     views.push(to_js_json(errs.view()));
@@ -75,12 +85,13 @@ fn main() {
         Resume::Replayed { .. } => unreachable!("a buffer of 2 is trimmed past the start"),
     };
     println!(
-        "{{\"events\":[{}],\"views\":[{}],\"snapshots\":[{}],\"gaps\":[{gaps}],\"observations\":[{}],\"summaries\":[{}],\"kinds\":{}}}",
+        "{{\"events\":[{}],\"views\":[{}],\"snapshots\":[{}],\"gaps\":[{gaps}],\"observations\":[{}],\"summaries\":[{}],\"otlp\":[{}],\"kinds\":{}}}",
         events.join(","),
         views.join(","),
         snapshots.join(","),
         to_js_json(&session.observe_sent()),
         summaries.join(","),
+        otlp.join(","),
         to_js_json(KIND_TABLE)
     );
 }

@@ -245,6 +245,13 @@ export class SessionState {
     return JSON.parse(call(() => core.view()));
   }
 
+  /** The session so far as OTLP/JSON traces (docs/otlp.md); `{content: true}`
+   * adds message content. */
+  toOtlp(options) {
+    const core = this.#live();
+    return JSON.parse(call(() => core.toOtlp(Boolean(options?.content))));
+  }
+
   get eventCount() {
     const core = this.#live();
     return call(() => core.eventCount);
@@ -264,6 +271,23 @@ export class SessionState {
 
   [Symbol.dispose]() {
     this.free();
+  }
+}
+
+/**
+ * The session of a log (a string, bytes or an array of events) as OTLP/JSON
+ * traces under the OpenTelemetry GenAI conventions (docs/otlp.md). Options:
+ * `content` (message content, off by default), `sessionId` (names the
+ * session; the ids derive from it and the run id), `strict` (throw on the
+ * first load error; otherwise load errors are counted on the root span).
+ */
+export function toOtlp(log, options) {
+  const state = new SessionState(options?.sessionId);
+  try {
+    state.apply(log, { strict: strictOf(options) });
+    return state.toOtlp(options);
+  } finally {
+    state.free();
   }
 }
 

@@ -1058,11 +1058,71 @@ export class SessionState {
   summary(): SessionSummary;
   osSnapshot(): OsSnapshot;
   view(): SessionView;
+  /** The session so far as OTLP/JSON traces (docs/otlp.md). */
+  toOtlp(options?: { content?: boolean }): OtlpTrace;
   readonly eventCount: number;
   readonly revision: number;
   free(): void;
   [Symbol.dispose](): void;
 }
+
+// ---- OpenTelemetry export (docs/otlp.md) -----------------------------------
+
+/** An OTLP/JSON attribute value: 64-bit integers as decimal strings. */
+export type OtlpAnyValue =
+  | { stringValue: string }
+  | { boolValue: boolean }
+  | { intValue: string }
+  | { doubleValue: number }
+  | { arrayValue: { values: OtlpAnyValue[] } };
+
+export interface OtlpKeyValue {
+  key: string;
+  value: OtlpAnyValue;
+}
+
+export interface OtlpSpanEvent {
+  /** Nanoseconds since the Unix epoch, as a decimal string. */
+  timeUnixNano: string;
+  name: string;
+  attributes: OtlpKeyValue[];
+}
+
+export interface OtlpSpan {
+  /** 32 hex digits. */
+  traceId: string;
+  /** 16 hex digits. */
+  spanId: string;
+  /** Absent on the run's root span. */
+  parentSpanId?: string;
+  name: string;
+  /** 1 internal, 3 client (a model call). */
+  kind: 1 | 3;
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+  attributes: OtlpKeyValue[];
+  events?: OtlpSpanEvent[];
+  /** 0 unset, 2 error. */
+  status: { code: 0 | 2; message?: string };
+}
+
+/** An OTLP `ExportTraceServiceRequest` in its JSON encoding. */
+export interface OtlpTrace {
+  resourceSpans: {
+    resource: { attributes: OtlpKeyValue[] };
+    scopeSpans: { scope: { name: string; version: string }; spans: OtlpSpan[] }[];
+  }[];
+}
+
+export interface OtlpOptions extends LoadOptions {
+  /** Message content (goal, system prompt, replies): off by default. */
+  content?: boolean;
+  /** The session's id: the trace id derives from it and the run id. */
+  sessionId?: string;
+}
+
+/** A log as OTLP/JSON traces under the OpenTelemetry GenAI conventions. */
+export function toOtlp(log: LoggedEvent[] | string | Uint8Array, options?: OtlpOptions): OtlpTrace;
 
 /** What `SessionIndex.filter` keeps; a list left out keeps any. */
 export interface IndexFilter {

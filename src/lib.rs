@@ -34,6 +34,7 @@ pub mod generate;
 pub mod index;
 pub mod json;
 pub mod live;
+pub mod otlp;
 pub mod shared_list;
 pub mod state;
 pub mod units;

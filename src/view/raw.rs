@@ -105,7 +105,7 @@ pub struct Item<'a> {
     clippy::arithmetic_side_effects,
     reason = "indexes stay within two bytes past the end of a text held in memory"
 )]
-fn items(text: &str, open: u8) -> Option<Vec<Item<'_>>> {
+pub(crate) fn items(text: &str, open: u8) -> Option<Vec<Item<'_>>> {
     let b = text.as_bytes();
     let mut i = skip_ws(b, 0);
     if b.get(i) != Some(&open) {
@@ -130,7 +130,7 @@ fn items(text: &str, open: u8) -> Option<Vec<Item<'_>>> {
 }
 
 /// A JSON string's value.
-fn string(raw: &str) -> Option<String> {
+pub(crate) fn string(raw: &str) -> Option<String> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
     if inner.contains('\\') {
         crate::event::objects::from_str(raw).ok()
@@ -140,7 +140,7 @@ fn string(raw: &str) -> Option<String> {
 }
 
 /// A u64 as the JS-safe JSON writes it: a number, or a decimal string.
-fn unsigned(raw: &str) -> Option<u64> {
+pub(crate) fn unsigned(raw: &str) -> Option<u64> {
     raw.parse().ok().or_else(|| string(raw)?.parse().ok())
 }
 
@@ -278,7 +278,7 @@ impl<'a> Obj<'a> {
     }
 
     /// A field's raw text; a missing field reads as `null`.
-    fn raw(&self, key: &str) -> &'a str {
+    pub(crate) fn raw(&self, key: &str) -> &'a str {
         let quoted = |k: &str| k.strip_prefix('"').and_then(|k| k.strip_suffix('"')) == Some(key);
         self.fields.iter().rev().find(|f| quoted(f.key)).map_or("null", |f| f.value)
     }

@@ -13,6 +13,7 @@ import {
   AgentReplayError,
   sampleLog,
   parseCursor,
+  toOtlp,
 } from "agent-replay";
 
 let seed = 0x5eed;
@@ -109,6 +110,7 @@ function freed() {
     () => state.apply(hostile()),
     () => state.write(hostile()),
     () => state.view(),
+    () => state.toOtlp(),
     () => state.end(),
   ];
   // The session is closed when it is freed or when its store is.
@@ -146,6 +148,8 @@ const CODES = {
   fromObservation: ["invalid_observation", "invalid_input"],
   checkpoint: ["invalid_log"],
   "write onEvent": ["invalid_log"],
+  toOtlp: ["invalid_log"],
+  "toOtlp of an observation": ["invalid_observation", "invalid_input", "invalid_log"],
 };
 
 test("thousands of hostile inputs, then correct answers from the same instance", () => {
@@ -192,6 +196,11 @@ test("thousands of hostile inputs, then correct answers from the same instance",
             .summary(),
       ],
       ["checkpoint", () => new SessionState().apply(input).checkpoint().apply(input).summary()],
+      ["toOtlp", () => toOtlp(input, { content: rnd(2) === 1, strict: rnd(4) === 0 })],
+      [
+        "toOtlp of an observation",
+        () => SessionState.fromObservation(damaged()).apply(input).toOtlp({ content: true }),
+      ],
       [
         "write onEvent",
         () => new SessionState().write(input, { onEvent: () => {} }).end({ onEvent: () => {} }),

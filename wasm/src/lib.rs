@@ -20,6 +20,7 @@ mod budget;
 mod index;
 mod kinds;
 mod live;
+mod otlp;
 mod wire;
 
 #[global_allocator]
