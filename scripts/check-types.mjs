@@ -27,6 +27,7 @@ const checks = [
   ...named("gap", "GapItem", fixtures.gaps),
   ...named("observation", "Observation", fixtures.observations),
   ...named("summary", "SessionSummary", fixtures.summaries),
+  ...named("comparison", "RunComparison", fixtures.comparisons),
 ];
 // The kind union of the .d.ts against the Rust kind table, both ways.
 checks.push(
@@ -38,7 +39,7 @@ checks.push(
   },
 );
 const header = [
-  `import type { SessionEvent, SessionView, SessionSummary, OsSnapshot, GapItem, Observation, EventKind, KindInfo } from "../../js/index.js";`,
+  `import type { SessionEvent, SessionView, SessionSummary, OsSnapshot, GapItem, Observation, EventKind, KindInfo, RunComparison } from "../../js/index.js";`,
   "type SameKinds<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;",
 ].join("\n");
 // The lines each check spans in generated.ts, to charge each error to one.
@@ -96,7 +97,7 @@ if (tsc.status !== 0 && failed.size === 0) unplaced += 1;
 process.stdout.write(diagnostics);
 for (const c of failed) console.log(`FAILED: ${c.name}`);
 console.log(
-  `types: ${fixtures.events.length} events, ${fixtures.views.length} views, ${fixtures.snapshots.length} snapshots, ${fixtures.gaps.length} gaps, ${fixtures.observations.length} observations, ${fixtures.summaries.length} summaries, the kind table against the kind union, and the API usage checked against js/index.d.ts`,
+  `types: ${fixtures.events.length} events, ${fixtures.views.length} views, ${fixtures.snapshots.length} snapshots, ${fixtures.gaps.length} gaps, ${fixtures.observations.length} observations, ${fixtures.summaries.length} summaries, ${fixtures.comparisons.length} comparisons, the kind table against the kind union, and the API usage checked against js/index.d.ts`,
 );
 console.log(`${checks.length - failed.size} passed, ${failed.size + unplaced} failed`);
 if (failed.size + unplaced > 0) process.exit(1);
@@ -106,7 +107,7 @@ function named(prefix, type, values) {
 }
 
 function API_USAGE() {
-  return `import { parseLog, rebuildOsSnapshot, SessionState, AgentReplayError, sampleLog, ReplayStore, ReplaySession, memoryUsage, eventKinds, type EventKind, type ObservedEvent, type OsSnapshot, type SessionView } from "../../js/index.js";
+  return `import { parseLog, rebuildOsSnapshot, compareRuns, SessionState, AgentReplayError, sampleLog, ReplayStore, ReplaySession, memoryUsage, eventKinds, type EventKind, type ObservedEvent, type OsSnapshot, type SessionView } from "../../js/index.js";
 import { createReplayHandler, bearerTokens } from "../../js/edge.js";
 import { categories, categoryOf, chartSeries, describeEvent, type SessionViewer } from "../../js/viewer/index.js";
 const parsed = parseLog(sampleLog(), { strict: false });
@@ -141,5 +142,8 @@ void category;
 const n: number = state.eventCount + state.revision + snap.page_in_count + view.event_count;
 try { state.apply("x", { strict: true }); } catch (e) { if (e instanceof AgentReplayError) { const c: string = e.code; void c; } }
 void n;
+const compared = compareRuns(sampleLog(), state, { strict: false });
+const firstAt: number | undefined = compared.first_divergence?.a.position;
+void firstAt;
 `;
 }
