@@ -137,6 +137,25 @@ fn load_errors_are_kept_and_the_rest_compared() {
     assert_eq!(c.b.load_errors[0].line, 79);
 }
 
+/// Generated runs: each matches itself; against its own first part (cut at
+/// a line), it diverges, and every position named is in its run.
+#[test]
+fn generated_runs_against_themselves_and_their_beginnings() {
+    for seed in 1..=6 {
+        let log = agent_replay::generate::generate_jsonl(seed, 60_000);
+        let whole = fold(&log);
+        assert!(compare_runs(whole.view(), whole.view()).matches, "seed {seed}");
+        let lines: Vec<&str> = log.lines().collect();
+        let cut = fold(&lines[..lines.len() * (seed as usize) / 7].join("\n"));
+        let c = compare_runs(whole.view(), cut.view());
+        assert!(!c.matches, "seed {seed}");
+        for d in c.turns.iter().flat_map(|t| &t.differences) {
+            assert!((1..=whole.event_count()).contains(&d.a.position.0), "{d:?}");
+            assert!(d.b.position.0 <= cut.event_count(), "{d:?}");
+        }
+    }
+}
+
 fn corpus(name: &str) -> String {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/deepstrike-0.2.77");
     std::fs::read_to_string(dir.join(name)).expect("a corpus log")

@@ -3,9 +3,9 @@
 //! where it came back), then tool call by tool call within a turn (by order
 //! and name: call ids are minted per run, so they never match across runs).
 //! Each aligned turn lists what differs: calls, messages, arguments,
-//! results, errors, tokens and status; the first difference in turn order is the first
-//! divergence. It reads what the view folded (`turns`, `transcript`,
-//! `status`), not the events again.
+//! results, errors, tokens and status; the earliest difference of the first
+//! turn that has one is the first divergence. It reads what the view folded
+//! (`turns`, `transcript`, `status`), not the events again.
 
 mod calls;
 
