@@ -2,7 +2,8 @@
 // agent-replay CLI: `snapshot FILE` prints the OS snapshot JSON, `summary
 // FILE` a readable summary. FILE may be `-` (stdin); `--sample` uses the
 // embedded sample session. Load errors go to stderr with their positions
-// and make the exit code 1; usage errors exit 2. `serve` runs the viewer.
+// and make the exit code 1; usage errors exit 2. `diff A B` compares two
+// runs (bin/diff.js). `serve` runs the viewer.
 import { createReadStream, statSync } from "node:fs";
 import { SessionState, sampleLog, AgentReplayError } from "../js/node.js";
 import { summarize } from "./summary.js";
