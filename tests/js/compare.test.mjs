@@ -31,7 +31,12 @@ test("compareRuns: a run matches itself, whatever form each side takes", () => {
     assert.deepEqual(c.a, c.b);
   }
   assert.equal(state.eventCount, 78, "a state passed in is still usable");
+  assert.equal(compareRuns(state, state).matches, true, "one state on both sides");
   state.free();
+  assert.throws(
+    () => compareRuns(log, state),
+    (e) => e instanceof AgentReplayError && e.code === "closed",
+  );
 });
 
 test("compareRuns: the first divergence of two real runs, with positions on both sides", () => {
