@@ -6,6 +6,8 @@ import { AgentReplayError, SessionState, compareRuns } from "../js/node.js";
 
 export const DIFF_USAGE = "usage: agent-replay diff <A> <B> [--strict]";
 
+const n = (x) => Number(x).toLocaleString("en-US");
+
 /** How much of a value or an event a line shows. */
 const VALUE_CHARS = 160;
 const EVENT_CHARS = 400;
@@ -82,7 +84,7 @@ function sideLines(label, run, side) {
 function turnSpan(t) {
   if (!t) return "—";
   const calls = t.tool_calls === 1 ? "1 call" : `${t.tool_calls} calls`;
-  return `#${t.first_position}–${t.last_position} (${t.event_count} events, ${calls})`;
+  return `#${t.first_position}–${t.last_position} (${n(t.event_count)} events, ${calls})`;
 }
 
 /** A turn's line; a stretch of matching turns of one life is one line. */
@@ -118,8 +120,8 @@ function turnLines(turns) {
 /** The comparison as text: both runs, the first divergence, the turns. */
 export function formatComparison(c, [a, b]) {
   const lines = [
-    `A: ${a.name} · ${c.a.event_count} events · ${status(c.a.status)}`,
-    `B: ${b.name} · ${c.b.event_count} events · ${status(c.b.status)}`,
+    `A: ${a.name} · ${n(c.a.event_count)} events · ${status(c.a.status)}`,
+    `B: ${b.name} · ${n(c.b.event_count)} events · ${status(c.b.status)}`,
   ];
   const d = c.first_divergence;
   if (d) {
@@ -133,8 +135,8 @@ export function formatComparison(c, [a, b]) {
   const diverging = c.turns.filter((t) => t.differences.length).length;
   lines.push(
     c.matches
-      ? `The runs match (${c.turns.length} turns).`
-      : `${c.difference_count} differences in ${diverging} of ${c.turns.length} turns.`,
+      ? `The runs match (${n(c.turns.length)} turns).`
+      : `${n(c.difference_count)} differences in ${n(diverging)} of ${n(c.turns.length)} turns.`,
   );
   return lines.join("\n");
 }
