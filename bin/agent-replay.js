@@ -3,15 +3,18 @@
 // FILE` a readable summary, `export --otlp FILE` OTLP/JSON traces (docs/otlp.md).
 // FILE may be `-` (stdin); `--sample` uses the
 // embedded sample session. Load errors go to stderr with their positions
-// and make the exit code 1; usage errors exit 2. `serve` runs the viewer;
-// `report` writes it, with a log, into one HTML file.
+// and make the exit code 1; usage errors exit 2. `diff A B` compares two
+// runs (bin/diff.js). `serve` runs the viewer; `report` writes it, with a
+// log, into one HTML file.
 import { createReadStream, statSync } from "node:fs";
 import { SessionState, sampleLog, AgentReplayError } from "../js/node.js";
 import { runReport } from "./report.js";
 import { summarize } from "./summary.js";
+import { DIFF_USAGE, runDiff } from "./diff.js";
 
 const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--strict]
        agent-replay export --otlp <FILE|-|--sample> [--content] [--strict]
+       ${DIFF_USAGE.slice(7)}
        agent-replay serve [FILE...|DIR] [--port N] [--no-demo] [--interval-ms N] [--pause-ms N]
                           [--max-events N] [--max-age-ms N] [--write-token T] [--poll-ms N]
                           [--data DIR]
@@ -21,6 +24,9 @@ const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--stric
   summary    print a readable summary: status, turns, tools, processes, budgets, errors
   export     --otlp: print the run as OTLP/JSON traces (GenAI conventions; docs/otlp.md),
              --content adds message content
+  diff       compare two runs (A and B: FILE, - or --sample): the first divergence with
+             the event from each side, then each turn; exit 0 when they match,
+             1 when they diverge, 2 when one is not a log
   serve      serve the session viewer on 127.0.0.1 (port 8080 or $PORT; 0 picks one),
              with the sample session played live on a loop (--no-demo: off) and
              each FILE ready to open; --interval-ms paces the demo (1100) and
@@ -47,11 +53,12 @@ function fail(message, code = 2) {
   process.exit(code);
 }
 
-/** Streams a file into the state, drawing a progress bar on a terminal. */
-async function load(state, source, strict) {
+/** Streams a file into the state, drawing a progress bar on a terminal;
+ * `onEvent` receives each event folded. */
+async function load(state, source, strict, onEvent) {
   if (source === "--sample") {
-    state.apply(sampleLog(), { strict });
-    return { name: displayName(source), errors: state.view().load_errors };
+    state.write(sampleLog(), { strict, onEvent });
+    return { name: displayName(source), errors: state.end({ onEvent }).errors };
   }
   const fromStdin = source === "-";
   let total = 0;
@@ -67,7 +74,7 @@ async function load(state, source, strict) {
   let done = 0;
   let lastDraw = 0;
   for await (const chunk of stream) {
-    state.write(chunk, { strict });
+    state.write(chunk, { strict, onEvent });
     done += chunk.length;
     if (showProgress && Date.now() - lastDraw > 100) {
       lastDraw = Date.now();
@@ -79,7 +86,7 @@ async function load(state, source, strict) {
     }
   }
   if (showProgress) process.stderr.write("\r\x1b[K");
-  const report = state.end();
+  const report = state.end({ onEvent });
   return { name: displayName(source), errors: report.errors };
 }
 
@@ -149,6 +156,7 @@ function isDirectory(path) {
 async function main(argv) {
   if (argv[0] === "serve") return runServer(argv.slice(1));
   if (argv[0] === "report") return runReport(argv.slice(1), { fail, usage: USAGE, printError });
+  if (argv[0] === "diff") return runDiff(argv.slice(1), { load, printError, fail });
   const args = argv.filter((a) => a !== "--strict");
   const strict = args.length !== argv.length;
   const [command, ...rest] = args;

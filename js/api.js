@@ -111,10 +111,17 @@ function foldedEvents(wire, before, onEvent) {
 
 const wrap = Symbol("wrap");
 
+/** A SessionState's live core, for functions that take states (compareRuns). */
+let coreOf;
+
 /** Incremental session state: the OS snapshot and the session view. */
 export class SessionState {
   #core;
   #options;
+
+  static {
+    coreOf = (state) => state.#live();
+  }
 
   constructor(sessionId, options) {
     if (sessionId === wrap) {
@@ -291,10 +298,34 @@ export function toOtlp(log, options) {
   }
 }
 
-/** The events of a paged index's wire: `{position, kind, turn, json}`. */
+/**
+ * Two runs compared turn by turn, then tool call by tool call, with the
+ * first divergence (docs/api.md, "Comparing runs"). Each run is a log (a
+ * string or bytes, any framing), an array of events, or a SessionState;
+ * load errors of a log are kept in the result (`a.load_errors`), its good
+ * events compared, unless `{strict: true}`.
+ */
+export function compareRuns(a, b, options) {
+  const owned = [];
+  try {
+    const [x, y] = [a, b].map((run) => {
+      if (run instanceof SessionState) return coreOf(run);
+      if (typeof run !== "string" && !isBytes(run) && !Array.isArray(run))
+        throw invalidInput("compareRuns", run);
+      const state = new SessionState();
+      owned.push(state);
+      return coreOf(state.apply(run, options));
+    });
+    return JSON.parse(call(() => raw.compareRuns(x, y)));
+  } finally {
+    for (const state of owned) state.free();
+  }
+}
+
 /** The names of `SessionIndex.turnSeries`'s columns, from the core. */
 let turnColumns;
 
+/** The events of a paged index's wire: `{position, kind, turn, json}`. */
 function indexedEvents(wire) {
   return decodeEvents(wire, 4, (values, i, json) => ({
     position: values[i],

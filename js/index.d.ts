@@ -1001,6 +1001,80 @@ export class AgentReplayError extends Error {
   constructor(code: ErrorCode, message: string, details?: { errors?: LogError[] });
 }
 
+// ---- Comparing runs --------------------------------------------------------
+
+/** What a difference between two runs is about. */
+export type DifferenceAspect =
+  | "turn"
+  | "call"
+  | "message"
+  | "arguments"
+  | "result"
+  | "error"
+  | "tokens"
+  | "status";
+/** One side of a difference: the event that holds the value, and the value
+ * (`null`: the side has nothing there; its position is then the event it
+ * has at that point: its next call or turn, else the end of its turn or log). */
+export interface DifferenceSide {
+  position: number;
+  value: string | null;
+}
+export interface Difference {
+  aspect: DifferenceAspect;
+  life: number;
+  turn: number;
+  /** The call's index among the turn's aligned calls (call, arguments, result, error). */
+  call: number | null;
+  a: DifferenceSide;
+  b: DifferenceSide;
+}
+/** A turn as one run has it. */
+export interface TurnSide {
+  first_position: number;
+  last_position: number;
+  event_count: number;
+  tool_calls: number;
+  tokens: number;
+}
+/** One turn of either run, and what differs in it (in log order). */
+export interface TurnComparison {
+  life: number;
+  turn: number;
+  a: TurnSide | null;
+  b: TurnSide | null;
+  differences: Difference[];
+}
+export interface RunSide {
+  event_count: number;
+  status: SessionStatus;
+  total_tokens: U64;
+  /** The log's load errors: the good events are compared. */
+  load_errors: LogError[];
+}
+/** Two runs compared (`compareRuns`). */
+export interface RunComparison {
+  /** No difference at all. */
+  matches: boolean;
+  /** The first difference of the first turn (in `(life, turn)` order) that has one. */
+  first_divergence: Difference | null;
+  difference_count: number;
+  /** Every turn of either run, in `(life, turn)` order. */
+  turns: TurnComparison[];
+  a: RunSide;
+  b: RunSide;
+}
+/** Two runs compared turn by turn (by life and turn), then tool call by tool
+ * call (by order and tool name), with the first divergence. Each run is a log
+ * (string or bytes, any framing), an array of events, or a SessionState
+ * folded with its lists (not a checkpoint). A log's load errors are kept in
+ * the result unless `strict`, which throws on the first. */
+export function compareRuns(
+  a: string | Uint8Array | LoggedEvent[] | SessionState,
+  b: string | Uint8Array | LoggedEvent[] | SessionState,
+  options?: LoadOptions,
+): RunComparison;
+
 /** Loads a log (JSON array, JSON Lines or stored entries). Tolerant by
  * default: every valid event, with the errors beside them. */
 export function parseLog(input: string | Uint8Array, options?: LoadOptions): ParsedLog;

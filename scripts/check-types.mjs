@@ -28,6 +28,7 @@ const checks = [
   ...named("observation", "Observation", fixtures.observations),
   ...named("summary", "SessionSummary", fixtures.summaries),
   ...named("otlp", "OtlpTrace", fixtures.otlp),
+  ...named("comparison", "RunComparison", fixtures.comparisons),
 ];
 // The kind union of the .d.ts against the Rust kind table, both ways.
 checks.push(
@@ -39,7 +40,7 @@ checks.push(
   },
 );
 const header = [
-  `import type { SessionEvent, SessionView, SessionSummary, OsSnapshot, GapItem, Observation, EventKind, KindInfo, OtlpTrace } from "../../js/index.js";`,
+  `import type { SessionEvent, SessionView, SessionSummary, OsSnapshot, GapItem, Observation, EventKind, KindInfo, OtlpTrace, RunComparison } from "../../js/index.js";`,
   "type SameKinds<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;",
 ].join("\n");
 // The lines each check spans in generated.ts, to charge each error to one.
@@ -97,7 +98,7 @@ if (tsc.status !== 0 && failed.size === 0) unplaced += 1;
 process.stdout.write(diagnostics);
 for (const c of failed) console.log(`FAILED: ${c.name}`);
 console.log(
-  `types: ${fixtures.events.length} events, ${fixtures.views.length} views, ${fixtures.snapshots.length} snapshots, ${fixtures.gaps.length} gaps, ${fixtures.observations.length} observations, ${fixtures.summaries.length} summaries, ${fixtures.otlp.length} OTLP traces, the kind table against the kind union, and the API usage checked against js/index.d.ts`,
+  `types: ${fixtures.events.length} events, ${fixtures.views.length} views, ${fixtures.snapshots.length} snapshots, ${fixtures.gaps.length} gaps, ${fixtures.observations.length} observations, ${fixtures.summaries.length} summaries, ${fixtures.otlp.length} OTLP traces, ${fixtures.comparisons.length} comparisons, the kind table against the kind union, and the API usage checked against js/index.d.ts`,
 );
 console.log(`${checks.length - failed.size} passed, ${failed.size + unplaced} failed`);
 if (failed.size + unplaced > 0) process.exit(1);
@@ -107,7 +108,7 @@ function named(prefix, type, values) {
 }
 
 function API_USAGE() {
-  return `import { parseLog, rebuildOsSnapshot, SessionState, AgentReplayError, sampleLog, ReplayStore, ReplaySession, memoryUsage, eventKinds, toOtlp, type EventKind, type ObservedEvent, type OsSnapshot, type SessionView, type OtlpTrace } from "../../js/index.js";
+  return `import { parseLog, rebuildOsSnapshot, compareRuns, SessionState, AgentReplayError, sampleLog, ReplayStore, ReplaySession, memoryUsage, eventKinds, toOtlp, type EventKind, type ObservedEvent, type OsSnapshot, type SessionView, type OtlpTrace } from "../../js/index.js";
 import { createReplayHandler, bearerTokens } from "../../js/edge.js";
 import { categories, categoryOf, chartSeries, describeEvent, type SessionViewer } from "../../js/viewer/index.js";
 const parsed = parseLog(sampleLog(), { strict: false });
@@ -145,5 +146,8 @@ void n;
 const trace: OtlpTrace = toOtlp(sampleLog(), { content: true, sessionId: "s", strict: false });
 const spanId: string = trace.resourceSpans[0]!.scopeSpans[0]!.spans[0]!.spanId + state.toOtlp().resourceSpans.length;
 void spanId;
+const compared = compareRuns(sampleLog(), state, { strict: false });
+const firstAt: number | undefined = compared.first_divergence?.a.position;
+void firstAt;
 `;
 }

@@ -29,6 +29,7 @@ pub mod snapshot;
 
 pub use error::{Error, ErrorCode};
 pub use event::SessionEvent;
+pub mod compare;
 pub mod error;
 pub mod generate;
 pub mod index;
