@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // agent-replay CLI: `snapshot FILE` prints the OS snapshot JSON, `summary
-// FILE` a readable summary, `export --otlp FILE` OTLP/JSON traces (docs/otlp.md).
-// FILE may be `-` (stdin); `--sample` uses the
+// FILE` a readable summary, `export --otlp FILE` OTLP/JSON traces
+// (docs/otlp.md), `diff A B` compares two runs (bin/diff.js), `report FILE`
+// writes the viewer and the log into one HTML file (bin/report.js), and
+// `serve` runs the viewer. FILE may be `-` (stdin); `--sample` uses the
 // embedded sample session. Load errors go to stderr with their positions
-// and make the exit code 1; usage errors exit 2. `diff A B` compares two
-// runs (bin/diff.js). `serve` runs the viewer; `report` writes it, with a
-// log, into one HTML file.
+// and make the exit code 1; usage errors exit 2.
 import { createReadStream, statSync } from "node:fs";
 import { SessionState, sampleLog, AgentReplayError } from "../js/node.js";
 import { runReport } from "./report.js";
