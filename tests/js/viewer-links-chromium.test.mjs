@@ -7,7 +7,8 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchChromium } from "./chromium.mjs";
 import { SessionState } from "agent-replay";
@@ -30,6 +31,11 @@ function textsOf(name) {
 const LONG = textsOf("long_run.jsonl");
 const WORKFLOW = textsOf("workflow.jsonl");
 const kindOf = (text) => JSON.parse(text).kind;
+/** A log with no times, long enough that pausing at 8× lands well before
+ * its end on a loaded machine: the workflow run three times over. */
+const UNTIMED = [...WORKFLOW, ...WORKFLOW, ...WORKFLOW];
+const untimedPath = join(mkdtempSync(join(tmpdir(), "links-")), "untimed.jsonl");
+writeFileSync(untimedPath, `${UNTIMED.join("\n")}\n`);
 
 let browser;
 let server;
@@ -47,6 +53,7 @@ before(async () => {
       TOKEN,
       corpusPath("long_run.jsonl"),
       corpusPath("workflow.jsonl"),
+      untimedPath,
     ],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
@@ -262,8 +269,8 @@ test("a live session's link waits for its position, then stays there as events a
 });
 
 test("play at 8× moves the position; pause stops it; space toggles", async () => {
-  const { page, problems } = await open("?log=/files/workflow.jsonl#at=1");
-  await waitPosition(page, `event 1 of ${WORKFLOW.length}`);
+  const { page, problems } = await open("?log=/files/untimed.jsonl#at=1");
+  await waitPosition(page, `event 1 of ${UNTIMED.length}`);
   assert.equal(await page.textContent("[data-testid=pace]"), "2 events/s (no times in the log)");
   await page.selectOption("[data-testid=speed]", "8");
   await page.click("[data-testid=play]");
@@ -271,7 +278,7 @@ test("play at 8× moves the position; pause stops it; space toggles", async () =
   await page.waitForFunction(() => window.agentReplayViewer.position >= 4, null, { timeout: 5000 });
   await page.click("[data-testid=play]");
   const paused = await position(page);
-  assert.ok(paused < WORKFLOW.length, `paused at ${paused}, before the end`);
+  assert.ok(paused < UNTIMED.length, `paused at ${paused}, before the end`);
   await page.waitForTimeout(800); // 8× plays 16 events a second
   assert.equal(await position(page), paused, "pause stopped the position");
   assert.equal(await page.getAttribute("[data-testid=play]", "aria-pressed"), "false");
@@ -279,7 +286,7 @@ test("play at 8× moves the position; pause stops it; space toggles", async () =
   // Space plays on to the end (where playing stops by itself).
   await page.locator("[data-testid=timeline]").focus();
   await page.keyboard.press(" ");
-  await waitPosition(page, `event ${WORKFLOW.length} of ${WORKFLOW.length}`);
+  await waitPosition(page, `event ${UNTIMED.length} of ${UNTIMED.length}`);
   await page.waitForFunction(() => !window.agentReplayViewer.playing);
   await waitHash(page, ""); // at the end: the latest
   // Played at the end, it starts over; space pauses.
