@@ -5,6 +5,7 @@
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
+use super::syntax::TopLevel;
 use super::{SessionEvent, Str, UnknownEvent};
 
 /// Why one event's text is not a valid event.
@@ -53,13 +54,7 @@ impl<'a> SessionEvent<'a> {
     /// scan cannot vouch for and for every error: the full path then reads
     /// it, and says what is wrong. So the result is always the full path's.
     fn read_fast(text: &'a str, strict: bool) -> Option<Self> {
-        let (kind, scanned) = match scan_leading_kind(text) {
-            Some(kind) => (kind, None),
-            None => {
-                let top = super::syntax::top_level(text)?;
-                (top.unique_kind()?, Some(top))
-            }
-        };
+        let (kind, scanned) = scan_kind(text)?;
         let read = super::KINDS
             .iter()
             .position(|k| *k == kind)
@@ -89,13 +84,9 @@ impl<'a> SessionEvent<'a> {
         strict: bool,
         wanted: &dyn Fn(&str) -> bool,
     ) -> Result<Option<Self>, EventError> {
-        let (kind, checked) = match scan_leading_kind(text) {
-            Some(kind) => (Str::from(kind), false),
-            // A scan that finds the only `kind` has checked the text too.
-            None => match super::syntax::top_level(text).and_then(|top| top.unique_kind()) {
-                Some(kind) => (Str::from(kind), true),
-                None => (probe_kind(text)?, false),
-            },
+        let (kind, checked) = match scan_kind(text) {
+            Some((kind, scanned)) => (Str::from(kind), scanned.is_some()),
+            None => (probe_kind(text)?, false),
         };
         if !wanted(&kind) {
             if !checked && !super::syntax::is_valid_json(text) {
@@ -158,6 +149,17 @@ fn read_kind(text: &str) -> Result<Str<'_>, EventError> {
         Some(kind) => Ok(Str::from(kind)),
         None => probe_kind(text),
     }
+}
+
+/// The kind by a scan, when one finds it: leading the text, or else the
+/// only top-level `kind`, found by a scan that also checked the syntax (and
+/// is given back). `None` leaves it to the probe.
+fn scan_kind(text: &str) -> Option<(&str, Option<TopLevel<'_>>)> {
+    if let Some(kind) = scan_leading_kind(text) {
+        return Some((kind, None));
+    }
+    let top = super::syntax::top_level(text)?;
+    Some((top.unique_kind()?, Some(top)))
 }
 
 /// `{"kind":"name"` at the start (whitespace allowed), with no escapes in

@@ -288,16 +288,25 @@ pub fn top_level(text: &str) -> Option<TopLevel<'_>> {
 
 impl<'a> Cursor<'a> {
     /// A member's key without escapes, and its colon, up to the value; the
-    /// key's bytes.
+    /// key's bytes. (Keys are short: a plain loop, not the SWAR one.)
     fn plain_key(&mut self) -> Option<&'a [u8]> {
-        let b = self.b;
-        let start = self.i + 1;
-        if !self.key() {
+        if self.peek() != Some(b'"') {
             return None;
         }
-        let key = b.get(start..)?;
-        let len = key.iter().position(|&c| c == b'"' || c == b'\\')?;
-        (key.get(len) == Some(&b'"')).then(|| key.get(..len)).flatten()
+        let start = self.i + 1;
+        let rest = self.b.get(start..)?;
+        let len = rest.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        if rest.get(len) != Some(&b'"') {
+            return None;
+        }
+        self.i = start + len + 1;
+        self.ws();
+        if self.peek() != Some(b':') {
+            return None;
+        }
+        self.i += 1;
+        self.ws();
+        rest.get(..len)
     }
 
     /// One JSON value from here (whitespace before it already skipped), to
