@@ -1,8 +1,12 @@
 //! Native side of the snapshot benchmark: loads a log from bytes and folds
-//! the OS snapshot, as `rebuildOsSnapshot` does in WASM. Prints JSON.
-//! Run by benches/snapshot.mjs: `cargo bench --bench native_snapshot -- FILE REPS [all]`.
+//! the OS snapshot, as `rebuildOsSnapshot` does in WASM, or with `index`
+//! builds the paged index, as `new SessionIndex().apply(bytes)` does.
+//! Prints JSON. Run by benches/snapshot.mjs:
+//! `cargo bench --bench native_snapshot -- FILE REPS [all|index]`.
 use std::time::Instant;
 
+use agent_replay::index::SessionIndex;
+use agent_replay::log::LogOptions;
 use agent_replay::snapshot::rebuild_os_snapshot_from_bytes;
 
 fn peak_rss_mb() -> f64 {
@@ -20,6 +24,9 @@ fn main() {
     let reps: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(3);
     let full_check = args.get(3).is_some_and(|a| a == "all");
     let bytes = std::fs::read(file).expect("read log");
+    if args.get(3).is_some_and(|a| a == "index") {
+        return index(&bytes, reps);
+    }
     let mut ms = Vec::new();
     let mut snapshot = String::new();
     for _ in 0..reps {
@@ -33,6 +40,24 @@ fn main() {
     let which = if full_check { "native-all" } else { "native" };
     println!(
         "{{\"which\":\"{which}\",\"ms\":{ms:?},\"peakRssMb\":{},\"snapshot\":{snapshot}}}",
+        peak_rss_mb()
+    );
+}
+
+/// The paged index built from the whole log, `reps` times.
+fn index(bytes: &[u8], reps: usize) {
+    let mut ms = Vec::new();
+    let mut events = 0;
+    for _ in 0..reps {
+        let t0 = Instant::now();
+        let mut index = SessionIndex::new(None);
+        let report = index.apply_bytes(bytes, LogOptions::default()).expect("tolerant load");
+        assert!(report.errors.is_empty(), "benchmark log has errors");
+        ms.push(t0.elapsed().as_secs_f64() * 1000.0);
+        events = index.event_count();
+    }
+    println!(
+        "{{\"which\":\"native-index\",\"ms\":{ms:?},\"peakRssMb\":{},\"events\":{events}}}",
         peak_rss_mb()
     );
 }

@@ -210,3 +210,78 @@ fn past_a_bound_of_distinct_unknown_kinds_events_are_load_errors_not_a_slowdown(
     let one = Filter { kinds: Some(vec!["future_7".into()]), ..Filter::default() };
     assert_eq!(index.filter(&one), vec![8]);
 }
+
+/// `line` read by the parser alone: a leading key with an escape makes the
+/// scan that reads the runtime's turn-only kinds hand the event over.
+fn parsed(line: &str) -> String {
+    format!("{{\"\\u0078\":0,{}", &line[1..])
+}
+
+#[test]
+fn events_read_from_a_scan_fold_as_parsed_on_both_sides_of_each_checkpoint() {
+    // The generated log writes keys in order (`kind` after `effect_id`);
+    // after it, the same kinds with `kind` leading, a wake (a runtime turn
+    // below the life's, from a turn-only kind), a new run and a round.
+    let mut log = generate_jsonl(13, 200_000);
+    for (i, turn) in [9, 9, 2, 3, 1].into_iter().enumerate() {
+        log.push_str(&format!(
+            "{{\"kind\":\"context_prepared\",\"turn\":{turn},\"preparation\":{{\"n\":{i}}}}}\n\
+             {{\"kind\":\"workflow_node_completed\",\"turn\":{turn},\"status\":\"ok\"}}\n\
+             {{\"kind\":\"provider_attempt\",\"attempt_seq\":{i}}}\n\
+             {{\"kind\":\"from_the_future\",\"turn\":{turn}}}\n"
+        ));
+        if i == 2 {
+            log.push_str("{\"kind\":\"run_started\",\"run_id\":\"r2\",\"goal\":\"g\"}\n");
+            log.push_str("{\"kind\":\"round_started\",\"round\":1}\n");
+        }
+    }
+    let lines = lines(&log);
+    let mut index = SessionIndex::with_checkpoints(None, 3, 64);
+    index.apply_bytes(log.as_bytes(), LogOptions::default()).unwrap();
+    assert_eq!(index.event_count(), lines.len() as u64);
+    let mut full = SessionState::new(None);
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(seen(&index.state_at(i as u64)), seen(&full), "at {i}");
+        full.apply_json(&parsed(line)).unwrap();
+    }
+    assert_eq!(seen(&index.state_at(lines.len() as u64)), seen(&full));
+    assert_eq!(seen(index.state()), seen(&full));
+    assert_eq!(index.turns(), full.view().turns.as_slice());
+    assert!(full.view().lives.len() >= 3, "a wake and a new run start lives");
+}
+
+#[test]
+fn a_turn_only_kind_with_a_bad_body_is_the_parsers_load_error() {
+    let log = [
+        r#"{"kind":"context_prepared","preparation":{}}"#,
+        r#"{"effect_id":"e","kind":"kernel_observation","turn":-1}"#,
+        r#"{"kind":"workflow_completed","turn":1,"turn":2}"#,
+        r#"{"effect_id":"e","kind":"provider_attempt","kind":"provider_attempt"}"#,
+        r#"{"kind":"provider_attempt","status":tru}"#,
+        r#"{"kind":"context_prepared","turn":4}"#,
+    ]
+    .join("\n");
+    let mut index = SessionIndex::new(None);
+    index.apply_bytes(log.as_bytes(), LogOptions::default()).unwrap();
+    assert_eq!(index.event_count(), 1);
+    let errors: Vec<(usize, &str, Option<&str>)> = index
+        .load_errors()
+        .iter()
+        .map(|e| (e.line, e.message.as_str(), e.field.as_deref()))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            (1, "missing field `turn`", Some("turn")),
+            (2, "invalid value: integer `-1`, expected u32", Some("turn")),
+            (3, "duplicate field `turn`", Some("turn")),
+            (4, "duplicate field `kind`", Some("kind")),
+            (5, "expected ident", Some("status")),
+        ]
+    );
+    // Strict reading knows deepstrike-core's kinds only, as before.
+    let strict = LogOptions { strict: true, ..Default::default() };
+    let error = SessionIndex::new(None).apply_bytes(log.as_bytes(), strict).unwrap_err();
+    let unknown = "unknown event kind `context_prepared` (strict mode)";
+    assert_eq!((error.line, error.message.as_str()), (1, unknown));
+}

@@ -1,10 +1,12 @@
-//! The fast JSON syntax check agrees with serde_json on every input tried:
+//! The fast JSON syntax check, and its scan of an object's top-level `kind`
+//! and `turn`, agree with serde_json on every input tried:
 //! edge cases by hand, then thousands of random mutations of real events.
 
 mod common;
 
-use agent_replay::event::syntax::is_valid_json;
-use serde::de::IgnoredAny;
+use agent_replay::event::syntax::{is_valid_json, top_level};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
 
 fn serde_ok(text: &str) -> bool {
     serde_json::from_str::<IgnoredAny>(text).is_ok()
@@ -12,6 +14,50 @@ fn serde_ok(text: &str) -> bool {
 
 fn agree(text: &str) {
     assert_eq!(is_valid_json(text), serde_ok(text), "{text:?}");
+    agree_on_members(text);
+}
+
+/// The top-level members of a JSON object as serde_json reads them: each
+/// key decoded, each value as written.
+fn members(text: &str) -> Option<Vec<(String, String)>> {
+    struct Members;
+    impl<'de> Visitor<'de> for Members {
+        type Value = Vec<(String, String)>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some((key, value)) = map.next_entry::<String, Box<RawValue>>()? {
+                out.push((key, value.get().to_string()));
+            }
+            Ok(out)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let members = de.deserialize_map(Members).ok()?;
+    de.end().ok().map(|()| members)
+}
+
+/// `top_level` answers only for what serde_json reads as an object, with
+/// its members' `kind` and `turn`; it passes over an object only for a
+/// key with an escape.
+fn agree_on_members(text: &str) {
+    let Some(members) = members(text) else {
+        assert_eq!(top_level(text), None, "{text:?}");
+        return;
+    };
+    let Some(top) = top_level(text) else {
+        assert!(text.contains('\\'), "{text:?}");
+        return;
+    };
+    let named = |name: &'static str| members.iter().filter(move |(k, _)| k == name).map(|(_, v)| v);
+    let kind = named("kind").next().and_then(|v| v.strip_prefix('"')?.strip_suffix('"'));
+    let turn = named("turn").next().filter(|v| v.bytes().all(|b| b.is_ascii_digit()));
+    assert_eq!(top.kinds as usize, named("kind").count(), "{text:?}");
+    assert_eq!(top.turns as usize, named("turn").count(), "{text:?}");
+    assert_eq!(top.kind, kind.filter(|k| !k.contains('\\')), "{text:?}");
+    assert_eq!(top.turn, turn.and_then(|t| t.parse().ok()), "{text:?}");
 }
 
 #[test]
@@ -75,6 +121,10 @@ fn edge_cases_agree_with_serde_json() {
         "[true,false,null]",
         "{\"k\":[{\"x\":[]}]}",
         "{\"kind\":\"page_in\",\"turn\":1}",
+        "{\"turn\":1,\"x\":{\"kind\":\"y\"},\"kind\":\"page_in\",\"kind\":2}",
+        "{\"turn\":-0,\"kind\":\"a\\\"b\"}",
+        "{\"turn\":4294967296}",
+        "{\"tur\\u006e\":1}",
         "{\"kind\":\"page_in\",\"turn\":1",
         "\u{feff}{}",
         "\r\n{}\r\n",

@@ -43,6 +43,12 @@ macro_rules! session_events {
             Unknown(UnknownEvent<'a>),
         }
 
+        /// Each known kind's place in `KINDS`, named by its variant: the
+        /// dispatches compare numbers, not names.
+        #[allow(dead_code, reason = "only the discriminants are used")]
+        #[derive(Clone, Copy)]
+        enum Place { $($variant,)* }
+
         /// Every known kind's tag, in schema order.
         pub const KINDS: &[&str] = &[$($name),*];
 
@@ -71,8 +77,6 @@ macro_rules! session_events {
             /// The kind's place in `KINDS` (and `KIND_TABLE`); `None` for an
             /// unknown kind. No string comparison: the variant says it.
             pub fn kind_index(&self) -> Option<usize> {
-                #[allow(dead_code, reason = "only the discriminants are used")]
-                enum Place { $($variant,)* }
                 match self {
                     $(SessionEvent::$variant(_) => Some(Place::$variant as usize),)*
                     SessionEvent::Unknown(_) => None,
@@ -148,8 +152,6 @@ macro_rules! session_events {
             type Value = SessionEvent<'a>;
 
             fn deserialize<D: serde::Deserializer<'a>>(self, d: D) -> Result<SessionEvent<'a>, D::Error> {
-                #[allow(dead_code, reason = "only the discriminants are used")]
-                enum Place { $($variant,)* }
                 match self.index {
                     $(i if i == Place::$variant as usize => {
                         body::<$variant $(<$lt>)?, D>(d, SessionEvent::$variant)
@@ -238,6 +240,56 @@ session_events! {
     SemanticArchiveFailed = "semantic_archive_failed": Context, Sched, -, -, -, -, Always;
     MemoryWriteFailed = "memory_write_failed": Memory, Sched, -, turn, -, -, Always;
     MemoryQueryFailed = "memory_query_failed": Memory, Sched, -, turn, -, -, Always;
+}
+
+/// How the event of a kind whose body is its turn (`Turned`) or nothing
+/// (`Untyped`) is built: from the kind and the turn alone, which a scan of
+/// its text gives (`syntax::top_level`), without deserializing it.
+#[derive(Clone, Copy)]
+enum BareBody {
+    Turned(fn(Turned) -> SessionEvent<'static>),
+    Untyped(fn(Untyped) -> SessionEvent<'static>),
+}
+
+/// The kinds whose body is a `BareBody`, each with its place in `KINDS`.
+const BARE_BODIES: [(Place, BareBody); 17] = {
+    use BareBody::{Turned as T, Untyped as U};
+    use SessionEvent as E;
+    [
+        (Place::ContextPrepared, T(E::ContextPrepared)),
+        (Place::KernelObservation, T(E::KernelObservation)),
+        (Place::WorkflowNodesSubmitted, T(E::WorkflowNodesSubmitted)),
+        (Place::WorkflowBatchSpawned, T(E::WorkflowBatchSpawned)),
+        (Place::WorkflowNodeCompleted, T(E::WorkflowNodeCompleted)),
+        (Place::WorkflowCompleted, T(E::WorkflowCompleted)),
+        (Place::MemoryWriteFailed, T(E::MemoryWriteFailed)),
+        (Place::MemoryQueryFailed, T(E::MemoryQueryFailed)),
+        (Place::ProviderAttempt, U(E::ProviderAttempt)),
+        (Place::RoundStarted, U(E::RoundStarted)),
+        (Place::RoundPaced, U(E::RoundPaced)),
+        (Place::GroupMemberJoined, U(E::GroupMemberJoined)),
+        (Place::GroupBudgetCharged, U(E::GroupBudgetCharged)),
+        (Place::SummaryUpgraded, U(E::SummaryUpgraded)),
+        (Place::SemanticArchivePending, U(E::SemanticArchivePending)),
+        (Place::SemanticArchiveCompleted, U(E::SemanticArchiveCompleted)),
+        (Place::SemanticArchiveFailed, U(E::SemanticArchiveFailed)),
+    ]
+};
+
+impl BareBody {
+    /// The bare body of the kind at `index` in `KINDS`, if its body is one.
+    fn of(index: usize) -> Option<Self> {
+        BARE_BODIES.iter().find(|(place, _)| *place as usize == index).map(|(_, body)| *body)
+    }
+
+    /// The event, given the text's only `turn` if it has one; `None` when a
+    /// `Turned` body has none (the full parse says why).
+    fn event(self, turn: Option<u32>) -> Option<SessionEvent<'static>> {
+        match self {
+            BareBody::Turned(variant) => turn.map(|turn| variant(Turned { turn })),
+            BareBody::Untyped(variant) => Some(variant(Untyped {})),
+        }
+    }
 }
 
 /// Declares `Category` and the list of all of them from one list.

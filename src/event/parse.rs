@@ -5,6 +5,7 @@
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
+use super::syntax::TopLevel;
 use super::{SessionEvent, Str, UnknownEvent};
 
 /// Why one event's text is not a valid event.
@@ -40,7 +41,39 @@ impl<'a> SessionEvent<'a> {
     }
 
     fn read(text: &'a str, strict: bool) -> Result<Self, EventError> {
-        Self::parse_kind_and_body(read_kind(text)?, text, strict)
+        match Self::read_fast(text, strict) {
+            Some(event) => Ok(event),
+            None => Self::parse_kind_and_body(read_kind(text)?, text, strict),
+        }
+    }
+
+    /// The event, read without the kind's probe parse: its kind leads the
+    /// text or is found by a scan of the top-level keys, and an event whose
+    /// body is its turn or nothing (`BareBody`) or whose kind is not read
+    /// is taken from that scan, not deserialized. `None` for anything the
+    /// scan cannot vouch for and for every error: the full path then reads
+    /// it, and says what is wrong. So the result is always the full path's.
+    fn read_fast(text: &'a str, strict: bool) -> Option<Self> {
+        let (kind, scanned) = scan_kind(text)?;
+        let read = super::KINDS
+            .iter()
+            .position(|k| *k == kind)
+            .filter(|&i| super::KIND_TABLE.get(i).is_some_and(|info| info.core || !strict));
+        let bare = match read {
+            Some(index) => match super::BareBody::of(index) {
+                Some(body) => Some(body),
+                None => return Self::parse_kind_and_body(Str::from(kind), text, strict).ok(),
+            },
+            None => None,
+        };
+        let top = match scanned {
+            Some(top) => top,
+            None => super::syntax::top_level(text)?,
+        };
+        match bare {
+            Some(body) => body.event(top.unique_turn()),
+            None => Some(SessionEvent::Unknown(UnknownEvent { kind: Str::from(kind), json: text })),
+        }
     }
 
     /// Parses one event if `wanted(kind)` (strictly or not); other events
@@ -51,9 +84,12 @@ impl<'a> SessionEvent<'a> {
         strict: bool,
         wanted: &dyn Fn(&str) -> bool,
     ) -> Result<Option<Self>, EventError> {
-        let kind = read_kind(text)?;
+        let (kind, checked) = match scan_kind(text) {
+            Some((kind, scanned)) => (Str::from(kind), scanned.is_some()),
+            None => (probe_kind(text)?, false),
+        };
         if !wanted(&kind) {
-            if !super::syntax::is_valid_json(text) {
+            if !checked && !super::syntax::is_valid_json(text) {
                 // serde_json says exactly what and where.
                 super::objects::from_str::<IgnoredAny>(text)
                     .map_err(|e| EventError::from_serde(text, &e))?;
@@ -113,6 +149,17 @@ fn read_kind(text: &str) -> Result<Str<'_>, EventError> {
         Some(kind) => Ok(Str::from(kind)),
         None => probe_kind(text),
     }
+}
+
+/// The kind by a scan, when one finds it: leading the text, or else the
+/// only top-level `kind`, found by a scan that also checked the syntax (and
+/// is given back). `None` leaves it to the probe.
+fn scan_kind(text: &str) -> Option<(&str, Option<TopLevel<'_>>)> {
+    if let Some(kind) = scan_leading_kind(text) {
+        return Some((kind, None));
+    }
+    let top = super::syntax::top_level(text)?;
+    Some((top.unique_kind()?, Some(top)))
 }
 
 /// `{"kind":"name"` at the start (whitespace allowed), with no escapes in
@@ -308,4 +355,127 @@ fn open_containers(text: &str, end: usize) -> Option<Vec<Frame>> {
         i += 1;
     }
     Some(stack)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::syntax::is_valid_json;
+    use crate::generate::{generate_jsonl, SAMPLE_JSONL};
+
+    /// The full path alone: the kind read (probed when it does not lead),
+    /// then the body deserialized.
+    fn full(text: &str, strict: bool) -> Result<SessionEvent<'_>, EventError> {
+        SessionEvent::parse_kind_and_body(read_kind(text)?, text, strict)
+    }
+
+    /// `from_json_if` by the full path: the kind read, an event not wanted
+    /// checked as JSON.
+    fn full_if<'a>(
+        text: &'a str,
+        strict: bool,
+        wanted: &dyn Fn(&str) -> bool,
+    ) -> Result<Option<SessionEvent<'a>>, EventError> {
+        let kind = read_kind(text)?;
+        if !wanted(&kind) {
+            if !is_valid_json(text) {
+                super::super::objects::from_str::<IgnoredAny>(text)
+                    .map_err(|e| EventError::from_serde(text, &e))?;
+            }
+            return Ok(None);
+        }
+        SessionEvent::parse_kind_and_body(kind, text, strict).map(Some)
+    }
+
+    /// Events of the kinds read from a scan (`BareBody`) and of others, the
+    /// kind leading or not, as the runtimes write them.
+    fn events() -> Vec<String> {
+        let mut lines: Vec<String> = SAMPLE_JSONL.lines().map(String::from).collect();
+        lines.extend(generate_jsonl(5, 60_000).lines().map(String::from));
+        for kind in ["context_prepared", "kernel_observation", "workflow_completed"] {
+            lines.push(format!(r#"{{"kind":"{kind}","turn":3,"raw":{{"a":[1,"x"]}}}}"#));
+            lines.push(format!(r#"{{"effect_id":"e","kind":"{kind}","turn":0}}"#));
+            lines.push(format!(r#"{{"turn":4294967295,"x":null,"kind":"{kind}"}}"#));
+        }
+        for kind in ["provider_attempt", "round_started", "semantic_archive_failed", "future"] {
+            lines.push(format!(r#"{{"kind":"{kind}","round":2,"goal":"g"}}"#));
+            lines.push(format!(r#"{{"attempt_seq":1,"kind":"{kind}","status":"ok"}}"#));
+        }
+        lines
+    }
+
+    /// What a mutation inserts after a `{` or a `,`: members that make a
+    /// scan's answer differ from a parse's if it were careless.
+    const MEMBERS: [&str; 15] = [
+        r#""kind":"context_prepared","#,
+        r#""kind":"provider_attempt","#,
+        r#""kind":"page_in","#,
+        r#""kind":5,"#,
+        r#""kind":"a\"b","#,
+        r#""\u006bind":"round_paced","#,
+        r#""turn":7,"#,
+        r#""turn":-0,"#,
+        r#""turn":-3,"#,
+        r#""turn":1.0,"#,
+        r#""turn":1e1,"#,
+        r#""turn":4294967296,"#,
+        r#""turn":"2","#,
+        r#""tur\u006e":3,"#,
+        r#""x":[{"kind":"y","turn":1}],"#,
+    ];
+
+    fn mutate(text: &str, rng: &mut u64) -> String {
+        let mut next = |n: usize| {
+            *rng ^= *rng << 13;
+            *rng ^= *rng >> 7;
+            *rng ^= *rng << 17;
+            (*rng % n.max(1) as u64) as usize
+        };
+        let mut bytes = text.as_bytes().to_vec();
+        let at = next(bytes.len() + 1);
+        match next(4) {
+            0 => {
+                let opens: Vec<usize> =
+                    (0..bytes.len()).filter(|&i| b"{,".contains(&bytes[i])).collect();
+                let at = opens.get(next(opens.len())).map_or(0, |i| i + 1);
+                let member = MEMBERS[next(MEMBERS.len())].as_bytes();
+                bytes.splice(at..at, member.iter().copied());
+            }
+            1 if at < bytes.len() => {
+                bytes.remove(at);
+            }
+            2 => bytes.insert(at, b"{}[]\":,\\-0159.e tnu"[next(19)]),
+            _ => bytes.truncate(at),
+        }
+        String::from_utf8(bytes).unwrap_or_default()
+    }
+
+    #[test]
+    fn reading_from_a_scan_gives_what_the_full_path_gives() {
+        let mut rng = 12345;
+        let mut texts = events();
+        // Each round mutates every text so far once more, up to 20,000.
+        for _ in 0..6 {
+            let more: Vec<String> = texts.iter().map(|t| mutate(t, &mut rng)).collect();
+            texts.extend(more.into_iter().take(20_000 - texts.len().min(20_000)));
+        }
+        let snapshot = |kind: &str| crate::snapshot::folds(kind);
+        let (mut read, mut refused) = (0, 0);
+        for text in &texts {
+            for strict in [false, true] {
+                let got = SessionEvent::read(text, strict);
+                assert_eq!(got, full(text, strict), "{text}");
+                if got.is_ok() {
+                    read += 1
+                } else {
+                    refused += 1
+                }
+                let got_if = SessionEvent::from_json_if(text, strict, &snapshot);
+                assert_eq!(got_if, full_if(text, strict, &snapshot), "{text}");
+                let none = SessionEvent::from_json_if(text, strict, &|_| false);
+                assert_eq!(none, full_if(text, strict, &|_| false), "{text}");
+            }
+        }
+        assert!(read > 5000 && refused > 5000, "{read} read, {refused} refused");
+    }
 }

@@ -199,71 +199,185 @@ impl Cursor<'_> {
 /// True when `text` is exactly one JSON value with optional whitespace.
 pub fn is_valid_json(text: &str) -> bool {
     let mut c = Cursor { b: text.as_bytes(), i: 0 };
-    let mut stack = Stack { bits: 0, depth: 0, spill: Vec::new() };
     c.ws();
-    'value: loop {
-        // A value.
-        match c.peek() {
-            Some(b'{') => {
-                c.i += 1;
-                c.ws();
-                if c.peek() == Some(b'}') {
-                    c.i += 1;
-                } else {
-                    stack.push(true);
-                    if !c.key() {
-                        return false;
-                    }
-                    continue 'value;
-                }
-            }
-            Some(b'[') => {
-                c.i += 1;
-                c.ws();
-                if c.peek() == Some(b']') {
-                    c.i += 1;
-                } else {
-                    stack.push(false);
-                    continue 'value;
-                }
-            }
-            Some(b'"') => {
-                c.i += 1;
-                if !c.string() {
-                    return false;
-                }
-            }
-            Some(b't') if c.literal(b"true") => {}
-            Some(b'f') if c.literal(b"false") => {}
-            Some(b'n') if c.literal(b"null") => {}
-            Some(b'-' | b'0'..=b'9') if c.number() => {}
-            _ => return false,
-        }
-        // After a value: close containers or go on to the next member.
+    c.value() && {
+        c.ws();
+        c.i == c.b.len()
+    }
+}
+
+/// What a fold can read of an event without parsing it: the top-level
+/// members `kind` and `turn` of a text that is one well-formed JSON object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TopLevel<'a> {
+    /// The first `kind` member's value, when it is a string without escapes.
+    pub kind: Option<&'a str>,
+    /// How many `kind` members there are.
+    pub kinds: u32,
+    /// The first `turn` member's value, when it is an integer written with
+    /// digits alone that fits a `u32`.
+    pub turn: Option<u32>,
+    /// How many `turn` members there are.
+    pub turns: u32,
+}
+
+impl<'a> TopLevel<'a> {
+    /// The kind, when it is the object's only `kind` member.
+    pub fn unique_kind(&self) -> Option<&'a str> {
+        self.kind.filter(|_| self.kinds == 1)
+    }
+
+    /// The turn, when it is the object's only `turn` member.
+    pub fn unique_turn(&self) -> Option<u32> {
+        self.turn.filter(|_| self.turns == 1)
+    }
+}
+
+/// The top-level `kind` and `turn` of `text`, checking as `is_valid_json`
+/// does that it is one JSON value: `None` when it is not, when that value
+/// is not an object, or when a top-level key holds an escape (a parser
+/// would decode it, and could read it as `kind` or `turn`).
+pub fn top_level(text: &str) -> Option<TopLevel<'_>> {
+    let mut c = Cursor { b: text.as_bytes(), i: 0 };
+    let mut top = TopLevel { kind: None, kinds: 0, turn: None, turns: 0 };
+    c.ws();
+    if c.peek() != Some(b'{') {
+        return None;
+    }
+    c.i += 1;
+    c.ws();
+    if c.peek() == Some(b'}') {
+        c.i += 1;
+    } else {
         loop {
+            let key = c.plain_key()?;
+            let start = c.i;
+            if !c.value() {
+                return None;
+            }
+            let value = text.get(start..c.i)?;
+            if key == b"kind" {
+                top.kinds = top.kinds.saturating_add(1);
+                if top.kinds == 1 {
+                    top.kind = value.strip_prefix('"').and_then(|v| v.strip_suffix('"'));
+                    top.kind = top.kind.filter(|k| !k.contains('\\'));
+                }
+            } else if key == b"turn" {
+                top.turns = top.turns.saturating_add(1);
+                if top.turns == 1 && value.bytes().all(|b| b.is_ascii_digit()) {
+                    top.turn = value.parse().ok();
+                }
+            }
             c.ws();
-            let Some(in_object) = stack.last() else {
-                return c.i == c.b.len();
-            };
-            match (c.peek(), in_object) {
-                (Some(b','), true) => {
+            match c.peek() {
+                Some(b',') => {
                     c.i += 1;
                     c.ws();
-                    if !c.key() {
+                }
+                Some(b'}') => {
+                    c.i += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+    }
+    c.ws();
+    (c.i == c.b.len()).then_some(top)
+}
+
+impl<'a> Cursor<'a> {
+    /// A member's key without escapes, and its colon, up to the value; the
+    /// key's bytes. (Keys are short: a plain loop, not the SWAR one.)
+    fn plain_key(&mut self) -> Option<&'a [u8]> {
+        if self.peek() != Some(b'"') {
+            return None;
+        }
+        let start = self.i + 1;
+        let rest = self.b.get(start..)?;
+        let len = rest.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        if rest.get(len) != Some(&b'"') {
+            return None;
+        }
+        self.i = start + len + 1;
+        self.ws();
+        if self.peek() != Some(b':') {
+            return None;
+        }
+        self.i += 1;
+        self.ws();
+        rest.get(..len)
+    }
+
+    /// One JSON value from here (whitespace before it already skipped), to
+    /// just past it.
+    fn value(&mut self) -> bool {
+        let c = self;
+        let mut stack = Stack { bits: 0, depth: 0, spill: Vec::new() };
+        'value: loop {
+            // A value.
+            match c.peek() {
+                Some(b'{') => {
+                    c.i += 1;
+                    c.ws();
+                    if c.peek() == Some(b'}') {
+                        c.i += 1;
+                    } else {
+                        stack.push(true);
+                        if !c.key() {
+                            return false;
+                        }
+                        continue 'value;
+                    }
+                }
+                Some(b'[') => {
+                    c.i += 1;
+                    c.ws();
+                    if c.peek() == Some(b']') {
+                        c.i += 1;
+                    } else {
+                        stack.push(false);
+                        continue 'value;
+                    }
+                }
+                Some(b'"') => {
+                    c.i += 1;
+                    if !c.string() {
                         return false;
                     }
-                    continue 'value;
                 }
-                (Some(b','), false) => {
-                    c.i += 1;
-                    c.ws();
-                    continue 'value;
-                }
-                (Some(b'}'), true) | (Some(b']'), false) => {
-                    c.i += 1;
-                    stack.pop();
-                }
+                Some(b't') if c.literal(b"true") => {}
+                Some(b'f') if c.literal(b"false") => {}
+                Some(b'n') if c.literal(b"null") => {}
+                Some(b'-' | b'0'..=b'9') if c.number() => {}
                 _ => return false,
+            }
+            // After a value: close containers or go on to the next member.
+            loop {
+                let Some(in_object) = stack.last() else {
+                    return true;
+                };
+                c.ws();
+                match (c.peek(), in_object) {
+                    (Some(b','), true) => {
+                        c.i += 1;
+                        c.ws();
+                        if !c.key() {
+                            return false;
+                        }
+                        continue 'value;
+                    }
+                    (Some(b','), false) => {
+                        c.i += 1;
+                        c.ws();
+                        continue 'value;
+                    }
+                    (Some(b'}'), true) | (Some(b']'), false) => {
+                        c.i += 1;
+                        stack.pop();
+                    }
+                    _ => return false,
+                }
             }
         }
     }

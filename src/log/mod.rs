@@ -450,8 +450,12 @@ impl LogReader {
         if let (true, SessionEvent::Unknown(u)) = (self.strict, &event) {
             return Err(Rejected::UnknownKind(u.kind.to_string()));
         }
-        let kind = event.kind().to_string();
-        sink.event(text, event).map_err(|why| Rejected::Refused(kind, why))?;
+        sink.event(text, event).map_err(|why| {
+            // The sink took the event: its kind is read again, on this rare
+            // path only (a copy of it for every event costs an allocation).
+            let kind = SessionEvent::from_json(text).map(|e| e.kind().to_string());
+            Rejected::Refused(kind.unwrap_or_default(), why)
+        })?;
         self.events = self.events.saturating_add(1);
         Ok(())
     }

@@ -618,23 +618,28 @@ impl SessionViewFolder {
         tally: Tally,
     ) {
         let turns = &mut self.view.turns;
-        let index = *self.turn_index.entry((life, turn)).or_insert_with(|| {
-            let index = turns.len();
-            turns.push(TurnSummary {
-                life,
-                turn,
-                first_position: position,
-                last_position: position,
-                event_count: 0,
-                kinds: BTreeMap::new(),
-                tool_calls: Vec::new(),
-                tokens: 0,
-                input_tokens: 0,
-                output_tokens: 0,
-                errors: 0,
-            });
-            index
-        });
+        // Most events belong to the latest turn: found without hashing.
+        let latest = turns.last().filter(|t| (t.life, t.turn) == (life, turn));
+        let index = match latest {
+            Some(_) => turns.len().saturating_sub(1),
+            None => *self.turn_index.entry((life, turn)).or_insert_with(|| {
+                let index = turns.len();
+                turns.push(TurnSummary {
+                    life,
+                    turn,
+                    first_position: position,
+                    last_position: position,
+                    event_count: 0,
+                    kinds: BTreeMap::new(),
+                    tool_calls: Vec::new(),
+                    tokens: 0,
+                    input_tokens: 0,
+                    output_tokens: 0,
+                    errors: 0,
+                });
+                index
+            }),
+        };
         let Some(t) = turns.get_mut(index) else { return };
         t.last_position = position;
         t.event_count = count_up(t.event_count, 1);
