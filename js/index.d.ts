@@ -846,6 +846,8 @@ export interface SessionView {
     agent_id: string | null;
     system_prompt: string | null;
     attachment_count: number;
+    /** The provider route the run was started with, as written (deepstrike 0.2.77). */
+    route: JsonObject | null;
   } | null;
   status: SessionStatus;
   turns_used: number;

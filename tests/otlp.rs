@@ -111,6 +111,24 @@ fn a_run_is_an_invoke_agent_root_over_chat_and_execute_tool_spans() {
 }
 
 #[test]
+fn the_model_is_the_runs_route_when_no_attempt_names_one() {
+    // The events alone (no stored-entry seq to leave gaps in), less the attempts.
+    let without_attempts: String = corpus("tools.jsonl")
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap()["event"].to_string())
+        .filter(|event| !event.contains("\"kind\":\"provider_attempt\""))
+        .map(|event| format!("{event}\n"))
+        .collect();
+    let trace = export(&without_attempts);
+    assert_eq!(str_attr(root(&trace), "gen_ai.request.model"), "replay");
+    let chats = named(&trace, "chat replay");
+    assert_eq!(chats.len(), 5, "every call named by run_started's route");
+    for chat in &chats {
+        assert_eq!(str_attr(chat, "gen_ai.provider.name"), "replay");
+    }
+}
+
+#[test]
 fn tool_spans_carry_call_id_arguments_result_and_error_status() {
     let trace = export(&corpus("tools.jsonl"));
     let reads = named(&trace, "execute_tool read_file");

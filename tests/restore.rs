@@ -172,7 +172,7 @@ fn crash_and_wake() -> String {
     let call = r#"{"id":"w1","name":"fs.read","arguments":{"path":"a"}}"#;
     [
         r#"{"kind":"round_started","round":2,"goal":"again"}"#.to_string(),
-        r#"{"kind":"run_started","run_id":"run-2","goal":"again","criteria":["done"],"agent_id":"a","system_prompt":"s"}"#.to_string(),
+        r#"{"kind":"run_started","run_id":"run-2","goal":"again","criteria":["done"],"agent_id":"a","system_prompt":"s","route":{"provider":"p","model":"m"}}"#.to_string(),
         measured(0, 40),
         measured(0, 30),
         format!(r#"{{"kind":"llm_completed","turn":1,"content":"","tool_calls":[{call}]}}"#),

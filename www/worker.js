@@ -118,23 +118,13 @@ function timesOf(e) {
   }
 }
 
-/** `run_started.route`, the route of model calls whose attempts name none. */
-function runRoute(run) {
-  const e = run ? eventAt(run.position) : null;
-  try {
-    return e ? (JSON.parse(e.json).route ?? null) : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The view's transcript, load errors and counts, and the chart series;
  * the rest of the view is let go (on a long log it is most of the memory). */
 function shownView() {
   if (!view) {
     const whole = state.view();
     series = chartSeries(whole);
-    digest = viewDigest(whole, runRoute(whole.run));
+    digest = viewDigest(whole);
     view = { transcript: whole.transcript, load_errors: whole.load_errors, counts: whole.counts };
   }
   return view;
@@ -251,7 +241,7 @@ async function loadIndexed(reader, total, name) {
   const report = index.end();
   const lists = panelView(index);
   series = chartSeries(lists);
-  digest = viewDigest(lists, runRoute(lists.run));
+  digest = viewDigest(lists);
   post({
     op: "loaded",
     name,

@@ -36,10 +36,10 @@ const routeOf = (r) => (r ? { provider: r.provider, protocol: r.protocol, model:
  * produced: the first one after the call's last event and before the next
  * call's first (the runtime writes a call's events, then its
  * `llm_completed`); `null` when there is none (the call failed, or is still
- * going on). `route` is the attempt's, else the context's, else `runRoute`
- * (`run_started.route`).
+ * going on). `route` is the attempt's, else the context's, else the run's
+ * (`view.run.route`, as `run_started` wrote it).
  */
-export function modelCalls(view, runRoute = null) {
+export function modelCalls(view) {
   const model = view.model ?? {};
   const byEffect = new Map();
   const callOf = (position, effect) => {
@@ -87,7 +87,7 @@ export function modelCalls(view, runRoute = null) {
     const next = calls[k + 1]?.position ?? Infinity;
     while (i < answers.length && answers[i].position <= c.last_position) i += 1;
     if (i < answers.length && answers[i].position < next) c.answer = answers[i].position;
-    c.route ??= routeOf(runRoute);
+    c.route ??= routeOf(view.run?.route);
     c.life = lifeAt(view.lives, c.position);
   });
   return calls;
@@ -204,9 +204,9 @@ function observationsOf(view) {
 }
 
 /** Everything the runtime panels show of a view, once. */
-export function viewDigest(view, runRoute = null) {
+export function viewDigest(view) {
   return {
-    calls: modelCalls(view, runRoute),
+    calls: modelCalls(view),
     workflow: workflowOf(view),
     activity: activityOf(view),
     observations: observationsOf(view),

@@ -143,8 +143,8 @@ export interface ViewDigest {
   observations: Record<string, number[]>;
 }
 /** `runRoute`: `run_started.route`, for calls whose events name none. */
-export function viewDigest(view: SessionView, runRoute?: unknown): ViewDigest;
-export function modelCalls(view: SessionView, runRoute?: unknown): ModelCall[];
+export function viewDigest(view: SessionView): ViewDigest;
+export function modelCalls(view: SessionView): ModelCall[];
 /** A call as of a position: what was written by then. */
 export function callAt(call: ModelCall, at: number): ModelCall;
 

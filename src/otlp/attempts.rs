@@ -58,7 +58,7 @@ pub fn read(entry: &Entry) -> Attempt {
         .and_then(|(start, end)| Some((nanos(start)?, nanos(end)?)))
         .filter(|(start, end)| start <= end);
     let usage = pair(obj.raw("usage"), "usage", ["input_tokens", "output_tokens"]);
-    let route = Obj::parse(obj.raw("route"), "route", &at);
+    let (provider, model) = route_names(obj.raw("route"));
     Attempt {
         position: entry.position.0,
         seq: crate::view::raw::unsigned(obj.raw("attempt_seq")),
@@ -66,7 +66,15 @@ pub fn read(entry: &Entry) -> Attempt {
         error_class: text_field(&obj, "last_error_class"),
         times,
         usage,
-        provider: text_field(&route, "provider"),
-        model: text_field(&route, "model"),
+        provider,
+        model,
     }
+}
+
+/// The provider and model a route record names (a `provider_attempt`'s
+/// or `run_started`'s `route`).
+pub fn route_names(route: &str) -> (Option<String>, Option<String>) {
+    let problem = Problem::default();
+    let obj = Obj::parse(route, "route", &At { problem: &problem, what: "route", key: "" });
+    (text_field(&obj, "provider"), text_field(&obj, "model"))
 }

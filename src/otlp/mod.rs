@@ -62,11 +62,10 @@ fn put_status(a: &mut Attributes, status: &RunStatus) -> Status {
 fn root_span(cx: &Context<'_>, children: &[Draft], run_id: &str) -> Draft {
     let view = cx.view;
     let agent_id = view.run.as_ref().and_then(|r| r.agent_id.as_deref());
-    let (provider, model) = spans::run_route(cx.attempts);
     let mut a = Attributes::default();
     a.str("gen_ai.operation.name", "invoke_agent");
-    a.opt_str("gen_ai.provider.name", provider);
-    a.opt_str("gen_ai.request.model", model);
+    a.opt_str("gen_ai.provider.name", cx.route.provider.as_deref());
+    a.opt_str("gen_ai.request.model", cx.route.model.as_deref());
     a.opt_str("gen_ai.agent.id", agent_id);
     a.opt_str("gen_ai.agent.name", agent_id);
     a.opt_str("gen_ai.conversation.id", view.session_id.as_deref());
@@ -118,8 +117,15 @@ pub fn to_otlp(view: &SessionView, options: OtlpOptions) -> String {
     let ids = ids::Ids::new(view.session_id.as_deref().unwrap_or(""), run_id);
     let attempts: Vec<attempts::Attempt> = view.model.attempts.iter().map(attempts::read).collect();
     let clock = clock::Clock::new(&attempts);
-    let cx =
-        Context { view, ids: &ids, clock: &clock, attempts: &attempts, content: options.content };
+    let route = spans::run_route(view.run.as_ref(), &attempts);
+    let cx = Context {
+        view,
+        ids: &ids,
+        clock: &clock,
+        attempts: &attempts,
+        route: &route,
+        content: options.content,
+    };
     let children = spans::child_spans(&cx);
     let root = root_span(&cx, &children, run_id);
     let root_id = root.span_id.clone();

@@ -11,7 +11,7 @@ use super::ids::Ids;
 use super::model::{push_str, Attributes, Span, SpanEvent, SpanKind, Status};
 use crate::json::JsonText;
 use crate::units::Position;
-use crate::view::{ProcessView, SessionView, ToolOutcome, TranscriptEntry};
+use crate::view::{ProcessView, RunHeader, SessionView, ToolOutcome, TranscriptEntry};
 
 /// A span before its ids and times are written out.
 pub struct Draft {
@@ -55,6 +55,8 @@ pub struct Context<'v> {
     pub ids: &'v Ids,
     pub clock: &'v Clock,
     pub attempts: &'v [Attempt],
+    /// The run's route (`run_route`).
+    pub route: &'v Route,
     pub content: bool,
 }
 
@@ -167,11 +169,23 @@ fn model_calls<'v>(view: &'v SessionView, attempts: &'v [Attempt]) -> Vec<Call<'
     calls
 }
 
-/// The provider and model of the run: the route written on its attempts.
-pub fn run_route(attempts: &[Attempt]) -> (Option<&str>, Option<&str>) {
-    let provider = attempts.iter().find_map(|a| a.provider.as_deref());
-    let model = attempts.iter().find_map(|a| a.model.as_deref());
-    (provider, model)
+/// The provider and model of the run: its `run_started` route's, each
+/// else the first its attempts name.
+pub fn run_route(run: Option<&RunHeader>, attempts: &[Attempt]) -> Route {
+    let (provider, model) = run
+        .and_then(|r| r.route.as_ref())
+        .map_or((None, None), |route| super::attempts::route_names(route.get()));
+    Route {
+        provider: provider.or_else(|| attempts.iter().find_map(|a| a.provider.clone())),
+        model: model.or_else(|| attempts.iter().find_map(|a| a.model.clone())),
+    }
+}
+
+/// A provider and model, as a route names them.
+#[derive(Debug, Default)]
+pub struct Route {
+    pub provider: Option<String>,
+    pub model: Option<String>,
 }
 
 /// Input and output tokens summed over the attempts that report both.
@@ -222,9 +236,9 @@ fn call_times(call: &Call<'_>, clock: &Clock) -> (Moment, Moment) {
 
 /// The `chat` span of one model call.
 fn chat_span(cx: &Context<'_>, call: &Call<'_>, calls: &Calls<'_>) -> Draft {
-    let (run_provider, run_model) = run_route(cx.attempts);
-    let (provider, model) = run_route(call.attempts);
-    let (provider, model) = (provider.or(run_provider), model.or(run_model));
+    let own = |get: fn(&Attempt) -> Option<&str>| call.attempts.iter().find_map(get);
+    let provider = own(|a| a.provider.as_deref()).or(cx.route.provider.as_deref());
+    let model = own(|a| a.model.as_deref()).or(cx.route.model.as_deref());
     let position = call.position();
     let mut a = Attributes::default();
     a.str("gen_ai.operation.name", "chat");

@@ -42,6 +42,9 @@ readable! {
         pub agent_id: Option<String>,
         pub system_prompt: Option<String>,
         pub attachment_count: usize,
+        /// The provider route the run was started with, as written
+        /// (deepstrike 0.2.77 writes one; the kernel's schema has none).
+        pub route: Option<JsonText>,
     }
 }
 
@@ -505,7 +508,7 @@ impl SessionViewFolder {
     pub fn apply(&mut self, event: &SessionEvent<'_>, text: &str) {
         let position = self.advance(event);
         let v = &mut self.view;
-        fold_run(v, event, position);
+        fold_run(v, event, text, position);
         let tally = fold_tool_results(&mut v.errors, event);
         let full = self.detail == Detail::Full;
         fold_permissions(v, event, position, full);
@@ -724,7 +727,7 @@ fn count_up(n: u64, by: u64) -> u64 {
 }
 
 /// The run header and the status: started, suspended, resumed, ended.
-fn fold_run(v: &mut SessionView, event: &SessionEvent<'_>, position: Position) {
+fn fold_run(v: &mut SessionView, event: &SessionEvent<'_>, text: &str, position: Position) {
     match event {
         E::RunStarted(e) => {
             v.run = Some(RunHeader {
@@ -735,6 +738,7 @@ fn fold_run(v: &mut SessionView, event: &SessionEvent<'_>, position: Position) {
                 agent_id: opt(&e.agent_id),
                 system_prompt: opt(&e.system_prompt),
                 attachment_count: e.attachments.len(),
+                route: route_of(text),
             });
         }
         E::RunTerminal(e) => {
@@ -919,6 +923,13 @@ fn list_of<'v>(v: &'v mut SessionView, event: &SessionEvent<'_>) -> Option<&'v m
         | E::SemanticArchiveFailed(_) => &mut v.semantic_archive,
         _ => return None,
     })
+}
+
+/// An event's `route` member as written, if it has one that is not null.
+fn route_of(text: &str) -> Option<JsonText> {
+    let members = raw::items(text, b'{')?;
+    let route = members.iter().rev().find(|m| m.key == "\"route\"")?.value;
+    (route != "null").then(|| JsonText::from_raw_str(route))
 }
 
 /// Every per-event list of the view (`list_of` says which kinds go where).

@@ -191,6 +191,20 @@ test("model calls: attempts beside the message they produced, a failed call on i
   assert.equal(callAt(calls[0], calls[0].position).attempts.length, 0);
 });
 
+test("the run's route is run_started's, and names the calls whose events name none", () => {
+  const events = parseLog(corpus("tools.jsonl")).events;
+  const started = events.find((e) => e.kind === "run_started");
+  assert.ok(started.route, "the runtime writes a route on run_started");
+  const unnamed = events.filter((e) => !["provider_attempt", "context_prepared"].includes(e.kind));
+  const view = new SessionState().apply(unnamed).view();
+  assert.deepEqual(view.run.route, started.route);
+  const { calls } = viewDigest(view);
+  assert.ok(calls.length > 0);
+  for (const c of calls)
+    assert.deepEqual(c.route, { provider: "replay", protocol: "openai-chat", model: "replay" });
+  assert.equal(contractView(sampleLog()).run.route, null, "the kernel's run_started has none");
+});
+
 test("model calls after a wake belong to the second life", () => {
   const text = corpus("crash_wake.jsonl");
   const view = contractView(text);
