@@ -1,13 +1,20 @@
 //! `SessionState`: the OS snapshot and the session view folded together,
 //! from events, whole logs, or log chunks.
 
-use crate::event::SessionEvent;
+use crate::event::{SessionEvent, KINDS};
 use crate::log::{self, LoadReport, LogError, LogOptions, LogReader};
 use crate::snapshot::{OsSnapshot, OsSnapshotFolder};
 use crate::view::{os_snapshot_of, Detail, SessionSummary, SessionView, SessionViewFolder};
 
 /// Receives each event folded from a streamed log, with its JSON text.
 pub type EventSink<'s> = dyn FnMut(&str, &SessionEvent<'_>) + 's;
+
+/// Distinct kinds this version does not know that a state or an index
+/// folds from a log; events of any further one are refused (load errors,
+/// `limit_exceeded`). Each such kind is counted in the summary, which every
+/// time-travel checkpoint copies: without a bound, a log of ever-new kinds
+/// would make folding with checkpoints quadratic.
+pub const MAX_UNKNOWN_KINDS: usize = 4096;
 
 /// How many items each list `SessionState::keep_last` cut had: the OS
 /// snapshot's by name, each process's history by agent id.
@@ -22,6 +29,8 @@ pub struct SessionState {
     os: OsSnapshotFolder,
     view: SessionViewFolder,
     stream: Option<LogReader>,
+    /// How many distinct kinds this version does not know were folded.
+    unknown_kinds: usize,
 }
 
 impl SessionState {
@@ -30,6 +39,7 @@ impl SessionState {
             os: OsSnapshotFolder::new(),
             view: SessionViewFolder::new(session_id),
             stream: None,
+            unknown_kinds: 0,
         }
     }
 
@@ -39,6 +49,7 @@ impl SessionState {
             os: OsSnapshotFolder::new(),
             view: SessionViewFolder::with_detail(session_id, detail),
             stream: None,
+            unknown_kinds: 0,
         }
     }
 
@@ -47,20 +58,48 @@ impl SessionState {
     pub fn from_view_json(json: &str) -> Result<Self, String> {
         let view = SessionViewFolder::restore(json)?;
         let os = OsSnapshotFolder::from_snapshot(os_snapshot_of(view.view())?);
-        Ok(SessionState { os, view, stream: None })
+        let unknown_kinds =
+            view.view().counts.keys().filter(|k| !KINDS.contains(&k.as_str())).count();
+        Ok(SessionState { os, view, stream: None, unknown_kinds })
     }
 
     /// A light copy for time travel: it folds on the OS snapshot and the
     /// summary, not the per-event lists, so many can be held.
     pub fn checkpoint(&self) -> Self {
-        SessionState { os: self.os.clone(), view: self.view.light(), stream: None }
+        SessionState {
+            os: self.os.clone(),
+            view: self.view.light(),
+            stream: None,
+            unknown_kinds: self.unknown_kinds,
+        }
     }
 
     /// Folds one event, given with its JSON text as written (the view's
     /// records keep it); its position is the next one.
     pub fn apply(&mut self, event: &SessionEvent<'_>, text: &str) {
+        if self.is_new_unknown(event) {
+            self.unknown_kinds = self.unknown_kinds.saturating_add(1);
+        }
         self.os.apply(event);
         self.view.apply(event, text);
+    }
+
+    /// Whether the event is of a kind this version does not know and the
+    /// state has not folded yet.
+    fn is_new_unknown(&self, event: &SessionEvent<'_>) -> bool {
+        matches!(event, SessionEvent::Unknown(u) if !self.view.view().counts.contains_key(&*u.kind))
+    }
+
+    /// Folds an event a log reader delivers; one of a new unknown kind past
+    /// `MAX_UNKNOWN_KINDS` is refused, for the reader to report.
+    fn take(&mut self, text: &str, event: &SessionEvent<'_>) -> Result<(), String> {
+        if self.unknown_kinds >= MAX_UNKNOWN_KINDS && self.is_new_unknown(event) {
+            return Err(format!(
+                "more than {MAX_UNKNOWN_KINDS} distinct kinds this version does not know"
+            ));
+        }
+        self.apply(event, text);
+        Ok(())
     }
 
     /// Folds one event given as JSON text.
@@ -72,8 +111,7 @@ impl SessionState {
 
     /// Folds a whole log held in a string; load errors join the view.
     pub fn apply_str(&mut self, text: &str, opts: LogOptions) -> Result<LoadReport, LogError> {
-        let report =
-            log::read_str(text, opts, &mut |t: &str, e: SessionEvent<'_>| self.apply(&e, t))?;
+        let report = log::read_str(text, opts, &mut Folding { state: self, then: &mut |_, _| {} })?;
         self.view.add_load_errors(&report.errors);
         Ok(report)
     }
@@ -81,7 +119,7 @@ impl SessionState {
     /// Folds a whole log held in bytes; load errors join the view.
     pub fn apply_bytes(&mut self, bytes: &[u8], opts: LogOptions) -> Result<LoadReport, LogError> {
         let report =
-            log::read_bytes(bytes, opts, &mut |t: &str, e: SessionEvent<'_>| self.apply(&e, t))?;
+            log::read_bytes(bytes, opts, &mut Folding { state: self, then: &mut |_, _| {} })?;
         self.view.add_load_errors(&report.errors);
         Ok(report)
     }
@@ -100,10 +138,7 @@ impl SessionState {
     ) -> Result<(), LogError> {
         let mut reader = self.stream.take().unwrap_or_else(|| LogReader::new(opts));
         let before = reader.errors().len();
-        let result = reader.push(chunk, &mut |t: &str, e: SessionEvent<'_>| {
-            self.apply(&e, t);
-            sink(t, &e);
-        });
+        let result = reader.push(chunk, &mut Folding { state: self, then: sink });
         self.view.add_load_errors(errors_since(&reader, before));
         self.stream = Some(reader);
         result
@@ -118,10 +153,7 @@ impl SessionState {
     pub fn end_each(&mut self, sink: &mut EventSink<'_>) -> Result<LoadReport, LogError> {
         let mut reader = self.stream.take().unwrap_or_default();
         let before = reader.errors().len();
-        let result = reader.finish(&mut |t: &str, e: SessionEvent<'_>| {
-            self.apply(&e, t);
-            sink(t, &e);
-        });
+        let result = reader.finish(&mut Folding { state: self, then: sink });
         self.view.add_load_errors(errors_since(&reader, before));
         result.map(|()| reader.report())
     }
@@ -154,6 +186,21 @@ impl SessionState {
 
     pub fn summary(&self) -> SessionSummary<'_> {
         self.view.summary()
+    }
+}
+
+/// A state folding what a log reader delivers, handing each event it
+/// takes on to `then`.
+struct Folding<'s, 'f> {
+    state: &'s mut SessionState,
+    then: &'s mut EventSink<'f>,
+}
+
+impl log::EventSink for Folding<'_, '_> {
+    fn event(&mut self, json: &str, event: SessionEvent<'_>) -> Result<(), String> {
+        self.state.take(json, &event)?;
+        (self.then)(json, &event);
+        Ok(())
     }
 }
 

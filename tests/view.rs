@@ -248,3 +248,29 @@ fn the_kind_table_agrees_with_the_events_and_the_snapshot_fold() {
     }
     assert_eq!(seen.len(), KIND_TABLE.len(), "the sample has every kind of the table");
 }
+
+#[test]
+fn past_a_bound_of_distinct_unknown_kinds_a_state_refuses_their_events() {
+    use agent_replay::state::MAX_UNKNOWN_KINDS;
+    let n = MAX_UNKNOWN_KINDS + 100;
+    let log: String = (0..n).map(|i| format!("{{\"kind\":\"future_{i}\"}}\n")).collect();
+    let mut state = SessionState::new(None);
+    let report = state.apply_str(&log, Default::default()).unwrap();
+    assert_eq!(state.event_count(), MAX_UNKNOWN_KINDS as u64);
+    assert_eq!(report.errors.len(), 100);
+    let first = &report.errors[0];
+    assert_eq!((first.line, first.kind.as_deref()), (MAX_UNKNOWN_KINDS + 1, Some("future_4096")));
+    assert_eq!(serde_json::to_value(first.code).unwrap(), "limit_exceeded");
+    // A kind already folded is taken, from chunks too, and by a state
+    // restored from the view (which counts the unknown kinds again).
+    state
+        .write(b"{\"kind\":\"future_7\"}\n{\"kind\":\"future_9999\"}\n", Default::default())
+        .unwrap();
+    assert_eq!(state.end().unwrap().errors.len(), 1);
+    assert_eq!(state.event_count(), MAX_UNKNOWN_KINDS as u64 + 1);
+    let mut restored = SessionState::from_view_json(&to_js_json(state.view())).unwrap();
+    let again =
+        restored.apply_str("{\"kind\":\"future_8\"}\n{\"kind\":\"new\"}\n", Default::default());
+    assert_eq!(again.unwrap().errors.len(), 1);
+    assert_eq!(restored.event_count(), MAX_UNKNOWN_KINDS as u64 + 2);
+}

@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::event::{SessionEvent, KINDS};
 use crate::log::{self, EventSink, LoadReport, LogError, LogOptions, LogReader};
 use crate::state::SessionState;
+pub use crate::state::MAX_UNKNOWN_KINDS;
 use crate::view::{Detail, TurnSummary};
 use checkpoints::Checkpoints;
 use search::Query;
@@ -32,12 +33,6 @@ struct Slot {
 }
 
 const NO_TURN: u32 = u32::MAX;
-
-/// Distinct kinds this version does not know that an index takes; events of
-/// any further one are refused (load errors, `limit_exceeded`). Each such
-/// kind is counted in the summary, which every checkpoint copies: without a
-/// bound, a log of ever-new kinds would make indexing quadratic.
-pub const MAX_UNKNOWN_KINDS: usize = 4096;
 
 /// One event of a page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
