@@ -10,7 +10,7 @@
 // far it got, not a crash of the benchmark.
 // Logs are generated once into bench-data/ (never committed) and reused.
 // Run: `npm run bench:viewer` (VERBOSE=1 lists each long task).
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import {
   closeSync,
   existsSync,
@@ -23,6 +23,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { launchChromium } from "../tests/js/chromium.mjs";
+import { startServe } from "../tests/js/serve.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 /** Each size: a number of events, or a size in bytes (`1gb`, `500mb`),
@@ -88,22 +89,6 @@ function generate({ spec, events, bytes }) {
     renameSync(partial, path);
   }
   return { path, events: events ?? countLines(path).lines };
-}
-
-function startServer(files) {
-  const child = spawn(
-    process.execPath,
-    [join(root, "bin/agent-replay.js"), "serve", "--port", "0", "--no-demo", ...files],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  return new Promise((resolve) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = /viewer: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
-      if (m) resolve({ url: m[1], stop: () => child.kill() });
-    });
-  });
 }
 
 /** Resident memory of Chromium's renderer processes, in MB. */
@@ -302,12 +287,12 @@ async function measure(browser, server, n, path) {
 }
 
 const logs = sizes.map(generate);
-const server = await startServer(logs.map((log) => log.path));
+const server = await startServe(["--no-demo", ...logs.map((log) => log.path)]);
 const browser = await launchChromium(["--enable-precise-memory-info"]);
 const results = [];
 for (const { path, events } of logs) results.push(await measure(browser, server, events, path));
 await browser.close();
-server.stop();
+await server.stop();
 
 const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : "–");
 console.log(

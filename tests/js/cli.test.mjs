@@ -1,12 +1,13 @@
 // The command line, run as a user runs it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { rebuildOsSnapshot, sampleLog } from "agent-replay";
 import { rawRequest } from "./edge-scenario.mjs";
+import { startServe } from "./serve.mjs";
 
 const cli = new URL("../../bin/agent-replay.js", import.meta.url).pathname;
 const run = (args, input) =>
@@ -50,22 +51,11 @@ test("errors print with positions and exit non-zero", () => {
 
 /** Runs `agent-replay serve` on a free port until `use(url)` is done. */
 async function withServer(args, use) {
-  const child = spawn(process.execPath, [cli, "serve", "--port", "0", ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const server = await startServe(args);
   try {
-    const url = await new Promise((resolve, reject) => {
-      let out = "";
-      child.stdout.on("data", (d) => {
-        out += d;
-        const m = /viewer: (http:\S+)\//.exec(out);
-        if (m) resolve(m[1]);
-      });
-      child.on("exit", (code) => reject(new Error(`serve exited ${code}`)));
-    });
-    await use(url);
+    await use(server.url);
   } finally {
-    child.kill();
+    await server.stop();
   }
 }
 

@@ -4,7 +4,6 @@
 // or replaced file must come back as a gap, never merged.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import {
   appendFileSync,
   mkdirSync,
@@ -17,6 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchChromium } from "./chromium.mjs";
+import { startServe } from "./serve.mjs";
 import { SessionState } from "agent-replay";
 import { serve } from "../../bin/serve.js";
 import { DirectoryFollower } from "../../bin/follow-dir.js";
@@ -278,41 +278,13 @@ test("without fs.watch the poll follows, reading in small chunks", async () => {
   }
 });
 
-/** Starts `agent-replay serve ARGS` as the CLI runs it; resolves to {url, stop}. */
-function startCli(args) {
-  const child = spawn(process.execPath, [join(root, "bin/agent-replay.js"), "serve", ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  let err = "";
-  child.stderr.on("data", (d) => (err += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 20_000);
-    child.on("exit", (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = /viewer: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
-      if (!m || !/following /.test(out)) return;
-      clearTimeout(timer);
-      resolve({
-        url: m[1],
-        stop: () =>
-          new Promise((ok) => {
-            child.once("exit", ok);
-            child.kill("SIGTERM");
-          }),
-      });
-    });
-  });
-}
-
 test("in Chromium: the list follows a running agent's log, the viewer follows it across a disconnect", async () => {
   const own = mkdtempSync(join(tmpdir(), "serve-dir-e2e-"));
   const path = join(own, "long_run.jsonl");
   const log = linesOf("long_run.jsonl").slice(0, 400);
   writeFileSync(path, `${log.slice(0, 50).join("\n")}\n`);
   writeFileSync(join(own, "tools.jsonl"), `${tools.join("\n")}\n`);
-  const cli = await startCli(["--port", "0", "--poll-ms", "200", own]);
+  const cli = await startServe(["--poll-ms", "200", own], { ready: /following / });
   const browser = await launchChromium();
   let written = 50;
   /** The writer: the runtime appending its log, one line at a time. */

@@ -4,58 +4,22 @@
 // from two files chosen.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { compareRuns } from "agent-replay";
 import { launchChromium } from "./chromium.mjs";
+import { startServe } from "./serve.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const corpus = join(root, "tests/corpus/deepstrike-0.2.77");
 const [A, B] = ["crash_wake.jsonl", "signals.jsonl"];
 const expected = compareRuns(readFileSync(join(corpus, A)), readFileSync(join(corpus, B)));
 
-/** `agent-replay serve` on a free port with both logs; resolves to {url, stop}. */
-function startServer() {
-  const child = spawn(
-    process.execPath,
-    [
-      join(root, "bin/agent-replay.js"),
-      "serve",
-      "--port",
-      "0",
-      "--no-demo",
-      join(corpus, A),
-      join(corpus, B),
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error("serve did not start")), 20_000);
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = /viewer: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
-      if (!m) return;
-      clearTimeout(timer);
-      resolve({
-        url: m[1],
-        stop: () =>
-          new Promise((ok) => {
-            child.once("exit", ok);
-            child.kill("SIGTERM");
-          }),
-      });
-    });
-    child.on("exit", (code) => reject(new Error(`serve exited ${code}`)));
-  });
-}
-
 let browser;
 let server;
 before(async () => {
   browser = await launchChromium();
-  server = await startServer();
+  server = await startServe(["--no-demo", join(corpus, A), join(corpus, B)]);
 });
 after(async () => {
   await browser?.close();

@@ -6,11 +6,11 @@
 // position at the chosen speed and pause stops it.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchChromium } from "./chromium.mjs";
+import { startServe } from "./serve.mjs";
 import { SessionState } from "agent-replay";
 import { categoryOf } from "../../js/viewer/describe.js";
 
@@ -41,39 +41,18 @@ let browser;
 let server;
 before(async () => {
   browser = await launchChromium();
-  const child = spawn(
-    process.execPath,
-    [
-      join(root, "bin/agent-replay.js"),
-      "serve",
-      "--port",
-      "0",
-      "--no-demo",
-      "--write-token",
-      TOKEN,
-      corpusPath("long_run.jsonl"),
-      corpusPath("workflow.jsonl"),
-      untimedPath,
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("serve did not start")), 20_000);
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = /viewer: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-  });
-  server = { url, child };
+  server = await startServe([
+    "--no-demo",
+    "--write-token",
+    TOKEN,
+    corpusPath("long_run.jsonl"),
+    corpusPath("workflow.jsonl"),
+    untimedPath,
+  ]);
 });
 after(async () => {
   await browser?.close();
-  server?.child.kill("SIGTERM");
+  await server?.stop();
 });
 
 async function open(path) {

@@ -4,10 +4,10 @@
 // what the package computes from the whole log, with no view built.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { launchChromium } from "./chromium.mjs";
+import { startServe } from "./serve.mjs";
 import { SessionState } from "agent-replay";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -26,28 +26,11 @@ let browser;
 let server;
 before(async () => {
   browser = await launchChromium();
-  const child = spawn(
-    process.execPath,
-    [join(root, "bin/agent-replay.js"), "serve", "--port", "0", "--no-demo", LOG],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("serve did not start")), 20_000);
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = /viewer: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-  });
-  server = { url, child };
+  server = await startServe(["--no-demo", LOG]);
 });
 after(async () => {
   await browser?.close();
-  server?.child.kill("SIGTERM");
+  await server?.stop();
 });
 
 async function openPaged() {

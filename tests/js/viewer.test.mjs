@@ -4,11 +4,11 @@
 // go to target/screenshots/.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchChromium } from "./chromium.mjs";
+import { startServe } from "./serve.mjs";
 import { SessionState, eventKinds, parseLog, rebuildOsSnapshot, sampleLog } from "agent-replay";
 import { describeEvent, kernelFacets, kernelFacetsOf } from "../../js/viewer/describe.js";
 import { viewDigest } from "../../js/viewer/digest.js";
@@ -26,38 +26,6 @@ const TOKEN = "test-token";
 /** Real deepstrike 0.2.77 logs the server also serves (at /files/NAME). */
 const CORPUS = ["long_run.jsonl", "workflow.jsonl", "provider_fatal.jsonl", "crash_wake.jsonl"];
 
-/** Starts `agent-replay serve` on a free port; resolves to {url, stop}. */
-function startServer(args) {
-  const child = spawn(
-    process.execPath,
-    [join(root, "bin/agent-replay.js"), "serve", "--port", "0", ...args],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let out = "";
-  let err = "";
-  child.stderr.on("data", (d) => (err += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 20_000);
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = /viewer: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({
-          url: m[1],
-          out: () => out,
-          stop: () =>
-            new Promise((ok) => {
-              child.once("exit", ok);
-              child.kill("SIGTERM");
-            }),
-        });
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-  });
-}
-
 let browser;
 let logs; // the malformed log's directory
 let main; // demo off, writes allowed, a short live buffer
@@ -73,7 +41,7 @@ before(async () => {
     '{"kind":"page_in","tu',
   ];
   writeFileSync(join(logs, "broken.jsonl"), bad.join("\n"));
-  main = await startServer([
+  main = await startServe([
     "--no-demo",
     "--write-token",
     TOKEN,
@@ -515,7 +483,7 @@ test("after a trim past its cursor the viewer shows the gap, reloads the observa
 });
 
 test("npm start's demo plays the sample live, and the page works on a narrow dark screen", async () => {
-  const demo = await startServer([
+  const demo = await startServe([
     "--interval-ms",
     "20",
     "--pause-ms",
