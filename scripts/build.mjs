@@ -123,6 +123,9 @@ const wasmOpt = join(root, "node_modules/.bin/wasm-opt");
 if (existsSync(wasmOpt)) {
   run(wasmOpt, [
     "-O3",
+    // The toolchain's metadata sections: nothing reads them at run time.
+    "--strip-producers",
+    "--strip-target-features",
     "--enable-bulk-memory",
     "--enable-nontrapping-float-to-int",
     "--enable-sign-ext",
