@@ -81,6 +81,17 @@ function chartsFor(full) {
   return charts;
 }
 
+/** Whether two charts' aligned columns hold the same values. */
+function sameColumns(a, b) {
+  if (a.length !== b.length) return false;
+  return a.every((column, i) => {
+    const other = b[i];
+    return (
+      column === other || (column.length === other.length && column.every((y, k) => y === other[k]))
+    );
+  });
+}
+
 /**
  * Draws the charts of a session's series as of position `at` into `host`
  * and returns a handle: `update(series, at)` gives the plots new data
@@ -111,7 +122,8 @@ export function renderCharts(host, series, at = Infinity) {
         plots[i] = null;
         area.replaceChildren(h("p", { class: "asv-dim" }, "No data yet."));
       } else if (plots[i] && shapes[i] === shape) {
-        plots[i].setData(spec.data);
+        // A step within a turn changes no column: nothing to redraw.
+        if (!sameColumns(plots[i].data, spec.data)) plots[i].setData(spec.data);
       } else {
         plots[i]?.destroy();
         area.replaceChildren();
