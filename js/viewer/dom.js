@@ -56,28 +56,22 @@ function syncAttributes(old, fresh) {
     if (!fresh.hasAttribute(own[i].name)) old.removeAttribute(own[i].name);
 }
 
-/** The keyed children of `old` that `fresh` has too, by key (the others
- * are removed first, so the kept ones after them need not move); null when
- * neither has a keyed child. */
-function keptByKey(old, fresh) {
-  let wanted = null;
-  for (let f = fresh.firstChild; f; f = f.nextSibling) {
-    const key = keyOf(f);
-    if (key === null) continue;
-    wanted = wanted ?? new Set();
-    wanted.add(key);
-  }
-  let kept = null;
-  for (let c = old.firstChild; c; ) {
-    const next = c.nextSibling;
+/** The keys of `parent`'s keyed children, by node, or null when it has
+ * none. A key repeated among siblings (the tool calls of one event share
+ * its position) is told apart by its count. */
+function childKeys(parent) {
+  let keys = null;
+  let seen = null;
+  for (let c = parent.firstChild; c; c = c.nextSibling) {
     const key = keyOf(c);
-    if (key !== null && wanted?.has(key)) {
-      kept = kept ?? new Map();
-      kept.set(key, c);
-    } else if (key !== null) c.remove();
-    c = next;
+    if (key === null) continue;
+    keys = keys ?? new Map();
+    seen = seen ?? new Map();
+    const n = seen.get(key) ?? 0;
+    seen.set(key, n + 1);
+    keys.set(c, n ? `${key}#${n}` : key);
   }
-  return kept ?? (wanted ? new Map() : null);
+  return keys;
 }
 
 /**
@@ -89,14 +83,24 @@ function keptByKey(old, fresh) {
  * position). Nodes in `keep` (old ones) are left as they are when matched.
  */
 export function morphChildren(old, fresh, keep = new Set()) {
-  const keyed = keptByKey(old, fresh);
+  const freshKeys = childKeys(fresh);
+  const oldKeys = childKeys(old);
+  const keyed = new Map();
+  if (oldKeys) {
+    const wanted = new Set(freshKeys?.values());
+    // Gone ones first, so the kept ones after them need not move.
+    for (const [node, key] of oldKeys) {
+      if (wanted.has(key)) keyed.set(key, node);
+      else node.remove();
+    }
+  }
   let cur = old.firstChild;
   for (let f = fresh.firstChild; f; ) {
     const next = f.nextSibling;
-    const key = keyed && keyOf(f);
+    const key = freshKeys?.get(f);
     let match = null;
     if (key) match = keyed.get(key) ?? null;
-    else if (cur && !(keyed && keyOf(cur)) && cur.nodeName === f.nodeName) match = cur;
+    else if (cur && !oldKeys?.has(cur) && cur.nodeName === f.nodeName) match = cur;
     if (match) {
       if (key) keyed.delete(key);
       if (match === cur) cur = cur.nextSibling;
