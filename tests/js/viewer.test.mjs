@@ -753,3 +753,73 @@ test("the panels: model calls beside their answers, failed calls, lives and the 
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("a time-travel step keeps what did not change and shows what a fresh render shows", async () => {
+  const { page, problems } = await openPage(`${main.url}/?log=`);
+  await page.waitForFunction(() => customElements.get("agent-session-viewer"));
+  const log = corpus("long_run.jsonl");
+  const view = { ...contractView(log), snapshot: rebuildOsSnapshot(log) };
+  const positions = view.transcript.map((t) => t.position);
+  // The end, one entry back, halfway back, and the end again.
+  const steps = [positions.at(-1), positions.at(-2), positions[positions.length >> 1]];
+  steps.push(steps[0]);
+  const shown = await page.evaluate(
+    async ({ view, steps }) => {
+      document.getElementById("main").hidden = false;
+      document.getElementById("welcome").hidden = true;
+      const viewer = document.getElementById("viewer");
+      const show = (el, at) =>
+        new Promise((resolve) => {
+          el.addEventListener("rendered", resolve, { once: true });
+          el.data = { view, snapshot: view.snapshot, at };
+        });
+      // The charts are canvases drawn apart: compared elsewhere.
+      const html = (el) => {
+        const copy = el.cloneNode(true);
+        copy.querySelector(".asv-charts")?.remove();
+        return copy.innerHTML;
+      };
+      // Entries by position (the tool calls of one event share it: counted).
+      const entries = () => {
+        const seen = new Map();
+        return new Map(
+          [...viewer.querySelectorAll("[data-testid=transcript] > li")].map((li) => {
+            const n = seen.get(li.dataset.position) ?? 0;
+            seen.set(li.dataset.position, n + 1);
+            return [`${li.dataset.position}#${n}`, li];
+          }),
+        );
+      };
+      const out = [];
+      for (const at of steps) {
+        const before = entries();
+        const snapshot = [...viewer.querySelectorAll("[data-testid=snapshot] *")];
+        await show(viewer, at);
+        const fresh = document.createElement("agent-session-viewer");
+        document.body.append(fresh);
+        await show(fresh, at);
+        const now = [...entries()].filter(([key]) => before.has(key));
+        out.push({
+          asFresh: html(viewer) === html(fresh),
+          entriesKept: now.filter(([key, li]) => before.get(key) === li).length,
+          entriesShared: now.length,
+          snapshotKept: snapshot.filter((el) => viewer.contains(el)).length,
+          snapshotBefore: snapshot.length,
+        });
+        fresh.remove();
+      }
+      return out;
+    },
+    { view, steps },
+  );
+  for (const [i, step] of shown.entries()) {
+    assert.ok(step.asFresh, `step ${i}: the panels differ from a fresh render`);
+    // Entries shown before and after are the same elements, not rebuilt.
+    assert.equal(step.entriesKept, step.entriesShared, `step ${i}: entries rebuilt`);
+    // The snapshot's input does not change: none of its elements is replaced.
+    assert.equal(step.snapshotKept, step.snapshotBefore, `step ${i}: snapshot rebuilt`);
+  }
+  assert.ok(shown[1].entriesShared > 10 && shown[1].snapshotBefore > 10, "too little to compare");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
