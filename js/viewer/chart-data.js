@@ -135,8 +135,15 @@ function chartSpecs({ samples, alerts, turns, usage }, ops) {
 export function chartData(series, colors) {
   const range = turnRange(series);
   const ops = [...new Set(series.usage.map((u) => u.operation_id))].slice(0, colors);
-  return chartSpecs(series, ops).map(({ points, ...spec }) => ({
-    ...spec,
-    dataAt: alignedAt(points, range),
-  }));
+  return chartSpecs(series, ops).map(({ points, ...spec }) => {
+    // Bucketed on first use, so charts made in separate tasks split the work.
+    let columnsAt = null;
+    return {
+      ...spec,
+      dataAt(at) {
+        columnsAt = columnsAt ?? alignedAt(points, range);
+        return columnsAt(at);
+      },
+    };
+  });
 }

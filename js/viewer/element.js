@@ -180,19 +180,20 @@ export class SessionViewer extends HTMLElement {
     // section and its plots stay as they are and get new data below.
     morphChildren(this, h("div", {}, fresh), keep);
     const series = d.series ?? chartSeries(d.view);
+    const rendered = () => this.dispatchEvent(new CustomEvent("rendered"));
     if (kept) {
       this.#charts.plots.update(series, at);
-      this.dispatchEvent(new CustomEvent("rendered"));
+      this.#charts.plots.whenDrawn(rendered);
       return;
     }
-    // Making the plots is the costly part: a task of its own, so neither runs long.
+    // Making the plots is the costly part: tasks of their own, so none runs long.
     const drawn = ++this.#drawn;
     setTimeout(() => {
       if (drawn !== this.#drawn || !this.isConnected) return;
       this.#charts?.plots.destroy();
       const section = this.querySelector(".asv-charts");
       this.#charts = { section, plots: renderCharts(section, series, at) };
-      this.dispatchEvent(new CustomEvent("rendered"));
+      this.#charts.plots.whenDrawn(rendered);
     });
   }
 }

@@ -823,3 +823,31 @@ test("a time-travel step keeps what did not change and shows what a fresh render
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("renderCharts makes one chart per task and says when all are drawn", async () => {
+  const { page, problems } = await openPage(`${main.url}/?log=`);
+  const log = corpus("long_run.jsonl");
+  const view = contractView(log);
+  const counts = await page.evaluate(async (view) => {
+    const { renderCharts, chartSeries } = await import("/agent-replay/js/viewer/index.js");
+    const host = document.createElement("section");
+    document.body.append(host);
+    const charts = renderCharts(host, chartSeries(view));
+    const figures = () => host.querySelectorAll("figure").length;
+    const atReturn = figures();
+    let drawn = false;
+    charts.whenDrawn(() => {
+      drawn = true;
+    });
+    const drawnAtReturn = drawn;
+    const atEnd = await new Promise((resolve) => charts.whenDrawn(() => resolve(figures())));
+    // Once drawn, a callback runs at once.
+    let now = false;
+    charts.whenDrawn(() => (now = true));
+    charts.destroy();
+    return { atReturn, drawnAtReturn, atEnd, now, left: figures() };
+  }, view);
+  assert.deepEqual(counts, { atReturn: 1, drawnAtReturn: false, atEnd: 4, now: true, left: 0 });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
