@@ -143,9 +143,8 @@ export function renderCharts(host, series, at = Infinity) {
   return {
     update(full, position = Infinity) {
       shown = { full, position };
-      chartsFor(full)
-        .slice(0, made)
-        .forEach((chart, i) => drawChart(chart, i, full, position));
+      const charts = chartsFor(full);
+      for (let i = 0; i < made; i++) drawChart(charts[i], i, full, position);
     },
     whenDrawn(f) {
       if (made < chartsFor(shown.full).length) waiting.push(f);
