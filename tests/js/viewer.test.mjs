@@ -851,3 +851,57 @@ test("renderCharts makes one chart per task and says when all are drawn", async 
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("each state brings the model calls its transcript shows, as the whole digest places them", async () => {
+  const text = corpus("long_run.jsonl");
+  const n = text.trimEnd().split("\n").length;
+  const state = new SessionState();
+  state.apply(text);
+  const view = { ...state.view(), snapshot: state.osSnapshot() };
+  const { page, problems } = await openPage(`${main.url}/?log=/files/long_run.jsonl`);
+  const of = (p) => `event ${p.toLocaleString("en-US")} of ${n.toLocaleString("en-US")}`;
+  await waitPosition(page, of(n));
+  for (const at of [Math.floor(n / 2), n]) {
+    await page.$eval(
+      "[data-testid=scrubber]",
+      (el, v) => {
+        el.value = String(v);
+        el.dispatchEvent(new Event("input"));
+      },
+      at,
+    );
+    await waitPosition(page, of(at));
+    // The page's viewer (fed by the worker) beside one given the whole view.
+    const [shown, whole] = await page.evaluate(
+      async ({ view, at }) => {
+        const calls = (root) =>
+          Object.fromEntries(
+            [...root.querySelectorAll("[data-testid=transcript] > li")].map((li) => [
+              `${li.dataset.position} ${li.className}`,
+              [...li.querySelectorAll(".asv-call")].map((c) => c.dataset.effect).join(),
+            ]),
+          );
+        const fresh = document.createElement("agent-session-viewer");
+        document.body.append(fresh);
+        await new Promise((resolve) => {
+          fresh.addEventListener("rendered", resolve, { once: true });
+          fresh.data = { view, snapshot: view.snapshot, at };
+        });
+        const out = [calls(document.getElementById("viewer")), calls(fresh)];
+        fresh.remove();
+        return out;
+      },
+      { view, at },
+    );
+    const entries = Object.keys(shown);
+    assert.ok(entries.length > 10, `at ${at}: too few entries`);
+    assert.ok(Object.values(shown).filter(Boolean).length > 3, `at ${at}: too few calls`);
+    assert.deepEqual(
+      shown,
+      Object.fromEntries(entries.map((key) => [key, whole[key]])),
+      `at ${at}`,
+    );
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
