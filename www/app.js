@@ -26,7 +26,8 @@ let liveUrl = null;
 const exportWaiters = [];
 const NO_SERIES = { lives: [], samples: [], alerts: [], turns: [], usage: [] };
 let series = NO_SERIES; // the charts' series of the whole log (the viewer cuts them at the position)
-let digest = null; // the runtime panels' rows of the whole log (viewDigest), cut likewise
+let digest = null; // the runtime panels' rows of the whole log (viewDigest), cut likewise;
+// its model calls come with each state (those its transcript entries show)
 
 // ---- Worker messages -------------------------------------------------------
 
@@ -37,6 +38,12 @@ worker.onmessage = ({ data: msg }) => {
       return addKernelChips(msg.kernel);
     case "progress":
       return showProgress(msg);
+    case "series":
+      series = msg.series;
+      return;
+    case "digest":
+      digest = msg.digest;
+      return;
     case "loaded":
       return loaded(msg);
     case "partial":
@@ -177,11 +184,10 @@ function loaded(msg) {
   $("main").hidden = false;
   $("scrub").hidden = false;
   end = msg.events;
-  series = msg.series;
-  digest = msg.digest;
   document.title = `${msg.name.split("/").pop()} · agent-replay viewer`;
   fillKinds(msg.kinds, msg.observations);
-  setMarks(msg.marks);
+  // A loaded log's marks came before it (a paged log's are read on demand).
+  if (msg.paged) setMarks(null);
   setScrubber(end);
   refilter();
   complete = true;
@@ -211,7 +217,7 @@ function showState(msg) {
     totals: msg.totals,
     at: msg.position,
     series,
-    digest,
+    digest: digest && { ...digest, calls: msg.calls },
     earlier: msg.earlier,
   };
   setScrubber(msg.position);

@@ -179,6 +179,8 @@ async function load(reader, total, name) {
   if (bytes === null) return;
   const report = state.end({ onEvent: keep });
   shownView();
+  postLists();
+  post({ op: "marks", marks });
   post({
     op: "loaded",
     name,
@@ -189,11 +191,35 @@ async function load(reader, total, name) {
     ms: performance.now() - started,
     kinds: shownView().counts,
     observations: Object.fromEntries(observationCounts),
-    series,
-    digest,
-    marks,
   });
   sendState(state.eventCount);
+}
+
+/** The charts' series and the runtime panels' rows of a loaded log, each
+ * in a message of its own: on a long log the page takes a while to read
+ * them, and apart (from each other and from the rest of what it does at
+ * load) no task of it runs long. */
+function postLists() {
+  post({ op: "series", series });
+  post({ op: "digest", digest: withoutCalls(digest) });
+}
+
+/** The digest the page keeps: its model calls come with each state
+ * (`callsAround`), a long run's thousands of them never all at once. */
+function withoutCalls(d) {
+  return { ...d, calls: [] };
+}
+
+/** The model calls the transcript entries of a state show, as
+ * render.js's callsShown picks them: from the first entry's position (by
+ * the position of the answer they produced) to `at`. */
+function callsAround(entries, at) {
+  const calls = digest?.calls ?? [];
+  const from = entries[0]?.position ?? 0;
+  const first = upperBound(calls, from - 1, (c) => c.answer ?? c.position);
+  let last = first;
+  while (last < calls.length && calls[last].position <= at) last += 1;
+  return calls.slice(first, last);
 }
 
 function readerOf(bytes) {
@@ -242,6 +268,7 @@ async function loadIndexed(reader, total, name) {
   const lists = panelView(index);
   series = chartSeries(lists);
   digest = viewDigest(lists);
+  postLists();
   post({
     op: "loaded",
     name,
@@ -253,8 +280,6 @@ async function loadIndexed(reader, total, name) {
     paged: true,
     kinds: lists.counts,
     observations: index.observationKinds(),
-    series,
-    digest,
     // Read when playback first needs them: on a log of millions of events
     // reading every attempt would delay the first view.
     marks: null,
@@ -319,6 +344,7 @@ function stateAt(p) {
     snapshot,
     totals,
     view: { transcript: v.transcript.slice(first, cut), load_errors: v.load_errors.slice(0, 200) },
+    calls: callsAround(v.transcript.slice(first, cut), at),
     earlier: first,
   };
 }
@@ -339,6 +365,7 @@ function indexedStateAt(at, end) {
     snapshot,
     totals,
     view: { transcript: transcript.slice(first), load_errors: view?.load_errors ?? [] },
+    calls: callsAround(transcript.slice(first), at),
     earlier: 0,
   };
 }
@@ -638,7 +665,7 @@ function scheduleLivePost() {
       kinds: shownView().counts,
       observations: Object.fromEntries(observationCounts),
       series,
-      digest,
+      digest: withoutCalls(digest),
       marks: newMarks ? marks : undefined,
     });
   }, wait);

@@ -81,7 +81,8 @@ function cumulativeTokens(turns) {
     });
 }
 
-/** The charts' titles, series and point lists of a session's series. */
+/** The charts' titles, series and point lists of a session's series (the
+ * lists made when a chart is first drawn). */
 function chartSpecs({ samples, alerts, turns, usage }, ops) {
   return [
     {
@@ -91,7 +92,7 @@ function chartSpecs({ samples, alerts, turns, usage }, ops) {
         { label: "alert", color: "#e15759", points: true },
         { label: "threshold", color: "#999", dash: [4, 4] },
       ],
-      points: [
+      points: () => [
         samples.map((e) => point(e, e.score)),
         alerts.map((e) => point(e, e.score)),
         alerts.map((e) => point(e, e.threshold)),
@@ -104,7 +105,7 @@ function chartSpecs({ samples, alerts, turns, usage }, ops) {
         { label: "output", color: "#f28e2b" },
         { label: "cumulative", color: "#59a14f" },
       ],
-      points: [
+      points: () => [
         turns.filter((t) => t.input_tokens !== null).map((t) => point(t, t.input_tokens)),
         turns.map((t) => point(t, t.output_tokens)),
         cumulativeTokens(turns),
@@ -113,15 +114,17 @@ function chartSpecs({ samples, alerts, turns, usage }, ops) {
     {
       title: "Events per turn",
       series: [{ label: "events" }, { label: "errors", color: "#e15759" }],
-      points: [turns.map((t) => point(t, t.event_count)), turns.map((t) => point(t, t.errors))],
+      points: () => [
+        turns.map((t) => point(t, t.event_count)),
+        turns.map((t) => point(t, t.errors)),
+      ],
       bars: true,
     },
     {
       title: "Budget usage by operation (tokens)",
       series: ops.map((op) => ({ label: op })),
-      points: ops.map((op) =>
-        usage.filter((u) => u.operation_id === op).map((u) => point(u, u.tokens)),
-      ),
+      points: () =>
+        ops.map((op) => usage.filter((u) => u.operation_id === op).map((u) => point(u, u.tokens))),
     },
   ];
 }
@@ -135,8 +138,16 @@ function chartSpecs({ samples, alerts, turns, usage }, ops) {
 export function chartData(series, colors) {
   const range = turnRange(series);
   const ops = [...new Set(series.usage.map((u) => u.operation_id))].slice(0, colors);
-  return chartSpecs(series, ops).map(({ points, ...spec }) => ({
-    ...spec,
-    dataAt: alignedAt(points, range),
-  }));
+  return chartSpecs(series, ops).map(({ points, ...spec }) => {
+    // Points listed and bucketed on first use, so charts made in separate
+    // tasks split the work.
+    let columnsAt = null;
+    return {
+      ...spec,
+      dataAt(at) {
+        columnsAt = columnsAt ?? alignedAt(points(), range);
+        return columnsAt(at);
+      },
+    };
+  });
 }

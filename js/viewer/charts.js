@@ -81,49 +81,78 @@ function chartsFor(full) {
   return charts;
 }
 
+/** Whether two charts' aligned columns hold the same values. */
+function sameColumns(a, b) {
+  if (a.length !== b.length) return false;
+  return a.every((column, i) => {
+    const other = b[i];
+    return (
+      column === other || (column.length === other.length && column.every((y, k) => y === other[k]))
+    );
+  });
+}
+
 /**
  * Draws the charts of a session's series as of position `at` into `host`
  * and returns a handle: `update(series, at)` gives the plots new data
- * (remaking only a chart whose series changed), `destroy()` removes them.
+ * (remaking only a chart whose series changed), `whenDrawn(f)` calls `f`
+ * once every chart is made, `destroy()` removes them. The charts are made
+ * one per task (bucketing a long run's points and making a plot is the
+ * costly part), so none of those tasks runs long.
  */
 export function renderCharts(host, series, at = Infinity) {
   const boxes = [];
   const plots = [];
   const shapes = [];
   const width = () => Math.max(240, Math.floor(host.getBoundingClientRect().width || 480) - 32);
-  const draw = (full, position = Infinity) => {
-    chartsFor(full).forEach((chart, i) => {
-      const spec = { ...chart, data: chart.dataAt(position) };
-      if (!boxes[i]) {
-        boxes[i] = h(
-          "figure",
-          { class: "asv-chart" },
-          h("figcaption", {}, spec.title),
-          h("div", {}),
-        );
-        host.append(boxes[i]);
-      }
-      const area = boxes[i].lastChild;
-      // A new life relabels the x axis: the plot is made again.
-      const shape = `${spec.series.map((s) => s.label).join("\n")}\n${JSON.stringify(full.lives)}`;
-      if (!spec.data.slice(1).some((ys) => ys.some((y) => y !== null))) {
-        plots[i]?.destroy();
-        plots[i] = null;
-        area.replaceChildren(h("p", { class: "asv-dim" }, "No data yet."));
-      } else if (plots[i] && shapes[i] === shape) {
-        plots[i].setData(spec.data);
-      } else {
-        plots[i]?.destroy();
-        area.replaceChildren();
-        plots[i] = plot(area, spec, width(), full.lives ?? []);
-      }
-      shapes[i] = shape;
-    });
+  const drawChart = (chart, i, full, position) => {
+    const spec = { ...chart, data: chart.dataAt(position) };
+    if (!boxes[i]) {
+      boxes[i] = h("figure", { class: "asv-chart" }, h("figcaption", {}, spec.title), h("div", {}));
+      host.append(boxes[i]);
+    }
+    const area = boxes[i].lastChild;
+    // A new life relabels the x axis: the plot is made again.
+    const shape = `${spec.series.map((s) => s.label).join("\n")}\n${JSON.stringify(full.lives)}`;
+    if (!spec.data.slice(1).some((ys) => ys.some((y) => y !== null))) {
+      plots[i]?.destroy();
+      plots[i] = null;
+      area.replaceChildren(h("p", { class: "asv-dim" }, "No data yet."));
+    } else if (plots[i] && shapes[i] === shape) {
+      // A step within a turn changes no column: nothing to redraw.
+      if (!sameColumns(plots[i].data, spec.data)) plots[i].setData(spec.data);
+    } else {
+      plots[i]?.destroy();
+      area.replaceChildren();
+      plots[i] = plot(area, spec, width(), full.lives ?? []);
+    }
+    shapes[i] = shape;
   };
-  draw(series, at);
+  let shown = { full: series, position: at };
+  let made = 0;
+  let timer = 0;
+  let waiting = [];
+  const makeNext = () => {
+    const charts = chartsFor(shown.full);
+    drawChart(charts[made], made, shown.full, shown.position);
+    made += 1;
+    if (made < charts.length) timer = setTimeout(makeNext);
+    else for (const f of waiting.splice(0)) f();
+  };
+  makeNext();
   return {
-    update: draw,
+    update(full, position = Infinity) {
+      shown = { full, position };
+      const charts = chartsFor(full);
+      for (let i = 0; i < made; i++) drawChart(charts[i], i, full, position);
+    },
+    whenDrawn(f) {
+      if (made < chartsFor(shown.full).length) waiting.push(f);
+      else f();
+    },
     destroy() {
+      clearTimeout(timer);
+      waiting = [];
       for (const p of plots) p?.destroy();
       for (const b of boxes) b.remove();
     },

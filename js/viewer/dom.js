@@ -33,3 +33,94 @@ export function num(n) {
   }
   return typeof n === "number" ? numbers.format(n) : "–";
 }
+
+/** Which of its siblings a node is, across renders: a transcript entry by
+ * its position, a panel by its test id; other nodes match by place. */
+function keyOf(node) {
+  if (node.nodeType !== 1) return null;
+  const position = node.getAttribute("data-position");
+  if (position !== null) return `p${position}`;
+  const id = node.getAttribute("data-testid");
+  return id === null ? null : `t${id}`;
+}
+
+function syncAttributes(old, fresh) {
+  const attributes = fresh.attributes;
+  for (let i = 0; i < attributes.length; i++) {
+    const { name, value } = attributes[i];
+    if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+  }
+  // Now `old` has every attribute of `fresh`: any more are to go.
+  const own = old.attributes;
+  for (let i = own.length - 1; own.length > attributes.length && i >= 0; i--)
+    if (!fresh.hasAttribute(own[i].name)) old.removeAttribute(own[i].name);
+}
+
+/** The keys of `parent`'s keyed children, by node, or null when it has
+ * none. A key repeated among siblings (the tool calls of one event share
+ * its position) is told apart by its count. */
+function childKeys(parent) {
+  let keys = null;
+  let seen = null;
+  for (let c = parent.firstChild; c; c = c.nextSibling) {
+    const key = keyOf(c);
+    if (key === null) continue;
+    keys = keys ?? new Map();
+    seen = seen ?? new Map();
+    const n = seen.get(key) ?? 0;
+    seen.set(key, n + 1);
+    keys.set(c, n ? `${key}#${n}` : key);
+  }
+  return keys;
+}
+
+/**
+ * Makes `old`'s children what `fresh`'s are, changing only what differs:
+ * nodes that stay are kept (the browser then restyles and lays out only
+ * what changed, not the whole tree), new ones are moved over from `fresh`.
+ * Kept nodes keep their listeners, so a node with a listener must have a
+ * key that fixes what the listener does (transcript entries: their
+ * position). Nodes in `keep` (old ones) are left as they are when matched.
+ */
+export function morphChildren(old, fresh, keep = new Set()) {
+  const freshKeys = childKeys(fresh);
+  const oldKeys = childKeys(old);
+  const keyed = new Map();
+  if (oldKeys) {
+    const wanted = new Set(freshKeys?.values());
+    // Gone ones first, so the kept ones after them need not move.
+    for (const [node, key] of oldKeys) {
+      if (wanted.has(key)) keyed.set(key, node);
+      else node.remove();
+    }
+  }
+  let cur = old.firstChild;
+  for (let f = fresh.firstChild; f; ) {
+    const next = f.nextSibling;
+    const key = freshKeys?.get(f);
+    let match = null;
+    if (key) match = keyed.get(key) ?? null;
+    else if (cur && !oldKeys?.has(cur) && cur.nodeName === f.nodeName) match = cur;
+    if (match) {
+      if (key) keyed.delete(key);
+      if (match === cur) cur = cur.nextSibling;
+      else old.insertBefore(match, cur);
+      if (!keep.has(match)) morphNode(match, f, keep);
+    } else old.insertBefore(f, cur);
+    f = next;
+  }
+  while (cur) {
+    const next = cur.nextSibling;
+    cur.remove();
+    cur = next;
+  }
+}
+
+function morphNode(old, fresh, keep) {
+  if (old.nodeType !== 1) {
+    if (old.nodeValue !== fresh.nodeValue) old.nodeValue = fresh.nodeValue;
+    return;
+  }
+  syncAttributes(old, fresh);
+  morphChildren(old, fresh, keep);
+}

@@ -5,7 +5,7 @@ import { init, SessionState } from "../web.js";
 import { renderCharts } from "./charts.js";
 import { viewDigest } from "./digest.js";
 import { chartSeries } from "./series.js";
-import { h } from "./dom.js";
+import { h, morphChildren } from "./dom.js";
 import {
   renderActivity,
   renderHeader,
@@ -23,6 +23,7 @@ export class SessionViewer extends HTMLElement {
   #charts = null; // the charts panel and its plots, kept across renders
   #pending = false;
   #drawn = 0; // renders started: a stale chart task gives way
+  #inputs = new Map(); // panel id → its input (JSON) at the last render
 
   connectedCallback() {
     this.classList.add("asv-root");
@@ -105,6 +106,19 @@ export class SessionViewer extends HTMLElement {
     });
   }
 
+  /** The panel `id` built from `input`, or, when its input is what it was
+   * at the last render and the panel is shown, a stand-in that leaves it
+   * as it is (added to `keep`): building and comparing it would cost more. */
+  #unlessSame(keep, id, input, build) {
+    const key = JSON.stringify(input);
+    const same = this.#inputs.get(id) === key;
+    this.#inputs.set(id, key);
+    const shown = same ? this.querySelector(`[data-testid="${id}"]`) : null;
+    if (!shown) return build();
+    keep.add(shown);
+    return h(shown.localName, { "data-testid": id });
+  }
+
   #dropCharts() {
     this.#charts?.plots.destroy();
     this.#charts = null;
@@ -120,14 +134,15 @@ export class SessionViewer extends HTMLElement {
       this.dispatchEvent(
         new CustomEvent("select-position", { detail: { position }, bubbles: true }),
       );
-    const charts =
-      this.#charts?.section ??
-      h(
-        "section",
-        { class: "asv-panel asv-charts", "data-testid": "charts" },
-        h("h2", {}, "Charts"),
-      );
-    this.replaceChildren(
+    const kept = this.#charts?.section.isConnected ? this.#charts.section : null;
+    const keep = new Set(kept ? [kept] : []);
+    const unlessSame = (id, input, build) => this.#unlessSame(keep, id, input, build);
+    const charts = h(
+      "section",
+      { class: "asv-panel asv-charts", "data-testid": "charts" },
+      kept ? null : h("h2", {}, "Charts"),
+    );
+    const fresh = [
       renderHeader(state),
       h(
         "div",
@@ -135,7 +150,9 @@ export class SessionViewer extends HTMLElement {
         h(
           "div",
           {},
-          renderLoadErrors(d.view.load_errors, state.errors.load_errors),
+          unlessSame("load-errors", [d.view.load_errors, state.errors.load_errors], () =>
+            renderLoadErrors(d.view.load_errors, state.errors.load_errors),
+          ),
           renderTranscript(d.view, {
             at,
             limit: d.limit ?? 200,
@@ -150,24 +167,33 @@ export class SessionViewer extends HTMLElement {
           charts,
           renderWorkflow(digest.workflow, state.processes, at),
           renderActivity(digest.activity, digest.observations, at),
-          renderSnapshot(d.snapshot, d.totals?.lists),
-          renderProcesses(state.processes, state.run?.run_id, d.totals?.history),
+          unlessSame("snapshot", [d.snapshot, d.totals?.lists], () =>
+            renderSnapshot(d.snapshot, d.totals?.lists),
+          ),
+          unlessSame("processes", [state.processes, state.run?.run_id, d.totals?.history], () =>
+            renderProcesses(state.processes, state.run?.run_id, d.totals?.history),
+          ),
         ),
       ),
-    );
+    ];
+    // A step changes the tree only where the new state differs: the charts'
+    // section and its plots stay as they are and get new data below.
+    morphChildren(this, h("div", {}, fresh), keep);
     const series = d.series ?? chartSeries(d.view);
-    if (this.#charts?.section === charts) {
+    const rendered = () => this.dispatchEvent(new CustomEvent("rendered"));
+    if (kept) {
       this.#charts.plots.update(series, at);
-      this.dispatchEvent(new CustomEvent("rendered"));
+      this.#charts.plots.whenDrawn(rendered);
       return;
     }
-    // Making the plots is the costly part: a task of its own, so neither runs long.
+    // Making the plots is the costly part: tasks of their own, so none runs long.
     const drawn = ++this.#drawn;
     setTimeout(() => {
       if (drawn !== this.#drawn || !this.isConnected) return;
       this.#charts?.plots.destroy();
-      this.#charts = { section: charts, plots: renderCharts(charts, series, at) };
-      this.dispatchEvent(new CustomEvent("rendered"));
+      const section = this.querySelector(".asv-charts");
+      this.#charts = { section, plots: renderCharts(section, series, at) };
+      this.#charts.plots.whenDrawn(rendered);
     });
   }
 }

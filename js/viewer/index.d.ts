@@ -188,12 +188,18 @@ export function renderLoadErrors(
   errors: SessionView["load_errors"],
   total?: number,
 ): HTMLElement | null;
-/** Draws the charts into `host` (uPlot); `update` gives them new data. */
+/** Draws the charts into `host` (uPlot), the first at once and the others
+ * one per task after it; `whenDrawn` calls back once all are made, `update`
+ * gives them new data. */
 export function renderCharts(
   host: HTMLElement,
   series: ChartSeries,
   at?: number,
-): { update(series: ChartSeries, at?: number): void; destroy(): void };
+): {
+  update(series: ChartSeries, at?: number): void;
+  whenDrawn(callback: () => void): void;
+  destroy(): void;
+};
 
 /** Event categories in display order, with the kinds each holds (from
  * `eventKinds()`: the WebAssembly must be loaded). */

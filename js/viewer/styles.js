@@ -42,7 +42,7 @@ agent-session-viewer, .asv-root {
 .asv-badge.asv-failed { background: var(--asv-bad-bg); color: var(--asv-bad); }
 .asv-grid { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 16px; margin-top: 12px; }
 @media (max-width: 900px) { .asv-grid { grid-template-columns: minmax(0, 1fr); } }
-.asv-panel { contain: content; background: var(--asv-card); border: 1px solid var(--asv-line); border-radius: 8px; padding: 10px 12px; margin-bottom: 12px; min-width: 0; }
+.asv-panel { content-visibility: auto; contain-intrinsic-size: auto 400px; background: var(--asv-card); border: 1px solid var(--asv-line); border-radius: 8px; padding: 10px 12px; margin-bottom: 12px; min-width: 0; }
 .asv-panel h2 { font-size: 15px; margin: 0 0 8px; }
 .asv-panel h3 { font-size: 13px; margin: 12px 0 4px; color: var(--asv-dim); }
 .asv-transcript { list-style: none; margin: 0; padding: 0; }

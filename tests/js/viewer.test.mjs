@@ -721,3 +721,155 @@ test("the panels: model calls beside their answers, failed calls, lives and the 
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("a time-travel step keeps what did not change and shows what a fresh render shows", async () => {
+  const { page, problems } = await openPage(`${main.url}/?log=`);
+  await page.waitForFunction(() => customElements.get("agent-session-viewer"));
+  const log = corpus("long_run.jsonl");
+  const view = { ...contractView(log), snapshot: rebuildOsSnapshot(log) };
+  const positions = view.transcript.map((t) => t.position);
+  // The end, one entry back, halfway back, and the end again.
+  const steps = [positions.at(-1), positions.at(-2), positions[positions.length >> 1]];
+  steps.push(steps[0]);
+  const shown = await page.evaluate(
+    async ({ view, steps }) => {
+      document.getElementById("main").hidden = false;
+      document.getElementById("welcome").hidden = true;
+      const viewer = document.getElementById("viewer");
+      const show = (el, at) =>
+        new Promise((resolve) => {
+          el.addEventListener("rendered", resolve, { once: true });
+          el.data = { view, snapshot: view.snapshot, at };
+        });
+      // The charts are canvases drawn apart: compared elsewhere.
+      const html = (el) => {
+        const copy = el.cloneNode(true);
+        copy.querySelector(".asv-charts")?.remove();
+        return copy.innerHTML;
+      };
+      // Entries by position (the tool calls of one event share it: counted).
+      const entries = () => {
+        const seen = new Map();
+        return new Map(
+          [...viewer.querySelectorAll("[data-testid=transcript] > li")].map((li) => {
+            const n = seen.get(li.dataset.position) ?? 0;
+            seen.set(li.dataset.position, n + 1);
+            return [`${li.dataset.position}#${n}`, li];
+          }),
+        );
+      };
+      const out = [];
+      for (const at of steps) {
+        const before = entries();
+        const snapshot = [...viewer.querySelectorAll("[data-testid=snapshot] *")];
+        await show(viewer, at);
+        const fresh = document.createElement("agent-session-viewer");
+        document.body.append(fresh);
+        await show(fresh, at);
+        const now = [...entries()].filter(([key]) => before.has(key));
+        out.push({
+          asFresh: html(viewer) === html(fresh),
+          entriesKept: now.filter(([key, li]) => before.get(key) === li).length,
+          entriesShared: now.length,
+          snapshotKept: snapshot.filter((el) => viewer.contains(el)).length,
+          snapshotBefore: snapshot.length,
+        });
+        fresh.remove();
+      }
+      return out;
+    },
+    { view, steps },
+  );
+  for (const [i, step] of shown.entries()) {
+    assert.ok(step.asFresh, `step ${i}: the panels differ from a fresh render`);
+    // Entries shown before and after are the same elements, not rebuilt.
+    assert.equal(step.entriesKept, step.entriesShared, `step ${i}: entries rebuilt`);
+    // The snapshot's input does not change: none of its elements is replaced.
+    assert.equal(step.snapshotKept, step.snapshotBefore, `step ${i}: snapshot rebuilt`);
+  }
+  assert.ok(shown[1].entriesShared > 10 && shown[1].snapshotBefore > 10, "too little to compare");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("renderCharts makes one chart per task and says when all are drawn", async () => {
+  const { page, problems } = await openPage(`${main.url}/?log=`);
+  const log = corpus("long_run.jsonl");
+  const view = contractView(log);
+  const counts = await page.evaluate(async (view) => {
+    const { renderCharts, chartSeries } = await import("/agent-replay/js/viewer/index.js");
+    const host = document.createElement("section");
+    document.body.append(host);
+    const charts = renderCharts(host, chartSeries(view));
+    const figures = () => host.querySelectorAll("figure").length;
+    const atReturn = figures();
+    let drawn = false;
+    charts.whenDrawn(() => {
+      drawn = true;
+    });
+    const drawnAtReturn = drawn;
+    const atEnd = await new Promise((resolve) => charts.whenDrawn(() => resolve(figures())));
+    // Once drawn, a callback runs at once.
+    let now = false;
+    charts.whenDrawn(() => (now = true));
+    charts.destroy();
+    return { atReturn, drawnAtReturn, atEnd, now, left: figures() };
+  }, view);
+  assert.deepEqual(counts, { atReturn: 1, drawnAtReturn: false, atEnd: 4, now: true, left: 0 });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("each state brings the model calls its transcript shows, as the whole digest places them", async () => {
+  const text = corpus("long_run.jsonl");
+  const n = text.trimEnd().split("\n").length;
+  const state = new SessionState();
+  state.apply(text);
+  const view = { ...state.view(), snapshot: state.osSnapshot() };
+  const { page, problems } = await openPage(`${main.url}/?log=/files/long_run.jsonl`);
+  const of = (p) => `event ${p.toLocaleString("en-US")} of ${n.toLocaleString("en-US")}`;
+  await waitPosition(page, of(n));
+  for (const at of [Math.floor(n / 2), n]) {
+    await page.$eval(
+      "[data-testid=scrubber]",
+      (el, v) => {
+        el.value = String(v);
+        el.dispatchEvent(new Event("input"));
+      },
+      at,
+    );
+    await waitPosition(page, of(at));
+    // The page's viewer (fed by the worker) beside one given the whole view.
+    const [shown, whole] = await page.evaluate(
+      async ({ view, at }) => {
+        const calls = (root) =>
+          Object.fromEntries(
+            [...root.querySelectorAll("[data-testid=transcript] > li")].map((li) => [
+              `${li.dataset.position} ${li.className}`,
+              [...li.querySelectorAll(".asv-call")].map((c) => c.dataset.effect).join(),
+            ]),
+          );
+        const fresh = document.createElement("agent-session-viewer");
+        document.body.append(fresh);
+        await new Promise((resolve) => {
+          fresh.addEventListener("rendered", resolve, { once: true });
+          fresh.data = { view, snapshot: view.snapshot, at };
+        });
+        const out = [calls(document.getElementById("viewer")), calls(fresh)];
+        fresh.remove();
+        return out;
+      },
+      { view, at },
+    );
+    const entries = Object.keys(shown);
+    assert.ok(entries.length > 10, `at ${at}: too few entries`);
+    assert.ok(Object.values(shown).filter(Boolean).length > 3, `at ${at}: too few calls`);
+    assert.deepEqual(
+      shown,
+      Object.fromEntries(entries.map((key) => [key, whole[key]])),
+      `at ${at}`,
+    );
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
