@@ -22,7 +22,7 @@ import {
 } from "/agent-replay/js/viewer/describe.js";
 import { upperBound, viewDigest } from "/agent-replay/js/viewer/digest.js";
 import { chartSeries } from "/agent-replay/js/viewer/series.js";
-import { panelView, transcriptAround } from "/agent-replay/js/viewer/paged.js";
+import { eachEntryAt, panelView, transcriptAround } from "/agent-replay/js/viewer/paged.js";
 import { TIMED_KINDS, clockMarks } from "./playback.js";
 
 /** Events between time-travel checkpoints, at least: they are taken at
@@ -290,10 +290,10 @@ async function loadIndexed(reader, total, name) {
 
 /** The clock marks of a paged index's timed events, read a page at a time. */
 function indexedMarks() {
-  const positions = index.filter({ kinds: TIMED_KINDS });
   const out = [];
-  for (let i = 0; i < positions.length; i += 4096)
-    for (const e of index.eventsAt(positions.subarray(i, i + 4096))) out.push(...timesOf(e));
+  eachEntryAt(index, index.filter({ kinds: TIMED_KINDS }), ({ position, event }) =>
+    out.push(...clockMarks(position, event)),
+  );
   return out;
 }
 

@@ -35,13 +35,20 @@ export const PANEL_LISTS = {
 /** Positions read per page. */
 const PAGE = 4096;
 
-/** The events at `positions` as view entries `{position, event}`. */
-function entriesAt(index, positions) {
-  const out = [];
+/** Calls `take(entry)` with each event at `positions` as a view entry
+ * `{position, event}`, reading a page at a time (so a caller that keeps
+ * less than the entries holds no more than a page of them). */
+export function eachEntryAt(index, positions, take) {
   for (let i = 0; i < positions.length; i += PAGE) {
     for (const e of index.eventsAt(positions.subarray(i, i + PAGE)))
-      out.push({ position: e.position, event: JSON.parse(e.json) });
+      take({ position: e.position, event: JSON.parse(e.json) });
   }
+}
+
+/** The events at `positions` as view entries. */
+function entriesAt(index, positions) {
+  const out = [];
+  eachEntryAt(index, positions, (entry) => out.push(entry));
   return out;
 }
 
