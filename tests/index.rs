@@ -94,11 +94,12 @@ fn scan(lines: &[&str], query: &str) -> Vec<u64> {
 }
 
 #[test]
-fn search_pages_find_what_a_plain_scan_finds() {
+fn search_pages_and_filters_find_what_a_plain_scan_finds() {
     let log = generate_jsonl(5, 2_000_000);
     let index = index_of(&log);
     let lines = lines(&log);
-    for query in ["TOOL_GATED", "\"turn\":3,", "budget", "}\n{", "no such text"] {
+    // "KIND" is in every event: the first and last of each segment too.
+    for query in ["TOOL_GATED", "\"turn\":3,", "budget", "}\n{", "KIND", "\n", "no such text"] {
         let mut found = Vec::new();
         let mut from = Some(1);
         while let Some(at) = from {
@@ -108,6 +109,8 @@ fn search_pages_find_what_a_plain_scan_finds() {
             from = next;
         }
         assert_eq!(found, scan(&lines, query), "{query:?}");
+        let filter = Filter { query: Some(query.into()), ..Filter::default() };
+        assert_eq!(index.filter(&filter), found, "{query:?}");
     }
     assert_eq!(index.search("", 1, 10), (vec![], None));
 }

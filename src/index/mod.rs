@@ -255,34 +255,47 @@ impl SessionIndex {
         SessionState::with_detail(id, Detail::Summary)
     }
 
-    /// The positions of the events `filter` keeps, in order.
+    /// The positions of the events `filter` keeps, in order. With a query,
+    /// only the events holding it are looked at (found by a scan of whole
+    /// segments, `next_match`); without, every event's kind.
     pub fn filter(&self, filter: &Filter) -> Vec<u64> {
         let passes = self.kind_passes(filter);
         let subs = sub_kinds(filter);
         let observation = kind_index("kernel_observation");
-        let query = filter.query.as_deref().and_then(Query::new);
-        let mut out = Vec::new();
-        for (i, slot) in self.folded.slots.iter().enumerate() {
-            let Some(&listed) = passes.get(slot.kind as usize) else { continue };
+        let kept = |position: u64| {
+            let Some(slot) = self.slot(position) else { return false };
+            let Some(&listed) = passes.get(slot.kind as usize) else { return false };
             // The text only when the kind alone does not decide: texts are
             // spread over the whole log, slots are packed.
-            let text = || self.folded.texts.get(slot.span);
-            let by_sub = || {
-                Some(slot.kind) == observation
+            listed
+                || Some(slot.kind) == observation
                     && !subs.is_empty()
-                    && text().and_then(observation_kind).is_some_and(|k| subs.contains(&k))
-            };
-            if !(listed || by_sub()) {
-                continue;
-            }
-            if let Some(q) = &query {
-                if !text().is_some_and(|t| search::holds(t, q)) {
-                    continue;
-                }
-            }
-            out.push((i as u64).saturating_add(1));
+                    && self
+                        .folded
+                        .texts
+                        .get(slot.span)
+                        .and_then(observation_kind)
+                        .is_some_and(|k| subs.contains(&k))
+        };
+        match filter.query.as_deref().and_then(Query::new) {
+            Some(query) => self.matches(&query).filter(|&p| kept(p)).collect(),
+            None => (1..=self.event_count()).filter(|&p| kept(p)).collect(),
         }
-        out
+    }
+
+    /// The slot at a 1-based position.
+    fn slot(&self, position: u64) -> Option<&Slot> {
+        self.folded.slots.get(usize::try_from(position.checked_sub(1)?).ok()?)
+    }
+
+    /// The positions of the events whose text holds `query`, in order.
+    fn matches<'s>(&'s self, query: &'s Query<'_>) -> impl Iterator<Item = u64> + 's {
+        let mut next = Some(1);
+        std::iter::from_fn(move || {
+            let found = self.next_match(query, next?);
+            next = found.and_then(|p| p.checked_add(1));
+            found
+        })
     }
 
     /// For each kind id, whether the filter keeps it.
@@ -317,28 +330,29 @@ impl SessionIndex {
 
     /// The first event at or after `from` whose text holds `query`: a scan
     /// of each segment from the event's offset, the match placed in its
-    /// event by a binary search of the slots.
-    #[allow(
-        clippy::arithmetic_side_effects,
-        reason = "`index` plus a count of the slots after it is at most the slots' length"
-    )]
+    /// event by a galloping search of the slots from there (a frequent
+    /// query matches in the event the scan started in, or the next).
     fn next_match(&self, query: &Query<'_>, from: u64) -> Option<u64> {
         let slots = &self.folded.slots;
         let mut index = usize::try_from(from.checked_sub(1)?).ok()?;
         while let Some(slot) = slots.get(index) {
-            let segment = self.folded.texts.segment(slot.span.segment)?;
-            let seg_end = index
-                + slots.get(index..)?.partition_point(|s| s.span.segment == slot.span.segment);
+            let segment_id = slot.span.segment;
+            let segment = self.folded.texts.segment(segment_id)?;
+            let in_segment = |s: &Slot| s.span.segment == segment_id;
             let Some(at) = query.find(segment.as_bytes(), slot.span.start as usize) else {
-                index = seg_end;
+                index = gallop(slots, index, in_segment);
                 continue;
             };
-            let holder = index + slots.get(index..seg_end)?.partition_point(|s| s.span.end() <= at);
+            // The first slot from `index` not ending before `at` in this segment.
+            let holder = gallop(slots, index, |s| in_segment(s) && s.span.end() <= at);
             let found = slots.get(holder)?;
-            if at.checked_add(query.byte_len())? <= found.span.end() {
+            // A match that starts on the newline after a text, or runs
+            // past the text it starts in, is no event's.
+            let starts_in = in_segment(found) && at >= found.span.start as usize;
+            if starts_in && at.checked_add(query.byte_len())? <= found.span.end() {
                 return Some((holder as u64).saturating_add(1));
             }
-            index = holder.checked_add(1)?;
+            index = if starts_in { holder.checked_add(1)? } else { holder };
         }
         None
     }
@@ -400,6 +414,22 @@ fn kind_index(kind: &str) -> Option<u32> {
 fn sub_kinds(filter: &Filter) -> Vec<String> {
     let kinds = filter.kinds.iter().flatten();
     kinds.filter_map(|k| k.strip_prefix("kernel_observation/")).map(str::to_string).collect()
+}
+
+/// The first index at or after `from` where `holds` is false (the length
+/// of `items` if none), for `holds` true then false over `items[from..]`:
+/// steps of 1, 2, 4, ... then a binary search, so a near answer costs a
+/// few looks and a far one a logarithm.
+fn gallop<T>(items: &[T], from: usize, holds: impl Fn(&T) -> bool) -> usize {
+    let rest = items.get(from..).unwrap_or_default();
+    // Past `end`, the answer is not before: `rest[end - 1]` holds.
+    let mut end = 1;
+    while end <= rest.len() && rest.get(end.saturating_sub(1)).is_some_and(&holds) {
+        end = end.saturating_mul(2);
+    }
+    let low = end / 2;
+    let window = rest.get(low..end.min(rest.len())).unwrap_or_default();
+    from.saturating_add(low).saturating_add(window.partition_point(holds))
 }
 
 /// The `observation_kind` of a `kernel_observation` event's text.
