@@ -380,6 +380,13 @@ function positionOf(value, name) {
   return value;
 }
 
+/** Moves a transcript entry folded from a range to the log's positions. */
+function shiftEntry(entry, shift) {
+  entry.position += shift;
+  if (entry.rolled_back_at != null) entry.rolled_back_at += shift;
+  if (entry.result?.position != null) entry.result.position += shift;
+}
+
 /**
  * A paged index of a session log, for logs too large to read out as a view
  * (docs/api.md, "Large logs"): it folds the OS snapshot, the summary and the
@@ -495,7 +502,8 @@ export class SessionIndex {
 
   /** `{position, summary, osSnapshot}` as of a position (0: before the
    * first event), folded from the nearest checkpoint. With `{tail: n}`, the
-   * snapshot's lists and each process's history keep their last `n` items,
+   * snapshot's lists, each process's history and the summary's
+   * `tokens_by_operation` keep their last `n` items,
    * and `totals` says how many each had (what a page shows of a long log). */
   stateAt(position, { tail } = {}) {
     const at = Math.min(positionOf(position, "position"), this.eventCount);
@@ -509,6 +517,24 @@ export class SessionIndex {
     const state = { position: at, summary, osSnapshot: os_snapshot };
     if (totals) state.totals = totals;
     return state;
+  }
+
+  /** The transcript entries of the events `from` to `to` (1-based,
+   * inclusive, clamped) folded on their own, as if the log began at `from`
+   * (an entry begun before it is not there; lives count from it): the last
+   * `last` of them (all by default), at the log's positions. A page's
+   * transcript around a position, in one call. */
+  transcript(from, to, { last = 0xffffffff } = {}) {
+    const start = Math.max(1, positionOf(from, "from"));
+    const end = positionOf(to, "to");
+    if (!Number.isSafeInteger(last) || last < 0 || last > 0xffffffff)
+      throw new AgentReplayError(
+        "invalid_input",
+        "SessionIndex.transcript: last must be an integer ≥ 0",
+      );
+    const entries = this.#json((core) => core.transcript(start, end, last));
+    for (const entry of entries) shiftEntry(entry, start - 1);
+    return entries;
   }
 
   summary() {

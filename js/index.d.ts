@@ -1220,8 +1220,12 @@ export interface IndexedState {
   summary: SessionSummary;
   osSnapshot: OsSnapshot;
   /** With `{tail}`: how many items each cut list had, by list name
-   * (`lists`) and by agent id (`history`). */
-  totals?: { lists: Record<string, number>; history: Record<string, number> };
+   * (`lists`), by agent id (`history`) and in `tokens_by_operation`. */
+  totals?: {
+    lists: Record<string, number>;
+    history: Record<string, number>;
+    tokens_by_operation: number;
+  };
 }
 
 /**
@@ -1258,6 +1262,10 @@ export class SessionIndex {
   /** The state as of a position (0: before the first event); with `tail`,
    * each list that grows with the log cut to its last `tail` items. */
   stateAt(position: number, options?: { tail?: number }): IndexedState;
+  /** The transcript entries of the events `from` to `to` folded on their own
+   * (as if the log began at `from`; lives count from it), the last `last`
+   * of them, at the log's positions. */
+  transcript(from: number, to: number, options?: { last?: number }): TranscriptEntry[];
   summary(): SessionSummary;
   osSnapshot(): OsSnapshot;
   /** The per-turn figures, without the events. */

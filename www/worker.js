@@ -354,8 +354,7 @@ function stateAt(p) {
 function indexedStateAt(at, end) {
   const { summary, osSnapshot: snapshot, totals } = index.stateAt(at, { tail: SHOWN_ROWS });
   for (const p of summary.processes) p.history = p.history.slice(-SHOWN_HISTORY);
-  const transcript = transcriptAround(index, at, summary.lives);
-  const first = Math.max(0, transcript.length - TRANSCRIPT_WINDOW);
+  const transcript = transcriptAround(index, at, summary.lives, { last: TRANSCRIPT_WINDOW });
   return {
     position: at,
     shownAt: at,
@@ -364,8 +363,8 @@ function indexedStateAt(at, end) {
     summary,
     snapshot,
     totals,
-    view: { transcript: transcript.slice(first), load_errors: view?.load_errors ?? [] },
-    calls: callsAround(transcript.slice(first), at),
+    view: { transcript, load_errors: view?.load_errors ?? [] },
+    calls: callsAround(transcript, at),
     earlier: 0,
   };
 }

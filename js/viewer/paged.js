@@ -2,7 +2,6 @@
 // SessionIndex (the package's paged index) instead of a view: the lists
 // the charts and the runtime panels draw, and the transcript around a
 // position. No DOM: a Worker can use it.
-import { SessionState } from "../api.js";
 import { lifeAt } from "./digest.js";
 
 /** The view's event lists the charts and runtime panels read, by the
@@ -103,25 +102,13 @@ export function panelView(index, { maxList = 50_000 } = {}) {
 }
 
 /**
- * The transcript entries up to `at`, folded from the `span` events before
- * it: each entry's positions shifted to the log's and its life taken from
- * the log's lives. An entry whose start is before the window is not shown.
+ * The last `last` transcript entries up to `at`, folded from the `span`
+ * events before it, each with its life taken from the log's lives. An
+ * entry whose start is before the window is not shown.
  */
-export function transcriptAround(index, at, lives, span = 400) {
-  const from = Math.max(1, at - span + 1);
+export function transcriptAround(index, at, lives, { span = 400, last } = {}) {
   if (at < 1) return [];
-  const state = new SessionState();
-  try {
-    for (const e of index.events(from, at)) state.apply(e.json);
-    const shift = from - 1;
-    return state.view().transcript.map((t) => {
-      const entry = { ...t, position: t.position + shift, life: lifeAt(lives, t.position + shift) };
-      if (t.rolled_back_at != null) entry.rolled_back_at = t.rolled_back_at + shift;
-      if (t.result?.position != null)
-        entry.result = { ...t.result, position: t.result.position + shift };
-      return entry;
-    });
-  } finally {
-    state.free();
-  }
+  const entries = index.transcript(Math.max(1, at - span + 1), at, { last });
+  for (const entry of entries) entry.life = lifeAt(lives, entry.position);
+  return entries;
 }

@@ -250,6 +250,21 @@ impl SessionIndex {
         state
     }
 
+    /// A full state (every list of the view, the transcript among them) of
+    /// the events at positions `from..=to` alone, as if the log began at
+    /// `from`: its positions count from there. What a page's transcript
+    /// around a position is read from, in one call.
+    pub fn fold_range(&self, from: u64, to: u64) -> SessionState {
+        let mut state = SessionState::new(None);
+        for event in self.events(from, to) {
+            // Every retained text was read once: it reads again.
+            if let Ok(parsed) = SessionEvent::from_json(event.text) {
+                state.apply(&parsed, event.text);
+            }
+        }
+        state
+    }
+
     fn empty_light_state(&self) -> SessionState {
         let id = self.state().view().session_id.clone();
         SessionState::with_detail(id, Detail::Summary)

@@ -1,22 +1,34 @@
 //! A state as a client shows it: the summary and the OS snapshot with each
 //! list that grows with the log (the snapshot's records, each process's
-//! history) cut to its last items, and how many each had. A time-travel
-//! step then sends a page's worth, not the log's.
+//! history, the summary's tokens by operation) cut to its last items, and
+//! how many each had. A time-travel step then sends a page's worth, not the
+//! log's.
+
+use std::collections::BTreeMap;
 
 use crate::json::to_js_json;
 use crate::state::SessionState;
 
 /// `{summary, os_snapshot, totals}` of `state` as JSON, its lists cut to
 /// their last `tail` items; `totals` is `{lists: {name: count}, history:
-/// {agent_id: count}}`.
+/// {agent_id: count}, tokens_by_operation: count}`.
 pub fn shown_state_json(mut state: SessionState, tail: usize) -> String {
     let totals = state.keep_last(tail);
     let history: Vec<(&str, usize)> =
         totals.history.iter().map(|(a, n)| (a.as_str(), *n)).collect();
+    let mut summary = state.summary();
+    let operations = summary.tokens_by_operation.len();
+    // The last by operation id: one entry per operation of the log.
+    // (Inserted one by one: collecting would add a sort to the .wasm.)
+    let mut last_operations = BTreeMap::new();
+    for (operation, tokens) in summary.tokens_by_operation.iter().rev().take(tail) {
+        last_operations.insert(operation.clone(), *tokens);
+    }
+    summary.tokens_by_operation = &last_operations;
     // Each part by the serializer the rest of the API uses for it.
     format!(
-        "{{\"summary\":{},\"os_snapshot\":{},\"totals\":{{\"lists\":{},\"history\":{}}}}}",
-        to_js_json(&state.summary()),
+        "{{\"summary\":{},\"os_snapshot\":{},\"totals\":{{\"lists\":{},\"history\":{},\"tokens_by_operation\":{operations}}}}}",
+        to_js_json(&summary),
         to_js_json(state.os_snapshot()),
         counts_json(&totals.lists),
         counts_json(&history)

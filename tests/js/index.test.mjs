@@ -79,9 +79,14 @@ test("the state at a position is the view's fold of the events before it", () =>
 });
 
 test("a state cut to a tail keeps the last items of each growing list, with totals", () => {
-  const index = indexOf(sample);
-  const cut = index.stateAt(lines.length, { tail: 1 });
-  const full = index.stateAt(lines.length);
+  // The sample, and usage of two more operations (one entry each in
+  // tokens_by_operation).
+  const usage = lines.find((l) => l.includes('"budget_usage_reported"'));
+  const more = ["op-a", "op-z"].map((op) => usage.replace('"op-bisect"', `"${op}"`));
+  const index = indexOf(`${sample}\n${more.join("\n")}\n`);
+  const end = lines.length + more.length;
+  const cut = index.stateAt(end, { tail: 1 });
+  const full = index.stateAt(end);
   assert.ok(full.osSnapshot.signals.length > 1, "the sample has lists to cut");
   assert.equal(full.totals, undefined);
   for (const [name, total] of Object.entries(cut.totals.lists)) {
@@ -93,6 +98,10 @@ test("a state cut to a tail keeps the last items of each growing list, with tota
     const shown = cut.summary.processes.find((q) => q.agent_id === p.agent_id);
     assert.deepEqual(shown, { ...p, history: p.history.slice(-1) });
   }
+  const operations = Object.entries(full.summary.tokens_by_operation);
+  assert.equal(operations.length, 3);
+  assert.equal(cut.totals.tokens_by_operation, operations.length);
+  assert.deepEqual(Object.entries(cut.summary.tokens_by_operation), operations.slice(-1));
   index.free();
 });
 
@@ -155,6 +164,37 @@ test("the WebAssembly SIMD search finds what a plain scan finds on random texts"
     const first = index.search(query, { limit: 5 }).positions;
     assert.deepEqual(first, expected.slice(0, 5), query);
   }
+  index.free();
+});
+
+test("the transcript of a range is the view's of its events alone, at the log's positions", () => {
+  const index = indexOf(realLog);
+  for (const [from, to] of [
+    [1, realLines.length],
+    [40, 160],
+    [0, 25],
+  ]) {
+    const alone = new SessionState();
+    for (const line of realLines.slice(Math.max(1, from) - 1, to)) alone.apply(line);
+    const shift = Math.max(1, from) - 1;
+    const expected = alone.view().transcript.map((t) => {
+      const entry = { ...t, position: t.position + shift };
+      if (t.rolled_back_at != null) entry.rolled_back_at = t.rolled_back_at + shift;
+      if (t.result?.position != null)
+        entry.result = { ...t.result, position: t.result.position + shift };
+      return entry;
+    });
+    alone.free();
+    assert.ok(expected.length > 3, `${from}..${to} has entries`);
+    assert.deepEqual(index.transcript(from, to), expected, `${from}..${to}`);
+    assert.deepEqual(index.transcript(from, to, { last: 3 }), expected.slice(-3));
+    assert.deepEqual(index.transcript(from, to, { last: 0 }), []);
+  }
+  assert.ok(
+    index.transcript(1, realLines.length).some((t) => t.result?.position != null),
+    "tool results' positions are shifted too",
+  );
+  assert.throws(() => index.transcript(1, 5, { last: -1 }), { code: "invalid_input" });
   index.free();
 });
 

@@ -116,6 +116,18 @@ impl SessionIndex {
         })
     }
 
+    /// The last `last` transcript entries of the events `from..=to` folded
+    /// on their own (`fold_range`), as JSON; their positions count from
+    /// `from`.
+    pub fn transcript(&self, from: f64, to: f64, last: u32) -> Result<String, JsValue> {
+        self.inner.read("transcript", |i| {
+            let state = i.fold_range(from as u64, to as u64);
+            let entries = &state.view().transcript;
+            let skip = entries.len().saturating_sub(last as usize);
+            Ok(to_js_json(&entries.get(skip..).unwrap_or_default()))
+        })
+    }
+
     /// The summary after the last event, as JSON.
     pub fn summary(&self) -> Result<String, JsValue> {
         self.inner.read("summary", |i| budget::json("summary", &i.state().summary()))
