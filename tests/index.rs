@@ -68,6 +68,22 @@ fn the_state_at_any_position_is_the_fold_of_the_events_before_it() {
     assert_eq!(seen(index.state()), seen(&full), "the index's own state is the whole fold");
     assert_eq!(index.turns(), full.view().turns.as_slice(), "and its turns the view's");
     assert!(checked > 10, "checked at {checked} positions");
+    // Steps in any order: back, forward within a checkpoint's span (from
+    // the state given last), across checkpoints, to the same position.
+    let mut states = vec![SessionState::new(None)];
+    for line in &lines {
+        let mut next = states.last().unwrap().checkpoint();
+        next.apply_json(line).unwrap();
+        states.push(next);
+    }
+    let mut at = end / 2;
+    for step in [0, 1, 5, 0, spacing - 3, 2 * spacing + 7, 40] {
+        at = (at + step) % (end + 1);
+        assert_eq!(seen(&index.state_at(at)), seen(&states[at as usize]), "forward to {at}");
+        let back = at.saturating_sub(step + 3);
+        assert_eq!(seen(&index.state_at(back)), seen(&states[back as usize]), "back to {back}");
+        assert_eq!(seen(&index.state_at(at)), seen(&states[at as usize]), "again at {at}");
+    }
 }
 
 #[test]

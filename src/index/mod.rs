@@ -10,6 +10,7 @@ mod search;
 mod shown;
 mod texts;
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
 use crate::event::{SessionEvent, KINDS};
@@ -126,6 +127,10 @@ pub struct SessionIndex {
     folded: Folded,
     reader: Option<LogReader>,
     load_errors: Vec<LogError>,
+    /// The position `state_at` last gave and a light copy of its state: a
+    /// step forward from there (a drag of the scrubber, playback) folds
+    /// only the events in between, not all those since the checkpoint.
+    last_state: RefCell<Option<(u64, SessionState)>>,
 }
 
 impl SessionIndex {
@@ -148,6 +153,7 @@ impl SessionIndex {
             },
             reader: None,
             load_errors: Vec::new(),
+            last_state: RefCell::new(None),
         }
     }
 
@@ -233,13 +239,19 @@ impl SessionIndex {
     }
 
     /// The state as of `position` (0: before the first event): the latest
-    /// checkpoint at or before it, with the events after it folded again
-    /// from their texts. A light state: OS snapshot and summary.
+    /// checkpoint at or before it, or the state last given if it is nearer,
+    /// with the events after it folded again from their texts. A light
+    /// state: OS snapshot and summary.
     pub fn state_at(&self, position: u64) -> SessionState {
         let position = position.min(self.event_count());
-        let (from, mut state) = match self.folded.checkpoints.before(position) {
-            Some((at, cp)) => (*at, cp.checkpoint()),
-            None => (0, self.empty_light_state()),
+        let checkpoint = self.folded.checkpoints.before(position);
+        let last = self.last_state.take().filter(|(at, _)| {
+            *at <= position && checkpoint.is_none_or(|(checkpoint_at, _)| checkpoint_at <= at)
+        });
+        let (from, mut state) = match (last, checkpoint) {
+            (Some(last), _) => last,
+            (None, Some((at, cp))) => (*at, cp.checkpoint()),
+            (None, None) => (0, self.empty_light_state()),
         };
         for event in self.events(from.saturating_add(1), position) {
             // Every retained text was read once: it reads again.
@@ -247,6 +259,7 @@ impl SessionIndex {
                 state.apply(&parsed, event.text);
             }
         }
+        self.last_state.replace(Some((position, state.checkpoint())));
         state
     }
 
