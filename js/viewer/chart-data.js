@@ -42,8 +42,13 @@ function bucketPoints(points, lo, width, n) {
   });
 }
 
-/** The bucket's maximum over its points at or before `at`, else null. */
+/** The bucket's maximum over its points at or before `at`, else null. A
+ * step reads every bucket: those wholly before or after `at`, all but one,
+ * are answered without a search. */
 function maximumAt({ positions, maxima }, at) {
+  const last = positions.length - 1;
+  if (last < 0 || positions[0] > at) return null;
+  if (positions[last] <= at) return maxima[last];
   let lo = 0;
   let hi = positions.length;
   while (lo < hi) {
