@@ -253,14 +253,19 @@ impl SessionIndex {
             (None, Some((at, cp))) => (*at, cp.checkpoint()),
             (None, None) => (0, self.empty_light_state()),
         };
-        for event in self.events(from.saturating_add(1), position) {
+        self.fold_into(&mut state, from.saturating_add(1), position);
+        self.last_state.replace(Some((position, state.checkpoint())));
+        state
+    }
+
+    /// Folds the events at positions `from..=to` into `state`.
+    fn fold_into(&self, state: &mut SessionState, from: u64, to: u64) {
+        for event in self.events(from, to) {
             // Every retained text was read once: it reads again.
             if let Ok(parsed) = SessionEvent::from_json(event.text) {
                 state.apply(&parsed, event.text);
             }
         }
-        self.last_state.replace(Some((position, state.checkpoint())));
-        state
     }
 
     /// A full state (every list of the view, the transcript among them) of
@@ -269,12 +274,7 @@ impl SessionIndex {
     /// around a position is read from, in one call.
     pub fn fold_range(&self, from: u64, to: u64) -> SessionState {
         let mut state = SessionState::new(None);
-        for event in self.events(from, to) {
-            // Every retained text was read once: it reads again.
-            if let Ok(parsed) = SessionEvent::from_json(event.text) {
-                state.apply(&parsed, event.text);
-            }
-        }
+        self.fold_into(&mut state, from, to);
         state
     }
 

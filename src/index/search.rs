@@ -56,15 +56,23 @@ fn commonness(b: u8) -> usize {
     }
 }
 
-/// The offsets of the needle's two rarest bytes (the same one twice for a
-/// one-byte needle); `None` for an empty one.
+/// The offsets of the needle's two rarest bytes, the first found first on
+/// a tie (the same one twice for a one-byte needle); `None` for an empty
+/// needle.
 fn rarest_two(needle: &[u8]) -> Option<(usize, usize)> {
-    let rarest = |skip: Option<usize>| {
-        let others = needle.iter().enumerate().filter(|(i, _)| Some(*i) != skip);
-        others.min_by_key(|(_, &b)| commonness(b)).map(|(i, _)| i)
-    };
-    let first = rarest(None)?;
-    Some((first, rarest(Some(first)).unwrap_or(first)))
+    let mut best: Option<(usize, usize)> = None;
+    let mut second: Option<(usize, usize)> = None;
+    for (i, &b) in needle.iter().enumerate() {
+        let candidate = (commonness(b), i);
+        if best.is_none_or(|kept| candidate.0 < kept.0) {
+            second = best;
+            best = Some(candidate);
+        } else if second.is_none_or(|kept| candidate.0 < kept.0) {
+            second = Some(candidate);
+        }
+    }
+    let (_, first) = best?;
+    Some((first, second.map_or(first, |(_, i)| i)))
 }
 
 impl<'q> Query<'q> {
