@@ -51,7 +51,9 @@ worker.onmessage = ({ data: msg }) => {
     case "state":
       return showState(msg);
     case "filtered":
-      return msg.seq === seq ? showFiltered(msg.positions) : undefined;
+      if (msg.seq !== seq) return;
+      showFiltered(msg.positions);
+      return filterAnswered();
     case "rows":
       return msg.seq === seq ? addRows(msg.start, msg.rows) : undefined;
     case "detail":
@@ -67,6 +69,8 @@ worker.onmessage = ({ data: msg }) => {
       for (const w of exportWaiters.splice(0)) w(msg);
       return;
     case "error":
+      // A filter that failed is answered too, so the search box never waits.
+      filterAnswered();
       return showError(msg.message);
   }
 };
@@ -354,17 +358,33 @@ $("kind").addEventListener("change", (e) => {
   refilter();
 });
 
-let searchTimer = 0;
+// Search as you type: a query goes to the worker at once, unless a filter is
+// still being answered; then only the latest query follows that answer, so
+// typing over a large log never queues scans for queries already replaced.
+let filterInFlight = false;
+let nextQuery = null;
 $("search").addEventListener("input", (e) => {
-  clearTimeout(searchTimer);
-  searchTimer = setTimeout(() => {
-    filters.query = e.target.value;
-    refilter();
-  }, 150);
+  if (filterInFlight) nextQuery = e.target.value;
+  else search(e.target.value);
 });
+
+function search(query) {
+  filters.query = query;
+  refilter();
+}
+
+/** A filter's answer arrived: the query typed meanwhile, if any, goes next. */
+function filterAnswered() {
+  filterInFlight = false;
+  if (nextQuery === null) return;
+  const query = nextQuery;
+  nextQuery = null;
+  search(query);
+}
 
 function refilter(keepScroll = false) {
   seq += 1;
+  filterInFlight = true;
   if (!keepScroll) timeline.scrollTop = scrollTop = 0;
   ask({ op: "filter", seq, ...filters });
   writeHash();

@@ -250,6 +250,43 @@ test("a kind filter, a category and a search narrow the timeline correctly", asy
   await page.close();
 });
 
+test("typing a search asks the worker at once, then only for the latest query", async () => {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  await page.addInitScript(() => {
+    window.__queries = [];
+    const send = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (msg, ...rest) {
+      if (msg?.op === "filter") window.__queries.push(msg.query);
+      return send.call(this, msg, ...rest);
+    };
+  });
+  await page.goto(`${main.url}/?log=/sample.jsonl`);
+  const matchCount = (n) =>
+    page.waitForFunction(
+      ([k, total]) =>
+        document
+          .querySelector("[data-testid=match-count]")
+          .textContent.startsWith(`${k} of ${total}`),
+      [n, N],
+    );
+  await page.waitForFunction(
+    (text) => document.querySelector("[data-testid=match-count]").textContent === text,
+    `${N} events`,
+  );
+  const before = await page.evaluate(() => window.__queries.length);
+  await page.evaluate(() => {
+    const box = document.querySelector("[data-testid=search]");
+    for (const query of ["i", "id", "idem", "IDEMPOTENCY"]) {
+      box.value = query;
+      box.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+  });
+  await matchCount(lines.filter((l) => l.toLowerCase().includes("idempotency")).length);
+  const sent = await page.evaluate(() => window.__queries);
+  assert.deepEqual(sent.slice(before), ["i", "IDEMPOTENCY"]);
+  await page.close();
+});
+
 test("the scrubber shows the state as of a chosen position", async () => {
   const { page, problems } = await openPage(`${main.url}/?log=/sample.jsonl`);
   await waitPosition(page, `event ${N} of ${N}`);
