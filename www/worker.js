@@ -22,6 +22,7 @@ import {
 } from "/agent-replay/js/viewer/describe.js";
 import { upperBound, viewDigest } from "/agent-replay/js/viewer/digest.js";
 import { chartSeries } from "/agent-replay/js/viewer/series.js";
+import { chartBuffers, chartTables } from "/agent-replay/js/viewer/chart-data.js";
 import { eachEntryAt, panelView, transcriptAround } from "/agent-replay/js/viewer/paged.js";
 import { TIMED_KINDS, clockMarks } from "./playback.js";
 
@@ -132,34 +133,135 @@ function shownView() {
 
 // ---- Loading --------------------------------------------------------------
 
+/** Bytes read ahead of the fold at most: a network stream's pipe holds
+ * far less, so without reading ahead the transfer stops whenever the fold
+ * is busy; with it, the transfer runs beside the fold. */
+const READ_AHEAD = 32 << 20;
+/** Folding time between turns of the event loop while loading (when the
+ * read-ahead takes what arrived, and a newer source can take over). */
+const FOLD_TURN_MS = 4;
+/** Progress posts at most this often. */
+const PROGRESS_MS = 50;
+/** The header so far is posted at least this far apart, and further when
+ * reading it costs more: its share of the load stays small. */
+const PARTIAL_MS = 500;
+const PARTIAL_SHARE = 0.02;
+
 /**
- * Reads a source to its end in slices: `fold(slice)` for each, progress
- * every 50 ms and the header so far (`partial()`) every 500 ms. Resolves to
- * the bytes read, or null when a newer source took over.
+ * Reads `reader` ahead of its consumer, into a queue of at most `limit`
+ * bytes: `next()` resolves to the next chunk (null at the end) and
+ * `cancel()` stops reading.
+ */
+function readAhead(reader, limit) {
+  const queue = [];
+  let queued = 0;
+  let ended = false;
+  let cancelled = false;
+  let failure = null;
+  let wake = null; // the consumer, waiting for a chunk
+  let resume = null; // the reader, waiting for room
+  const wakeConsumer = () => {
+    wake?.();
+    wake = null;
+  };
+  (async () => {
+    try {
+      while (!cancelled) {
+        if (queued >= limit) {
+          await new Promise((resolve) => (resume = resolve));
+          continue;
+        }
+        const { done, value } = await reader.read();
+        if (done) break;
+        queue.push(value);
+        queued += value.length;
+        wakeConsumer();
+      }
+    } catch (error) {
+      failure = error;
+    }
+    ended = true;
+    wakeConsumer();
+  })();
+  return {
+    async next() {
+      while (!queue.length && !ended) await new Promise((resolve) => (wake = resolve));
+      if (failure) throw failure;
+      const chunk = queue.shift() ?? null;
+      queued -= chunk?.length ?? 0;
+      resume?.();
+      resume = null;
+      return chunk;
+    },
+    cancel() {
+      cancelled = true;
+      resume?.();
+      reader.cancel();
+    },
+  };
+}
+
+/** A turn of the event loop (a message task: timers are clamped when chained). */
+const nextTask = (() => {
+  const channel = new MessageChannel();
+  const waiting = [];
+  channel.port1.onmessage = () => waiting.shift()?.();
+  return () =>
+    new Promise((resolve) => {
+      waiting.push(resolve);
+      channel.port2.postMessage(null);
+    });
+})();
+
+/** What the page's header shows of a summary (a long run's summary holds
+ * every process's history: too much to send while loading). */
+function headerOf(summary) {
+  const { session_id, event_count, revision, run, status, turns_used, total_tokens, errors } =
+    summary;
+  return { session_id, event_count, revision, run, status, turns_used, total_tokens, errors };
+}
+
+/**
+ * Reads a source to its end, read ahead of `fold(slice)`, which gets it in
+ * slices: progress every PROGRESS_MS and the header so far (`partial()`,
+ * a summary) every PARTIAL_MS or more. Resolves to the bytes read, or
+ * null when a newer source took over.
  */
 async function pump(reader, total, name, { fold, count, partial }) {
   const mine = generation;
+  const source = readAhead(reader, READ_AHEAD);
   let bytes = 0;
   let lastPost = 0;
-  let lastPartial = -Infinity;
+  let nextPartial = 0;
+  let turnStart = performance.now();
   post({ op: "progress", bytes: 0, total, events: 0, name });
   for (;;) {
-    const { done, value } = await reader.read();
+    const value = await source.next();
     if (mine !== generation) {
-      reader.cancel();
+      source.cancel();
       return null;
     }
-    if (done) return bytes;
-    for (let i = 0; i < value.length; i += CHUNK) fold(value.subarray(i, i + CHUNK));
+    if (!value) return bytes;
+    for (let i = 0; i < value.length; i += CHUNK) {
+      fold(value.subarray(i, i + CHUNK));
+      if (performance.now() - turnStart < FOLD_TURN_MS) continue;
+      await nextTask();
+      if (mine !== generation) {
+        source.cancel();
+        return null;
+      }
+      turnStart = performance.now();
+    }
     bytes += value.length;
     const now = performance.now();
-    if (now - lastPost > 50) {
+    if (now - lastPost > PROGRESS_MS) {
       lastPost = now;
       post({ op: "progress", bytes, total, events: count(), name });
     }
-    if (now - lastPartial > 500) {
-      lastPartial = now;
-      post({ op: "partial", ...partial(), end: count() });
+    if (now >= nextPartial) {
+      post({ op: "partial", summary: headerOf(partial()), end: count() });
+      const cost = performance.now() - now;
+      nextPartial = now + Math.max(PARTIAL_MS, cost / PARTIAL_SHARE);
     }
   }
 }
@@ -173,8 +275,8 @@ async function load(reader, total, name) {
       maybeCheckpoint();
     },
     count: () => state.eventCount,
-    // The header, snapshot and processes so far, while the rest loads.
-    partial: () => ({ summary: state.summary(), snapshot: state.osSnapshot() }),
+    // The header so far, while the rest loads.
+    partial: () => state.summary(),
   });
   if (bytes === null) return;
   const report = state.end({ onEvent: keep });
@@ -195,13 +297,20 @@ async function load(reader, total, name) {
   sendState(state.eventCount);
 }
 
-/** The charts' series and the runtime panels' rows of a loaded log, each
- * in a message of its own: on a long log the page takes a while to read
- * them, and apart (from each other and from the rest of what it does at
- * load) no task of it runs long. */
+/** The charts' tables and the runtime panels' rows of a loaded log, each
+ * in a message of its own: apart (from each other and from the rest of
+ * what the page does at load) no task of it runs long. */
 function postLists() {
-  post({ op: "series", series });
+  postCharts({ op: "charts" });
   post({ op: "digest", digest: withoutCalls(digest) });
+}
+
+/** Posts `msg` with the charts of the series bucketed (`chartTables`):
+ * their typed arrays are transferred, so the page reads them at once
+ * instead of copying a long run's points and bucketing them itself. */
+function postCharts(msg) {
+  const charts = chartTables(series);
+  post({ ...msg, charts }, chartBuffers(charts));
 }
 
 /** The digest the page keeps: its model calls come with each state
@@ -261,7 +370,7 @@ async function loadIndexed(reader, total, name) {
   const bytes = await pump(reader, total, name, {
     fold: (slice) => index.write(slice),
     count: () => index.eventCount,
-    partial: () => ({ summary: index.summary() }),
+    partial: () => index.summary(),
   });
   if (bytes === null) return;
   const report = index.end();
@@ -279,13 +388,17 @@ async function loadIndexed(reader, total, name) {
     ms: performance.now() - started,
     paged: true,
     kinds: lists.counts,
-    observations: index.observationKinds(),
+    // Counted once the first state is sent (every kernel observation is
+    // read): the page draws that state meanwhile.
+    observations: {},
     // Read when playback first needs them: on a log of millions of events
     // reading every attempt would delay the first view.
     marks: null,
   });
   view = { transcript: [], load_errors: lists.load_errors, counts: lists.counts };
   sendState(index.eventCount);
+  if (lists.counts.kernel_observation)
+    post({ op: "kinds", kinds: lists.counts, observations: index.observationKinds() });
 }
 
 /** The clock marks of a paged index's timed events, read a page at a time. */
@@ -659,12 +772,11 @@ function scheduleLivePost() {
     const newMarks = marks.length !== marksSent;
     marksSent = marks.length;
     post({ op: "live", live: liveStatus(), gaps });
-    post({
+    postCharts({
       op: "grew",
       end: lastPosition(),
       kinds: shownView().counts,
       observations: Object.fromEntries(observationCounts),
-      series,
       digest: withoutCalls(digest),
       marks: newMarks ? marks : undefined,
     });

@@ -45,13 +45,6 @@ export function eachEntryAt(index, positions, take) {
   }
 }
 
-/** The events at `positions` as view entries. */
-function entriesAt(index, positions) {
-  const out = [];
-  eachEntryAt(index, positions, (entry) => out.push(entry));
-  return out;
-}
-
 /** The turns' numbers (what chartSeries reads) from the index's columns:
  * a long run's turns without their kinds maps and call lists. */
 function turnsOf(series) {
@@ -81,6 +74,8 @@ function setPath(target, path, value) {
  * transcript holds only where the assistant messages are, which model
  * calls are matched to (the worker folds the entries around each position;
  * tool calls the runtime stopped are not listed in the activity panel).
+ * The lists' sizes come from the summary's counts, and the lists kept are
+ * read in one pass over the index.
  */
 export function panelView(index, { maxList = 50_000 } = {}) {
   const summary = index.summary();
@@ -95,10 +90,15 @@ export function panelView(index, { maxList = 50_000 } = {}) {
     counts: summary.counts,
     load_errors: index.loadErrors().slice(0, 200),
   };
+  const listOf = new Map(); // kind → the list its events go to
   for (const [path, kinds] of Object.entries(PANEL_LISTS)) {
-    const positions = index.filter({ kinds });
-    setPath(view, path, positions.length > maxList ? [] : entriesAt(index, positions));
+    const list = [];
+    setPath(view, path, list);
+    const size = kinds.reduce((n, kind) => n + (summary.counts[kind] ?? 0), 0);
+    if (size <= maxList) for (const kind of kinds) listOf.set(kind, list);
   }
+  const positions = listOf.size ? index.filter({ kinds: [...listOf.keys()] }) : new Uint32Array(0);
+  eachEntryAt(index, positions, (entry) => listOf.get(entry.event.kind).push(entry));
   return view;
 }
 
