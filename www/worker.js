@@ -23,6 +23,7 @@ import {
 import { upperBound, viewDigest } from "/agent-replay/js/viewer/digest.js";
 import { chartSeries } from "/agent-replay/js/viewer/series.js";
 import { chartBuffers, chartTables } from "/agent-replay/js/viewer/chart-data.js";
+import { readAhead } from "/agent-replay/js/viewer/read-ahead.js";
 import { eachEntryAt, panelView, transcriptAround } from "/agent-replay/js/viewer/paged.js";
 import { TIMED_KINDS, clockMarks } from "./playback.js";
 
@@ -133,9 +134,7 @@ function shownView() {
 
 // ---- Loading --------------------------------------------------------------
 
-/** Bytes read ahead of the fold at most: a network stream's pipe holds
- * far less, so without reading ahead the transfer stops whenever the fold
- * is busy; with it, the transfer runs beside the fold. */
+/** Bytes read ahead of the fold at most (read-ahead.js says why). */
 const READ_AHEAD = 32 << 20;
 /** Folding time between turns of the event loop while loading (when the
  * read-ahead takes what arrived, and a newer source can take over). */
@@ -146,60 +145,6 @@ const PROGRESS_MS = 50;
  * reading it costs more: its share of the load stays small. */
 const PARTIAL_MS = 500;
 const PARTIAL_SHARE = 0.02;
-
-/**
- * Reads `reader` ahead of its consumer, into a queue of at most `limit`
- * bytes: `next()` resolves to the next chunk (null at the end) and
- * `cancel()` stops reading.
- */
-function readAhead(reader, limit) {
-  const queue = [];
-  let queued = 0;
-  let ended = false;
-  let cancelled = false;
-  let failure = null;
-  let wake = null; // the consumer, waiting for a chunk
-  let resume = null; // the reader, waiting for room
-  const wakeConsumer = () => {
-    wake?.();
-    wake = null;
-  };
-  (async () => {
-    try {
-      while (!cancelled) {
-        if (queued >= limit) {
-          await new Promise((resolve) => (resume = resolve));
-          continue;
-        }
-        const { done, value } = await reader.read();
-        if (done) break;
-        queue.push(value);
-        queued += value.length;
-        wakeConsumer();
-      }
-    } catch (error) {
-      failure = error;
-    }
-    ended = true;
-    wakeConsumer();
-  })();
-  return {
-    async next() {
-      while (!queue.length && !ended) await new Promise((resolve) => (wake = resolve));
-      if (failure) throw failure;
-      const chunk = queue.shift() ?? null;
-      queued -= chunk?.length ?? 0;
-      resume?.();
-      resume = null;
-      return chunk;
-    },
-    cancel() {
-      cancelled = true;
-      resume?.();
-      reader.cancel();
-    },
-  };
-}
 
 /** A turn of the event loop (a message task: timers are clamped when chained). */
 const nextTask = (() => {
@@ -222,14 +167,14 @@ function headerOf(summary) {
 }
 
 /**
- * Reads a source to its end, read ahead of `fold(slice)`, which gets it in
+ * Reads a stream to its end, read ahead of `fold(slice)`, which gets it in
  * slices: progress every PROGRESS_MS and the header so far (`partial()`,
  * a summary) every PARTIAL_MS or more. Resolves to the bytes read, or
  * null when a newer source took over.
  */
-async function pump(reader, total, name, { fold, count, partial }) {
+async function pump(stream, total, name, { fold, count, partial }) {
   const mine = generation;
-  const source = readAhead(reader, READ_AHEAD);
+  const source = readAhead(stream, { limit: READ_AHEAD });
   let bytes = 0;
   let lastPost = 0;
   let nextPartial = 0;
@@ -266,10 +211,10 @@ async function pump(reader, total, name, { fold, count, partial }) {
   }
 }
 
-async function load(reader, total, name) {
+async function load(stream, total, name) {
   reset();
   const started = performance.now();
-  const bytes = await pump(reader, total, name, {
+  const bytes = await pump(stream, total, name, {
     fold: (slice) => {
       state.write(slice, { onEvent: keep });
       maybeCheckpoint();
@@ -331,43 +276,31 @@ function callsAround(entries, at) {
   return calls.slice(first, last);
 }
 
-function readerOf(bytes) {
-  let sent = false;
-  return {
-    read: async () => {
-      if (sent) return { done: true };
-      sent = true;
-      return { done: false, value: bytes };
-    },
-    cancel: () => {},
-  };
-}
-
 /** Opens a file, a text or a URL: as a view, or as a paged index when it
  * is large (or `paged` says so), read in slices either way. */
 async function open(msg) {
   await ready;
-  const start = (reader, total, name) =>
+  const start = (stream, total, name) =>
     (msg.paged ?? total > PAGED_ABOVE)
-      ? loadIndexed(reader, total, name)
-      : load(reader, total, name);
-  if (msg.file) return start(msg.file.stream().getReader(), msg.file.size, msg.file.name);
+      ? loadIndexed(stream, total, name)
+      : load(stream, total, name);
+  if (msg.file) return start(msg.file.stream(), msg.file.size, msg.file.name);
   if (msg.text !== undefined) {
     const bytes = typeof msg.text === "string" ? new TextEncoder().encode(msg.text) : msg.text;
-    return start(readerOf(bytes), bytes.length, msg.name ?? "log");
+    return start(new Blob([bytes]).stream(), bytes.length, msg.name ?? "log");
   }
   const response = await fetch(msg.url);
   if (!response.ok) throw new Error(`${msg.url}: HTTP ${response.status}`);
   const total = Number(response.headers.get("content-length")) || 0;
-  return start(response.body.getReader(), total, msg.url);
+  return start(response.body, total, msg.url);
 }
 
 /** Loads a large log into a paged index: its bytes go to WebAssembly slice
  * by slice and are kept there once; JS holds no event. */
-async function loadIndexed(reader, total, name) {
+async function loadIndexed(stream, total, name) {
   reset({ paged: true });
   const started = performance.now();
-  const bytes = await pump(reader, total, name, {
+  const bytes = await pump(stream, total, name, {
     fold: (slice) => index.write(slice),
     count: () => index.eventCount,
     partial: () => index.summary(),
