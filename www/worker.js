@@ -24,7 +24,12 @@ import { upperBound, viewDigest } from "/agent-replay/js/viewer/digest.js";
 import { chartSeries } from "/agent-replay/js/viewer/series.js";
 import { chartBuffers, chartTables } from "/agent-replay/js/viewer/chart-data.js";
 import { readAhead } from "/agent-replay/js/viewer/read-ahead.js";
-import { eachEntryAt, panelView, transcriptAround } from "/agent-replay/js/viewer/paged.js";
+import {
+  eachEntryAt,
+  headlineSummary,
+  panelView,
+  transcriptAround,
+} from "/agent-replay/js/viewer/paged.js";
 import { TIMED_KINDS, clockMarks } from "./playback.js";
 
 /** Events between time-travel checkpoints, at least: they are taken at
@@ -303,7 +308,7 @@ async function loadIndexed(stream, total, name) {
   const bytes = await pump(stream, total, name, {
     fold: (slice) => index.write(slice),
     count: () => index.eventCount,
-    partial: () => index.summary(),
+    partial: () => headlineSummary(index),
   });
   if (bytes === null) return;
   const report = index.end();

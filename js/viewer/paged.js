@@ -32,6 +32,12 @@ export const PANEL_LISTS = {
   ],
 };
 
+/** The index's summary as of its last event without the processes'
+ * histories (on a long run, most of a summary: it is read faster cut). */
+export function headlineSummary(index) {
+  return index.stateAt(index.eventCount, { tail: 0 }).summary;
+}
+
 /** Positions read per page. */
 const PAGE = 4096;
 
@@ -78,7 +84,7 @@ function setPath(target, path, value) {
  * read in one pass over the index.
  */
 export function panelView(index, { maxList = 50_000 } = {}) {
-  const summary = index.summary();
+  const summary = headlineSummary(index);
   const view = {
     lives: summary.lives,
     run: summary.run,
