@@ -8,7 +8,10 @@ import { Pace, PlaybackClock, UNTIMED_EVENTS_PER_SECOND } from "./playback.js";
 const $ = (id) => document.getElementById(id);
 // A one-file report (`agent-replay report`) brings its own worker and log (www/report.js).
 const embedded = globalThis.agentReplayEmbedded;
-const worker = embedded?.startWorker() ?? new Worker("/www/worker.js", { type: "module" });
+// The page's worker was started by index.html, before this module loaded.
+const started = embedded ? null : globalThis.agentReplayWorker;
+const worker =
+  embedded?.startWorker() ?? started?.worker ?? new Worker("/www/worker.js", { type: "module" });
 const viewer = $("viewer");
 const ROW = 26;
 
@@ -73,6 +76,10 @@ worker.onmessage = ({ data: msg }) => {
   }
 };
 worker.onerror = (e) => showError(`worker: ${e.message}`);
+// Once this module has run (the handlers need its state).
+queueMicrotask(() => {
+  for (const event of started?.early.splice(0) ?? []) worker.onmessage(event);
+});
 
 function ask(msg) {
   worker.postMessage(msg);
