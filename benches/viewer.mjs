@@ -91,14 +91,30 @@ function generate({ spec, events, bytes }) {
   return { path, events: events ?? countLines(path).lines };
 }
 
-/** Resident memory of Chromium's renderer processes, in MB. */
+/** Resident memory of this benchmark's Chromium renderer processes, in
+ * MB (the descendants of this process: other Chromiums on a shared
+ * machine are not counted). */
 function rendererRss() {
-  const ps = execFileSync("ps", ["-eo", "rss,args"], { encoding: "utf8" });
+  const ps = execFileSync("ps", ["-eo", "pid=,ppid=,rss=,args="], { encoding: "utf8" });
+  const rows = ps
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => {
+      const [pid, ppid, rss] = l.trim().split(/\s+/, 3).map(Number);
+      return { pid, ppid, rss, renderer: l.includes("--type=renderer") };
+    });
+  const ours = new Set([process.pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const r of rows) {
+      if (!ours.has(r.pid) && ours.has(r.ppid)) {
+        ours.add(r.pid);
+        grew = true;
+      }
+    }
+  }
   return (
-    ps
-      .split("\n")
-      .filter((l) => l.includes("--type=renderer"))
-      .reduce((sum, l) => sum + Number(l.trim().split(/\s+/)[0]), 0) / 1024
+    rows.filter((r) => r.renderer && ours.has(r.pid)).reduce((sum, r) => sum + r.rss, 0) / 1024
   );
 }
 

@@ -110,7 +110,7 @@ function named(prefix, type, values) {
 function API_USAGE() {
   return `import { parseLog, rebuildOsSnapshot, compareRuns, SessionState, AgentReplayError, sampleLog, ReplayStore, ReplaySession, memoryUsage, eventKinds, toOtlp, type EventKind, type ObservedEvent, type OsSnapshot, type SessionView, type OtlpTrace } from "../../js/index.js";
 import { createReplayHandler, bearerTokens } from "../../js/edge.js";
-import { categories, categoryOf, chartSeries, describeEvent, type SessionViewer } from "../../js/viewer/index.js";
+import { categories, categoryOf, chartSeries, chartTables, describeEvent, type SessionViewer } from "../../js/viewer/index.js";
 const parsed = parseLog(sampleLog(), { strict: false });
 const snap: OsSnapshot = rebuildOsSnapshot(new Uint8Array(0));
 const state = new SessionState("s").apply(parsed.events).apply("{}");
@@ -133,6 +133,9 @@ const ended: number = state.end({ onEvent: (e) => void e.json }).events + restor
 void ended;
 const viewer = document.createElement("agent-session-viewer") as SessionViewer;
 viewer.data = { view, snapshot: snap, summary: state.summary(), at: 3, series: chartSeries(view), earlier: 0 };
+const buckets: Float64Array = chartTables(chartSeries(view)).charts[0]!.buckets[0]!.maxima;
+viewer.data = { view, snapshot: snap, charts: chartTables(chartSeries(view), 3) };
+void buckets;
 const label: string = describeEvent(parsed.events[0]!);
 void label;
 const firstKind: EventKind = eventKinds().kinds[0]!.kind;

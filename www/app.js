@@ -1,14 +1,17 @@
 // The viewer page: sources (file, drop, ?log=, live stream), the timeline,
 // the time-travel scrubber and the live panel around <agent-session-viewer>.
 // All loading and folding happens in worker.js; this file only renders.
-import { renderHeader } from "agent-replay/viewer";
+import { chartTables, renderHeader } from "agent-replay/viewer";
 import { decodeLink, encodeLink } from "./links.js";
 import { Pace, PlaybackClock, UNTIMED_EVENTS_PER_SECOND } from "./playback.js";
 
 const $ = (id) => document.getElementById(id);
 // A one-file report (`agent-replay report`) brings its own worker and log (www/report.js).
 const embedded = globalThis.agentReplayEmbedded;
-const worker = embedded?.startWorker() ?? new Worker("/www/worker.js", { type: "module" });
+// The page's worker was started by index.html, before this module loaded.
+const started = embedded ? null : globalThis.agentReplayWorker;
+const worker =
+  embedded?.startWorker() ?? started?.worker ?? new Worker("/www/worker.js", { type: "module" });
 const viewer = $("viewer");
 const ROW = 26;
 
@@ -24,8 +27,8 @@ let requested = new Set(); // row blocks asked for
 let selected = null; // selected position
 let liveUrl = null;
 const exportWaiters = [];
-const NO_SERIES = { lives: [], samples: [], alerts: [], turns: [], usage: [] };
-let series = NO_SERIES; // the charts' series of the whole log (the viewer cuts them at the position)
+const NO_CHARTS = chartTables({ lives: [], samples: [], alerts: [], turns: [], usage: [] });
+let charts = NO_CHARTS; // the charts' tables of the whole log (the viewer cuts them at the position)
 let digest = null; // the runtime panels' rows of the whole log (viewDigest), cut likewise;
 // its model calls come with each state (those its transcript entries show)
 
@@ -38,14 +41,16 @@ worker.onmessage = ({ data: msg }) => {
       return addKernelChips(msg.kernel);
     case "progress":
       return showProgress(msg);
-    case "series":
-      series = msg.series;
+    case "charts":
+      charts = msg.charts;
       return;
     case "digest":
       digest = msg.digest;
       return;
     case "loaded":
       return loaded(msg);
+    case "kinds":
+      return fillKinds(msg.kinds, msg.observations);
     case "partial":
       return showPartial(msg);
     case "state":
@@ -75,6 +80,10 @@ worker.onmessage = ({ data: msg }) => {
   }
 };
 worker.onerror = (e) => showError(`worker: ${e.message}`);
+// Once this module has run (the handlers need its state).
+queueMicrotask(() => {
+  for (const event of started?.early.splice(0) ?? []) worker.onmessage(event);
+});
 
 function ask(msg) {
   worker.postMessage(msg);
@@ -83,7 +92,7 @@ function ask(msg) {
 // ---- Sources ---------------------------------------------------------------
 
 function startSource() {
-  series = NO_SERIES;
+  charts = NO_CHARTS;
   digest = null;
   $("partial").replaceChildren();
   $("welcome").hidden = true;
@@ -159,10 +168,22 @@ addEventListener("drop", (e) => {
 
 // ---- Loading progress ------------------------------------------------------
 
-function showProgress({ bytes, total, events, name }) {
+let progressShown = null; // the progress message drawn at the next frame
+
+/** Shows the latest progress at the next frame (at most one redraw a
+ * frame, however often the worker reports). */
+function showProgress(msg) {
+  if (!progressShown) requestAnimationFrame(drawProgress);
+  progressShown = msg;
+}
+
+function drawProgress() {
+  if (!progressShown) return; // loaded, or failed, meanwhile
+  const { bytes, total, events, name } = progressShown;
+  progressShown = null;
   $("progress").hidden = false;
-  const pct = total ? Math.min(100, (bytes / total) * 100) : 0;
-  $("progress-fill").style.width = total ? `${pct.toFixed(1)}%` : "100%";
+  const fraction = total ? Math.min(1, bytes / total) : 1;
+  $("progress-fill").style.transform = `scaleX(${fraction.toFixed(3)})`;
   $("progress-fill").classList.toggle("indeterminate", !total);
   const file = document.createElement("code");
   file.textContent = name;
@@ -183,6 +204,7 @@ function showPartial(msg) {
 }
 
 function loaded(msg) {
+  progressShown = null;
   $("progress").hidden = true;
   $("partial").replaceChildren();
   $("main").hidden = false;
@@ -220,7 +242,7 @@ function showState(msg) {
     summary: msg.summary,
     totals: msg.totals,
     at: msg.position,
-    series,
+    charts,
     digest: digest && { ...digest, calls: msg.calls },
     earlier: msg.earlier,
   };
@@ -277,7 +299,7 @@ for (const b of document.querySelectorAll("[data-step]")) {
 
 function grew(msg) {
   end = msg.end;
-  series = msg.series;
+  charts = msg.charts;
   digest = msg.digest;
   fillKinds(msg.kinds, msg.observations);
   if (msg.marks) setMarks(msg.marks);
@@ -622,6 +644,7 @@ function showError(message) {
   const box = $("error");
   box.textContent = message;
   box.hidden = false;
+  progressShown = null;
   $("progress").hidden = true;
   clearTimeout(showError.timer);
   showError.timer = setTimeout(() => (box.hidden = true), 8000);

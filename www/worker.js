@@ -22,7 +22,14 @@ import {
 } from "/agent-replay/js/viewer/describe.js";
 import { upperBound, viewDigest } from "/agent-replay/js/viewer/digest.js";
 import { chartSeries } from "/agent-replay/js/viewer/series.js";
-import { eachEntryAt, panelView, transcriptAround } from "/agent-replay/js/viewer/paged.js";
+import { chartBuffers, chartTables } from "/agent-replay/js/viewer/chart-data.js";
+import { readAhead } from "/agent-replay/js/viewer/read-ahead.js";
+import {
+  eachEntryAt,
+  headlineSummary,
+  panelView,
+  transcriptAround,
+} from "/agent-replay/js/viewer/paged.js";
 import { TIMED_KINDS, clockMarks } from "./playback.js";
 
 /** Events between time-travel checkpoints, at least: they are taken at
@@ -132,49 +139,94 @@ function shownView() {
 
 // ---- Loading --------------------------------------------------------------
 
+/** Bytes read ahead of the fold at most (read-ahead.js says why). */
+const READ_AHEAD = 32 << 20;
+/** Folding time between turns of the event loop while loading (when the
+ * read-ahead takes what arrived, and a newer source can take over). */
+const FOLD_TURN_MS = 4;
+/** Progress posts at most this often. */
+const PROGRESS_MS = 50;
+/** The header so far is posted at least this far apart, and further when
+ * reading it costs more: its share of the load stays small. */
+const PARTIAL_MS = 500;
+const PARTIAL_SHARE = 0.02;
+
+/** A turn of the event loop (a message task: timers are clamped when chained). */
+const nextTask = (() => {
+  const channel = new MessageChannel();
+  const waiting = [];
+  channel.port1.onmessage = () => waiting.shift()?.();
+  return () =>
+    new Promise((resolve) => {
+      waiting.push(resolve);
+      channel.port2.postMessage(null);
+    });
+})();
+
+/** What the page's header shows of a summary (a long run's summary holds
+ * every process's history: too much to send while loading). */
+function headerOf(summary) {
+  const { session_id, event_count, revision, run, status, turns_used, total_tokens, errors } =
+    summary;
+  return { session_id, event_count, revision, run, status, turns_used, total_tokens, errors };
+}
+
 /**
- * Reads a source to its end in slices: `fold(slice)` for each, progress
- * every 50 ms and the header so far (`partial()`) every 500 ms. Resolves to
- * the bytes read, or null when a newer source took over.
+ * Reads a stream to its end, read ahead of `fold(slice)`, which gets it in
+ * slices: progress every PROGRESS_MS and the header so far (`partial()`,
+ * a summary) every PARTIAL_MS or more. Resolves to the bytes read, or
+ * null when a newer source took over.
  */
-async function pump(reader, total, name, { fold, count, partial }) {
+async function pump(stream, total, name, { fold, count, partial }) {
   const mine = generation;
+  const source = readAhead(stream, { limit: READ_AHEAD });
   let bytes = 0;
   let lastPost = 0;
-  let lastPartial = -Infinity;
+  let nextPartial = 0;
+  let turnStart = performance.now();
   post({ op: "progress", bytes: 0, total, events: 0, name });
   for (;;) {
-    const { done, value } = await reader.read();
+    const value = await source.next();
     if (mine !== generation) {
-      reader.cancel();
+      source.cancel();
       return null;
     }
-    if (done) return bytes;
-    for (let i = 0; i < value.length; i += CHUNK) fold(value.subarray(i, i + CHUNK));
+    if (!value) return bytes;
+    for (let i = 0; i < value.length; i += CHUNK) {
+      fold(value.subarray(i, i + CHUNK));
+      if (performance.now() - turnStart < FOLD_TURN_MS) continue;
+      await nextTask();
+      if (mine !== generation) {
+        source.cancel();
+        return null;
+      }
+      turnStart = performance.now();
+    }
     bytes += value.length;
     const now = performance.now();
-    if (now - lastPost > 50) {
+    if (now - lastPost > PROGRESS_MS) {
       lastPost = now;
       post({ op: "progress", bytes, total, events: count(), name });
     }
-    if (now - lastPartial > 500) {
-      lastPartial = now;
-      post({ op: "partial", ...partial(), end: count() });
+    if (now >= nextPartial) {
+      post({ op: "partial", summary: headerOf(partial()), end: count() });
+      const cost = performance.now() - now;
+      nextPartial = now + Math.max(PARTIAL_MS, cost / PARTIAL_SHARE);
     }
   }
 }
 
-async function load(reader, total, name) {
+async function load(stream, total, name) {
   reset();
   const started = performance.now();
-  const bytes = await pump(reader, total, name, {
+  const bytes = await pump(stream, total, name, {
     fold: (slice) => {
       state.write(slice, { onEvent: keep });
       maybeCheckpoint();
     },
     count: () => state.eventCount,
-    // The header, snapshot and processes so far, while the rest loads.
-    partial: () => ({ summary: state.summary(), snapshot: state.osSnapshot() }),
+    // The header so far, while the rest loads.
+    partial: () => state.summary(),
   });
   if (bytes === null) return;
   const report = state.end({ onEvent: keep });
@@ -195,13 +247,20 @@ async function load(reader, total, name) {
   sendState(state.eventCount);
 }
 
-/** The charts' series and the runtime panels' rows of a loaded log, each
- * in a message of its own: on a long log the page takes a while to read
- * them, and apart (from each other and from the rest of what it does at
- * load) no task of it runs long. */
+/** The charts' tables and the runtime panels' rows of a loaded log, each
+ * in a message of its own: apart (from each other and from the rest of
+ * what the page does at load) no task of it runs long. */
 function postLists() {
-  post({ op: "series", series });
+  postCharts({ op: "charts" });
   post({ op: "digest", digest: withoutCalls(digest) });
+}
+
+/** Posts `msg` with the charts of the series bucketed (`chartTables`):
+ * their typed arrays are transferred, so the page reads them at once
+ * instead of copying a long run's points and bucketing them itself. */
+function postCharts(msg) {
+  const charts = chartTables(series);
+  post({ ...msg, charts }, chartBuffers(charts));
 }
 
 /** The digest the page keeps: its model calls come with each state
@@ -222,46 +281,34 @@ function callsAround(entries, at) {
   return calls.slice(first, last);
 }
 
-function readerOf(bytes) {
-  let sent = false;
-  return {
-    read: async () => {
-      if (sent) return { done: true };
-      sent = true;
-      return { done: false, value: bytes };
-    },
-    cancel: () => {},
-  };
-}
-
 /** Opens a file, a text or a URL: as a view, or as a paged index when it
  * is large (or `paged` says so), read in slices either way. */
 async function open(msg) {
   await ready;
-  const start = (reader, total, name) =>
+  const start = (stream, total, name) =>
     (msg.paged ?? total > PAGED_ABOVE)
-      ? loadIndexed(reader, total, name)
-      : load(reader, total, name);
-  if (msg.file) return start(msg.file.stream().getReader(), msg.file.size, msg.file.name);
+      ? loadIndexed(stream, total, name)
+      : load(stream, total, name);
+  if (msg.file) return start(msg.file.stream(), msg.file.size, msg.file.name);
   if (msg.text !== undefined) {
     const bytes = typeof msg.text === "string" ? new TextEncoder().encode(msg.text) : msg.text;
-    return start(readerOf(bytes), bytes.length, msg.name ?? "log");
+    return start(new Blob([bytes]).stream(), bytes.length, msg.name ?? "log");
   }
   const response = await fetch(msg.url);
   if (!response.ok) throw new Error(`${msg.url}: HTTP ${response.status}`);
   const total = Number(response.headers.get("content-length")) || 0;
-  return start(response.body.getReader(), total, msg.url);
+  return start(response.body, total, msg.url);
 }
 
 /** Loads a large log into a paged index: its bytes go to WebAssembly slice
  * by slice and are kept there once; JS holds no event. */
-async function loadIndexed(reader, total, name) {
+async function loadIndexed(stream, total, name) {
   reset({ paged: true });
   const started = performance.now();
-  const bytes = await pump(reader, total, name, {
+  const bytes = await pump(stream, total, name, {
     fold: (slice) => index.write(slice),
     count: () => index.eventCount,
-    partial: () => ({ summary: index.summary() }),
+    partial: () => headlineSummary(index),
   });
   if (bytes === null) return;
   const report = index.end();
@@ -279,13 +326,17 @@ async function loadIndexed(reader, total, name) {
     ms: performance.now() - started,
     paged: true,
     kinds: lists.counts,
-    observations: index.observationKinds(),
+    // Counted once the first state is sent (every kernel observation is
+    // read): the page draws that state meanwhile.
+    observations: {},
     // Read when playback first needs them: on a log of millions of events
     // reading every attempt would delay the first view.
     marks: null,
   });
   view = { transcript: [], load_errors: lists.load_errors, counts: lists.counts };
   sendState(index.eventCount);
+  if (lists.counts.kernel_observation)
+    post({ op: "kinds", kinds: lists.counts, observations: index.observationKinds() });
 }
 
 /** The clock marks of a paged index's timed events, read a page at a time. */
@@ -658,12 +709,11 @@ function scheduleLivePost() {
     const newMarks = marks.length !== marksSent;
     marksSent = marks.length;
     post({ op: "live", live: liveStatus(), gaps });
-    post({
+    postCharts({
       op: "grew",
       end: lastPosition(),
       kinds: shownView().counts,
       observations: Object.fromEntries(observationCounts),
-      series,
       digest: withoutCalls(digest),
       marks: newMarks ? marks : undefined,
     });

@@ -3,9 +3,22 @@
 // the whole session's, so the axes hold still while the position moves),
 // and each bucket keeps its points in position order with their running
 // maximum: the columns as of a position are one binary search per bucket,
-// not a pass over every point. No DOM and no uPlot: a test can run it.
+// not a pass over every point. The buckets are typed arrays in plain
+// objects (`chartTables`), so a Worker can make them and transfer them to
+// the page. No DOM and no uPlot: a test can run it.
 
 const MAX_POINTS = 1200;
+
+/** The charts' series colors; budget operations past its length are not charted. */
+export const PALETTE = [
+  "#4e79a7",
+  "#f28e2b",
+  "#59a14f",
+  "#e15759",
+  "#b07aa1",
+  "#76b7b2",
+  "#edc948",
+];
 
 /** The x range of a session's series (turns, shifted per life). */
 function turnRange({ samples, alerts, turns, usage }) {
@@ -20,74 +33,96 @@ function turnRange({ samples, alerts, turns, usage }) {
   return lo <= hi ? [lo, hi] : [0, -1];
 }
 
-/** One series' points by bucket: per bucket, positions ascending and the
- * maximum value up to each. */
-function bucketPoints(points, lo, width, n) {
-  const byBucket = Array.from({ length: n }, () => []);
-  for (const p of points) {
-    const i = Math.floor((p.x - lo) / width);
-    if (i >= 0 && i < n) byBucket[i].push(p);
+/** A series' points as columns: `{x, position, y}`, a Float64Array each. */
+function points(list, y) {
+  const out = {
+    x: new Float64Array(list.length),
+    position: new Float64Array(list.length),
+    y: new Float64Array(list.length),
+  };
+  for (let k = 0; k < list.length; k++) {
+    const p = list[k];
+    out.x[k] = p.x;
+    out.position[k] = p.position;
+    out.y[k] = y(p);
   }
-  return byBucket.map((list) => {
-    list.sort((a, b) => a.position - b.position);
-    const positions = new Float64Array(list.length);
-    const maxima = new Float64Array(list.length);
-    let max = -Infinity;
-    list.forEach((p, k) => {
-      positions[k] = p.position;
-      max = Math.max(max, p.y);
-      maxima[k] = max;
-    });
-    return { positions, maxima };
-  });
+  return out;
 }
 
-/** The bucket's maximum over its points at or before `at`, else null. A
+/** Whether `order` lists indices of `position` in ascending order. */
+function ascending(order, position) {
+  for (let j = 1; j < order.length; j++)
+    if (position[order[j - 1]] > position[order[j]]) return false;
+  return true;
+}
+
+/**
+ * One series' points by bucket: `ends[i]` is where bucket i's points end
+ * in `positions` and `maxima` (they start where bucket i - 1's end), each
+ * bucket's positions ascending and `maxima` the maximum value up to each.
+ */
+function bucketPoints({ x, position, y }, lo, width, n) {
+  const bucketOf = new Int32Array(x.length);
+  const ends = new Uint32Array(n);
+  for (let k = 0; k < x.length; k++) {
+    const i = Math.floor((x[k] - lo) / width);
+    bucketOf[k] = i >= 0 && i < n ? i : -1;
+    if (bucketOf[k] >= 0) ends[i] += 1;
+  }
+  for (let i = 1; i < n; i++) ends[i] += ends[i - 1];
+  const next = new Uint32Array(n);
+  for (let i = 1; i < n; i++) next[i] = ends[i - 1];
+  const order = new Uint32Array(n ? ends[n - 1] : 0);
+  for (let k = 0; k < x.length; k++) if (bucketOf[k] >= 0) order[next[bucketOf[k]]++] = k;
+  const positions = new Float64Array(order.length);
+  const maxima = new Float64Array(order.length);
+  for (let i = 0, start = 0; i < n; start = ends[i], i++) {
+    const bucket = order.subarray(start, ends[i]);
+    // Points come by x, mostly in position order too: sort only when not.
+    if (!ascending(bucket, position)) bucket.sort((a, b) => position[a] - position[b]);
+    let max = -Infinity;
+    for (let j = 0; j < bucket.length; j++) {
+      max = Math.max(max, y[bucket[j]]);
+      positions[start + j] = position[bucket[j]];
+      maxima[start + j] = max;
+    }
+  }
+  return { ends, positions, maxima };
+}
+
+/** Bucket `i`'s maximum over its points at or before `at`, else null. A
  * step reads every bucket: those wholly before or after `at`, all but one,
  * are answered without a search. */
-function maximumAt({ positions, maxima }, at) {
-  const last = positions.length - 1;
-  if (last < 0 || positions[0] > at) return null;
+function maximumAt({ ends, positions, maxima }, i, at) {
+  const start = i === 0 ? 0 : ends[i - 1];
+  const last = ends[i] - 1;
+  if (last < start || positions[start] > at) return null;
   if (positions[last] <= at) return maxima[last];
-  let lo = 0;
-  let hi = positions.length;
+  let lo = start;
+  let hi = ends[i];
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (positions[mid] <= at) lo = mid + 1;
     else hi = mid;
   }
-  return lo === 0 ? null : maxima[lo - 1];
+  return lo === start ? null : maxima[lo - 1];
 }
-
-/**
- * A chart's columns as a function of the position: one x column per turn,
- * or per bucket of turns past MAX_POINTS, and per series each bucket's
- * maximum over the points known by then.
- */
-function alignedAt(seriesPoints, [lo, hi]) {
-  const width = Math.max(1, Math.ceil((hi - lo + 1) / MAX_POINTS));
-  const n = Math.max(0, Math.floor((hi - lo) / width) + 1);
-  const xs = Array.from({ length: n }, (_, i) => lo + i * width);
-  const buckets = seriesPoints.map((points) => bucketPoints(points, lo, width, n));
-  return (at) => [xs, ...buckets.map((perBucket) => perBucket.map((b) => maximumAt(b, at)))];
-}
-
-const point = (from, y) => ({ position: from.position, x: from.x, y });
 
 /** Tokens spent by the start of each turn and in it, summed in the order
  * the turns happened, so a turn's total is the same at every position. */
 function cumulativeTokens(turns) {
+  const out = points(turns, (t) => (t.input_tokens ?? 0) + t.output_tokens);
+  const order = Uint32Array.from(turns, (_, k) => k);
+  if (!ascending(order, out.position)) order.sort((a, b) => out.position[a] - out.position[b]);
   let total = 0;
-  return [...turns]
-    .sort((a, b) => a.position - b.position)
-    .map((t) => {
-      total += (t.input_tokens ?? 0) + t.output_tokens;
-      return point(t, total);
-    });
+  for (const k of order) {
+    total += out.y[k];
+    out.y[k] = total;
+  }
+  return out;
 }
 
-/** The charts' titles, series and point lists of a session's series (the
- * lists made when a chart is first drawn). */
+/** The charts' titles and series, and each series' points. */
 function chartSpecs({ samples, alerts, turns, usage }, ops) {
   return [
     {
@@ -98,9 +133,9 @@ function chartSpecs({ samples, alerts, turns, usage }, ops) {
         { label: "threshold", color: "#999", dash: [4, 4] },
       ],
       points: () => [
-        samples.map((e) => point(e, e.score)),
-        alerts.map((e) => point(e, e.score)),
-        alerts.map((e) => point(e, e.threshold)),
+        points(samples, (e) => e.score),
+        points(alerts, (e) => e.score),
+        points(alerts, (e) => e.threshold),
       ],
     },
     {
@@ -111,48 +146,73 @@ function chartSpecs({ samples, alerts, turns, usage }, ops) {
         { label: "cumulative", color: "#59a14f" },
       ],
       points: () => [
-        turns.filter((t) => t.input_tokens !== null).map((t) => point(t, t.input_tokens)),
-        turns.map((t) => point(t, t.output_tokens)),
+        points(
+          turns.filter((t) => t.input_tokens !== null),
+          (t) => t.input_tokens,
+        ),
+        points(turns, (t) => t.output_tokens),
         cumulativeTokens(turns),
       ],
     },
     {
       title: "Events per turn",
       series: [{ label: "events" }, { label: "errors", color: "#e15759" }],
-      points: () => [
-        turns.map((t) => point(t, t.event_count)),
-        turns.map((t) => point(t, t.errors)),
-      ],
+      points: () => [points(turns, (t) => t.event_count), points(turns, (t) => t.errors)],
       bars: true,
     },
     {
       title: "Budget usage by operation (tokens)",
       series: ops.map((op) => ({ label: op })),
       points: () =>
-        ops.map((op) => usage.filter((u) => u.operation_id === op).map((u) => point(u, u.tokens))),
+        ops.map((op) =>
+          points(
+            usage.filter((u) => u.operation_id === op),
+            (u) => u.tokens,
+          ),
+        ),
     },
   ];
 }
 
 /**
- * The charts of a session's series (from series.js's `chartSeries`): each
- * with its title, series and `dataAt(position)`, uPlot's aligned columns
- * as of that position (`Infinity`: the whole session). At most `colors`
- * budget operations are charted.
+ * The charts of a session's series (from series.js's `chartSeries`),
+ * bucketed: `{lives, charts}`, each chart with its `title`, `series`,
+ * `bars`, its x column `xs` (one per turn, or per bucket of turns past
+ * MAX_POINTS) and per series its `buckets`. At most `colors` budget
+ * operations are charted. Plain data and typed arrays: a Worker makes it
+ * and transfers `chartBuffers(tables)`; `columnsAt` reads it.
  */
-export function chartData(series, colors) {
-  const range = turnRange(series);
+export function chartTables(series, colors = PALETTE.length) {
+  const [lo, hi] = turnRange(series);
+  const width = Math.max(1, Math.ceil((hi - lo + 1) / MAX_POINTS));
+  const n = Math.max(0, Math.floor((hi - lo) / width) + 1);
+  const xs = Float64Array.from({ length: n }, (_, i) => lo + i * width);
   const ops = [...new Set(series.usage.map((u) => u.operation_id))].slice(0, colors);
-  return chartSpecs(series, ops).map(({ points, ...spec }) => {
-    // Points listed and bucketed on first use, so charts made in separate
-    // tasks split the work.
-    let columnsAt = null;
-    return {
-      ...spec,
-      dataAt(at) {
-        columnsAt = columnsAt ?? alignedAt(points(), range);
-        return columnsAt(at);
-      },
-    };
-  });
+  const charts = chartSpecs(series, ops).map(({ points: of, ...spec }) => ({
+    ...spec,
+    xs,
+    buckets: of().map((p) => bucketPoints(p, lo, width, n)),
+  }));
+  return { lives: series.lives, charts };
+}
+
+/** The buffers of `chartTables`' typed arrays, to transfer them. */
+export function chartBuffers({ charts }) {
+  const buffers = new Set();
+  for (const chart of charts) {
+    buffers.add(chart.xs.buffer);
+    for (const b of chart.buckets) for (const a of Object.values(b)) buffers.add(a.buffer);
+  }
+  return [...buffers];
+}
+
+/** A chart's uPlot columns as of position `at` (`Infinity`: the whole
+ * session): the x column, then per series each bucket's maximum over the
+ * points known by then (null when none). */
+export function columnsAt(chart, at) {
+  const n = chart.xs.length;
+  return [
+    Array.from(chart.xs),
+    ...chart.buckets.map((b) => Array.from({ length: n }, (_, i) => maximumAt(b, i, at))),
+  ];
 }

@@ -1,14 +1,14 @@
 // Charts of a session with uPlot (a small, fast, well-kept canvas chart
-// library: ~20 KB gzipped minified), from the series of series.js. The
-// plots are made once and given new data as the position moves (`update`);
-// chart-data.js buckets long runs (each bucket keeps its series' maxima,
-// so alerts and peaks stay visible).
+// library: ~20 KB gzipped minified), from the series of series.js or the
+// tables chart-data.js buckets them into. The plots are made once and given
+// new data as the position moves (`update`); chart-data.js buckets long
+// runs (each bucket keeps its series' maxima, so alerts and peaks stay
+// visible).
 import uPlot from "uplot";
 import { h } from "./dom.js";
-import { chartData } from "./chart-data.js";
+import { PALETTE, chartTables, columnsAt } from "./chart-data.js";
 import { xLabel } from "./series.js";
 
-const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948"];
 const TURN_STEPS = [
   1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000,
 ];
@@ -69,16 +69,18 @@ function plot(box, spec, width, lives) {
   );
 }
 
-/** The charts of a session's series, made once per series object: time
- * travel then reads columns by position instead of re-bucketing. */
-const chartsOf = new WeakMap();
-function chartsFor(full) {
-  let charts = chartsOf.get(full);
-  if (!charts) {
-    charts = chartData(full, PALETTE.length);
-    chartsOf.set(full, charts);
+/** The chart tables of a session's series (`chartTables`), or the tables
+ * given; bucketed once per series object: time travel then reads columns
+ * by position instead of re-bucketing. */
+const tablesOf = new WeakMap();
+function tablesFor(input) {
+  if (input.charts) return input;
+  let tables = tablesOf.get(input);
+  if (!tables) {
+    tables = chartTables(input, PALETTE.length);
+    tablesOf.set(input, tables);
   }
-  return charts;
+  return tables;
 }
 
 /** Whether two charts' aligned columns hold the same values. */
@@ -93,12 +95,13 @@ function sameColumns(a, b) {
 }
 
 /**
- * Draws the charts of a session's series as of position `at` into `host`
+ * Draws the charts of a session's series (`chartSeries`, or its
+ * `chartTables`, e.g. made in a Worker) as of position `at` into `host`
  * and returns a handle: `update(series, at)` gives the plots new data
  * (remaking only a chart whose series changed), `whenDrawn(f)` calls `f`
  * once every chart is made, `destroy()` removes them. The charts are made
- * one per task (bucketing a long run's points and making a plot is the
- * costly part), so none of those tasks runs long.
+ * one per task (making a plot is the costly part), so none of those tasks
+ * runs long.
  */
 export function renderCharts(host, series, at = Infinity) {
   const boxes = [];
@@ -106,7 +109,7 @@ export function renderCharts(host, series, at = Infinity) {
   const shapes = [];
   const width = () => Math.max(240, Math.floor(host.getBoundingClientRect().width || 480) - 32);
   const drawChart = (chart, i, full, position) => {
-    const spec = { ...chart, data: chart.dataAt(position) };
+    const spec = { ...chart, data: columnsAt(chart, position) };
     if (!boxes[i]) {
       boxes[i] = h("figure", { class: "asv-chart" }, h("figcaption", {}, spec.title), h("div", {}));
       host.append(boxes[i]);
@@ -133,21 +136,21 @@ export function renderCharts(host, series, at = Infinity) {
   let timer = 0;
   let waiting = [];
   const makeNext = () => {
-    const charts = chartsFor(shown.full);
-    drawChart(charts[made], made, shown.full, shown.position);
+    const tables = tablesFor(shown.full);
+    drawChart(tables.charts[made], made, tables, shown.position);
     made += 1;
-    if (made < charts.length) timer = setTimeout(makeNext);
+    if (made < tables.charts.length) timer = setTimeout(makeNext);
     else for (const f of waiting.splice(0)) f();
   };
   makeNext();
   return {
     update(full, position = Infinity) {
       shown = { full, position };
-      const charts = chartsFor(full);
-      for (let i = 0; i < made; i++) drawChart(charts[i], i, full, position);
+      const tables = tablesFor(full);
+      for (let i = 0; i < made; i++) drawChart(tables.charts[i], i, tables, position);
     },
     whenDrawn(f) {
-      if (made < chartsFor(shown.full).length) waiting.push(f);
+      if (made < tablesFor(shown.full).charts.length) waiting.push(f);
       else f();
     },
     destroy() {

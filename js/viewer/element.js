@@ -58,6 +58,7 @@ export class SessionViewer extends HTMLElement {
    * SessionSummary for the header and processes, e.g. a time-travel
    * checkpoint's), `at` (a position: lists are cut there), `series`
    * (chartSeries() output, when `view` holds only part of the lists),
+   * `charts` (chartTables() of those series, bucketed elsewhere: a Worker),
    * `digest` (viewDigest() output, likewise), `earlier` (transcript entries
    * before those in `view`) and `totals` (the full lengths of snapshot
    * lists and process histories, when only their latest part was given).
@@ -179,7 +180,7 @@ export class SessionViewer extends HTMLElement {
     // A step changes the tree only where the new state differs: the charts'
     // section and its plots stay as they are and get new data below.
     morphChildren(this, h("div", {}, fresh), keep);
-    const series = d.series ?? chartSeries(d.view);
+    const series = d.charts ?? d.series ?? chartSeries(d.view);
     const rendered = () => this.dispatchEvent(new CustomEvent("rendered"));
     if (kept) {
       this.#charts.plots.update(series, at);

@@ -20,6 +20,9 @@ export interface SessionViewerData {
   at?: number;
   /** `chartSeries(view)`, when `view` holds only part of the lists. */
   series?: ChartSeries;
+  /** `chartTables(series)`, the same series bucketed elsewhere (a Worker);
+   * taken over `series`. */
+  charts?: ChartTables;
   /** `viewDigest(view)`, likewise. */
   digest?: ViewDigest;
   /** Transcript entries before those in `view` (shown as a count). */
@@ -75,6 +78,28 @@ export interface ChartSeries {
   usage: { position: number; turn: number; x: number; operation_id: string; tokens: number }[];
 }
 export function chartSeries(view: SessionView): ChartSeries;
+/** One chart's series bucketed: per bucket of `xs`, its points' positions
+ * (ascending) and the running maximum of their values; bucket `i` ends at
+ * `ends[i]`. */
+export interface ChartBuckets {
+  ends: Uint32Array;
+  positions: Float64Array;
+  maxima: Float64Array;
+}
+/** The charts of a session's series, bucketed once (`chartTables`): typed
+ * arrays in plain objects, so a Worker can make them and transfer them. */
+export interface ChartTables {
+  lives: LifeAxis[];
+  charts: {
+    title: string;
+    series: { label: string; color?: string; points?: boolean; dash?: number[] }[];
+    bars?: boolean;
+    xs: Float64Array;
+    buckets: ChartBuckets[];
+  }[];
+}
+/** The charts of `series` bucketed, at most `colors` (7) budget operations charted. */
+export function chartTables(series: ChartSeries, colors?: number): ChartTables;
 export function cutSeries(series: ChartSeries, at?: number): ChartSeries;
 /** An x value's label: the turn, or "L2·t3" when there are lives. */
 export function xLabel(lives: LifeAxis[], x: number): string;
@@ -193,10 +218,10 @@ export function renderLoadErrors(
  * gives them new data. */
 export function renderCharts(
   host: HTMLElement,
-  series: ChartSeries,
+  series: ChartSeries | ChartTables,
   at?: number,
 ): {
-  update(series: ChartSeries, at?: number): void;
+  update(series: ChartSeries | ChartTables, at?: number): void;
   whenDrawn(callback: () => void): void;
   destroy(): void;
 };

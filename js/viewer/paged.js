@@ -31,6 +31,12 @@ export const PANEL_LISTS = {
   ],
 };
 
+/** The index's summary as of its last event without the processes'
+ * histories (on a long run, most of a summary: it is read faster cut). */
+export function headlineSummary(index) {
+  return index.stateAt(index.eventCount, { tail: 0 }).summary;
+}
+
 /** Positions read per page. */
 const PAGE = 4096;
 
@@ -42,13 +48,6 @@ export function eachEntryAt(index, positions, take) {
     for (const e of index.eventsAt(positions.subarray(i, i + PAGE)))
       take({ position: e.position, event: JSON.parse(e.json) });
   }
-}
-
-/** The events at `positions` as view entries. */
-function entriesAt(index, positions) {
-  const out = [];
-  eachEntryAt(index, positions, (entry) => out.push(entry));
-  return out;
 }
 
 /** The turns' numbers (what chartSeries reads) from the index's columns:
@@ -80,9 +79,11 @@ function setPath(target, path, value) {
  * transcript holds only where the assistant messages are, which model
  * calls are matched to (the worker folds the entries around each position;
  * tool calls the runtime stopped are not listed in the activity panel).
+ * The lists' sizes come from the summary's counts, and the lists kept are
+ * read in one pass over the index.
  */
 export function panelView(index, { maxList = 50_000 } = {}) {
-  const summary = index.summary();
+  const summary = headlineSummary(index);
   const view = {
     lives: summary.lives,
     run: summary.run,
@@ -94,10 +95,15 @@ export function panelView(index, { maxList = 50_000 } = {}) {
     counts: summary.counts,
     load_errors: index.loadErrors().slice(0, 200),
   };
+  const listOf = new Map(); // kind → the list its events go to
   for (const [path, kinds] of Object.entries(PANEL_LISTS)) {
-    const positions = index.filter({ kinds });
-    setPath(view, path, positions.length > maxList ? [] : entriesAt(index, positions));
+    const list = [];
+    setPath(view, path, list);
+    const size = kinds.reduce((n, kind) => n + (summary.counts[kind] ?? 0), 0);
+    if (size <= maxList) for (const kind of kinds) listOf.set(kind, list);
   }
+  const positions = listOf.size ? index.filter({ kinds: [...listOf.keys()] }) : new Uint32Array(0);
+  eachEntryAt(index, positions, (entry) => listOf.get(entry.event.kind).push(entry));
   return view;
 }
 

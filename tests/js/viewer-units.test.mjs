@@ -14,7 +14,7 @@ import {
 import { num } from "../../js/viewer/dom.js";
 import { activityAt, callAt, lifeAt, observationsAt, viewDigest } from "../../js/viewer/digest.js";
 import { PANEL_LISTS, panelView } from "../../js/viewer/paged.js";
-import { chartData } from "../../js/viewer/chart-data.js";
+import { chartBuffers, chartTables, columnsAt } from "../../js/viewer/chart-data.js";
 import { chartSeries, cutSeries, xLabel } from "../../js/viewer/series.js";
 import { contractView, corpus } from "./viewer-fixtures.mjs";
 
@@ -359,7 +359,7 @@ test("paged.js reads from an index the same panel lists the view keeps", () => {
  * bucket every point (a bucket keeps each series' maximum). */
 function columnsByScan(chart, full, at) {
   const cut = cutSeries(full, at);
-  const xs = chart.dataAt(Infinity)[0];
+  const xs = columnsAt(chart, Infinity)[0];
   const width = xs.length > 1 ? xs[1] - xs[0] : 1;
   const known = (p) => p.position <= at;
   const pointsOf = {
@@ -409,9 +409,18 @@ test("the charts' columns at every position equal cutting the series and bucketi
   const long = { lives: sample.lives, samples: [], alerts: [], turns, usage: [] };
   for (const full of [sample, long]) {
     const last = Math.max(...full.turns.map((t) => t.position), 1);
-    for (const chart of chartData(full, 7)) {
+    // As the page reads them: bucketed in the worker, sent with their
+    // buffers transferred.
+    const made = chartTables(full, 7);
+    const tables = structuredClone(made, { transfer: chartBuffers(made) });
+    assert.equal(made.charts[0].xs.length, 0, "the buffers were transferred");
+    for (const chart of tables.charts) {
       for (const at of [0, 1, 2, 7, Math.floor(last / 3), last - 1, last, Infinity]) {
-        assert.deepEqual(chart.dataAt(at), columnsByScan(chart, full, at), `${chart.title} @${at}`);
+        assert.deepEqual(
+          columnsAt(chart, at),
+          columnsByScan(chart, full, at),
+          `${chart.title} @${at}`,
+        );
       }
     }
   }
