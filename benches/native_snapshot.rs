@@ -1,6 +1,7 @@
 //! Native side of the snapshot benchmark: loads a log from bytes and folds
 //! the OS snapshot, as `rebuildOsSnapshot` does in WASM, or with `index`
-//! builds the paged index, as `new SessionIndex().apply(bytes)` does.
+//! builds the paged index, as `new SessionIndex().apply(bytes)` does (the
+//! log copied in and kept).
 //! Prints JSON. Run by benches/snapshot.mjs:
 //! `cargo bench --bench native_snapshot -- FILE REPS [all|index]`.
 use std::time::Instant;
@@ -51,7 +52,8 @@ fn index(bytes: &[u8], reps: usize) {
     for _ in 0..reps {
         let t0 = Instant::now();
         let mut index = SessionIndex::new(None);
-        let report = index.apply_bytes(bytes, LogOptions::default()).expect("tolerant load");
+        // Handed over as WebAssembly gets it: copied in, then kept.
+        let report = index.apply_log(bytes.to_vec(), LogOptions::default()).expect("tolerant load");
         assert!(report.errors.is_empty(), "benchmark log has errors");
         ms.push(t0.elapsed().as_secs_f64() * 1000.0);
         events = index.event_count();

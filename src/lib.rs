@@ -37,6 +37,7 @@ pub mod json;
 pub mod live;
 pub mod otlp;
 pub mod shared_list;
+pub mod shared_map;
 pub mod state;
 pub mod units;
 pub mod view;

@@ -1,6 +1,6 @@
 //! `SharedList`: an append-only list whose clone shares what it holds. Full
 //! chunks sit behind `Rc`, so a clone copies one pointer per chunk and at
-//! most one chunk of items. Time-travel checkpoints clone the OS snapshot,
+//! most one chunk of items (small chunks: a checkpoint clones many lists). Time-travel checkpoints clone the OS snapshot,
 //! whose lists (signals, budget usage, …) grow with the log: as `Vec`s,
 //! every checkpoint would copy them whole.
 
@@ -9,7 +9,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Items per shared chunk.
-const CHUNK: usize = 64;
+const CHUNK: usize = 16;
 
 #[derive(Debug)]
 pub struct SharedList<T> {
@@ -109,14 +109,15 @@ mod tests {
     #[test]
     fn a_clone_shares_full_chunks_and_both_grow_apart() {
         let mut a: SharedList<u32> = (0..150).collect();
+        assert_eq!(a.tail.len(), 150 % CHUNK);
         let b = a.clone();
         assert!(Rc::ptr_eq(&a.chunks[1], &b.chunks[1]), "full chunks are shared");
         a.push(150);
         assert_eq!((a.len(), b.len()), (151, 150));
         assert!(a.iter().copied().eq(0..151));
         assert_eq!(
-            (a.get(63), a.get(64), a.get(150), a.get(151)),
-            (Some(&63), Some(&64), Some(&150), None)
+            (a.get(15), a.get(16), a.get(63), a.get(64), a.get(150), a.get(151)),
+            (Some(&15), Some(&16), Some(&63), Some(&64), Some(&150), None)
         );
         assert_eq!(
             serde_json::to_string(&b).unwrap(),

@@ -102,6 +102,58 @@ fn chunks_of_any_size_index_as_the_whole_log() {
     }
 }
 
+/// Everything the index answers for a log: its events, state, load
+/// errors, searches and filters (queries that also occur between events
+/// in some framings).
+fn answers(index: &SessionIndex) -> Vec<String> {
+    let mut out = vec![
+        format!("{:?}", index.events(1, u64::MAX).collect::<Vec<_>>()),
+        format!("{:?}", seen(index.state())),
+        format!("{:?}", index.load_errors()),
+        format!("{:?}", seen(&index.state_at(index.event_count() / 2))),
+    ];
+    for query in ["seq", "\"event\":{", "},", "}\n", "]", "\"kind\"", "tool_gated", "\r"] {
+        out.push(format!("{query:?}: {:?}", index.search(query, 1, usize::MAX)));
+        let filter = Filter { query: Some(query.into()), ..Default::default() };
+        out.push(format!("{query:?}: {:?}", index.filter(&filter)));
+    }
+    out
+}
+
+#[test]
+fn a_log_handed_over_is_indexed_as_one_copied_in_every_framing() {
+    let log = generate_jsonl(4, 100_000);
+    let lines = lines(&log);
+    let entries: Vec<String> =
+        lines.iter().enumerate().map(|(i, l)| format!("{{\"seq\":{i},\"event\":{l}}}")).collect();
+    let mut broken = log.clone().into_bytes();
+    broken.splice(5_000..5_000, [0xff, 0xfe]);
+    let logs: Vec<Vec<u8>> = vec![
+        log.clone().into_bytes(),
+        format!("\u{feff}  {}\r\n\n{}", lines[0], lines[1..].join("\r\n")).into_bytes(),
+        format!("[{}]", lines.join(",\n")).into_bytes(),
+        entries.join("\n").into_bytes(),
+        format!("[{}]", entries.join(",")).into_bytes(),
+        format!("{}\n{{\"kind\":\"tool_gated\",\"turn\":\"x\"}}\n", lines.join("\n")).into_bytes(),
+        broken,
+    ];
+    for (n, bytes) in logs.into_iter().enumerate() {
+        let mut copied = SessionIndex::new(None);
+        copied.apply_bytes(&bytes, LogOptions::default()).unwrap();
+        let mut handed = SessionIndex::new(None);
+        handed.apply_log(bytes, LogOptions::default()).unwrap();
+        assert!(handed.event_count() > 100, "log {n}");
+        assert_eq!(answers(&handed), answers(&copied), "log {n}");
+    }
+    // Strict: the events before the first error stay readable.
+    let mut strict = SessionIndex::new(None);
+    let bad = format!("{}\n{{\"kind\":7}}\n{}", lines[0], lines[1]);
+    assert!(strict
+        .apply_log(bad.into_bytes(), LogOptions { strict: true, ..Default::default() })
+        .is_err());
+    assert_eq!(strict.event(1).map(|e| e.text), Some(lines[0]));
+}
+
 /// The positions a plain scan finds: ASCII letters in either case.
 fn scan(lines: &[&str], query: &str) -> Vec<u64> {
     let query = query.to_ascii_lowercase();

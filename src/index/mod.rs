@@ -21,7 +21,7 @@ use crate::view::{Detail, TurnSummary};
 use checkpoints::Checkpoints;
 use search::Query;
 pub use shown::shown_state_json;
-use texts::{RetainedTexts, Span};
+use texts::{Adopting, RetainedTexts, Span};
 
 /// An event of the index: where its text is, its kind (an index into
 /// `KINDS`, then into the index's unknown kinds) and its turn.
@@ -70,6 +70,8 @@ struct Folded {
     unknown_kinds: Vec<String>,
     unknown_ids: HashMap<String, usize>,
     checkpoints: Checkpoints,
+    /// While a whole log handed over is read: where its texts are.
+    adopting: Option<Adopting>,
 }
 
 impl EventSink for Folded {
@@ -78,7 +80,8 @@ impl EventSink for Folded {
             Some(known) => u32::try_from(known).unwrap_or(u32::MAX),
             None => self.unknown_kind_id(event.kind())?,
         };
-        let span = self.texts.push(json).ok_or("an event of 4 GiB or more")?;
+        let adopted = self.adopting.and_then(|log| log.span(json));
+        let span = adopted.or_else(|| self.texts.push(json)).ok_or("an event of 4 GiB or more")?;
         let turn = event.turn().unwrap_or(NO_TURN);
         self.slots.push(Slot { span, kind, turn });
         self.state.apply(&event, json);
@@ -150,6 +153,7 @@ impl SessionIndex {
                 unknown_kinds: Vec::new(),
                 unknown_ids: HashMap::new(),
                 checkpoints: Checkpoints::new(spacing, max_kept),
+                adopting: None,
             },
             reader: None,
             load_errors: Vec::new(),
@@ -161,6 +165,26 @@ impl SessionIndex {
     /// are kept beside the events.
     pub fn apply_bytes(&mut self, bytes: &[u8], opts: LogOptions) -> Result<LoadReport, LogError> {
         let report = log::read_bytes(bytes, opts, &mut self.folded)?;
+        self.load_errors.extend_from_slice(&report.errors);
+        Ok(report)
+    }
+
+    /// Indexes a whole log handed over (any framing), which then holds its
+    /// events' texts: they are not copied. A log that is not UTF-8 is read
+    /// as `apply_bytes` reads it.
+    pub fn apply_log(&mut self, log: Vec<u8>, opts: LogOptions) -> Result<LoadReport, LogError> {
+        let log = match String::from_utf8(log) {
+            Ok(log) => log,
+            Err(not_utf8) => return self.apply_bytes(not_utf8.as_bytes(), opts),
+        };
+        let segment = self.folded.texts.reserve_segment();
+        self.folded.adopting = segment.map(|segment| Adopting::new(segment, &log));
+        let report = log::read_str(&log, opts, &mut self.folded);
+        self.folded.adopting = None;
+        if let Some(segment) = segment {
+            self.folded.texts.adopt(segment, log);
+        }
+        let report = report?;
         self.load_errors.extend_from_slice(&report.errors);
         Ok(report)
     }
@@ -359,7 +383,9 @@ impl SessionIndex {
     /// The first event at or after `from` whose text holds `query`: a scan
     /// of each segment from the event's offset, the match placed in its
     /// event by a galloping search of the slots from there (a frequent
-    /// query matches in the event the scan started in, or the next).
+    /// query matches in the event the scan started in, or the next). A
+    /// match outside every text, in what an adopted log holds between
+    /// them, is passed over.
     fn next_match(&self, query: &Query<'_>, from: u64) -> Option<u64> {
         let slots = &self.folded.slots;
         let mut index = usize::try_from(from.checked_sub(1)?).ok()?;

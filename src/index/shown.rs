@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use crate::json::to_js_json;
+use crate::shared_map::SharedMap;
 use crate::state::SessionState;
 
 /// `{summary, os_snapshot, totals}` of `state` as JSON, its lists cut to
@@ -17,13 +18,15 @@ pub fn shown_state_json(mut state: SessionState, tail: usize) -> String {
     let history: Vec<(&str, usize)> =
         totals.history.iter().map(|(a, n)| (a.as_str(), *n)).collect();
     let mut summary = state.summary();
-    let operations = summary.tokens_by_operation.len();
+    let all_operations = summary.tokens_by_operation.merged();
+    let operations = all_operations.len();
     // The last by operation id: one entry per operation of the log.
     // (Inserted one by one: collecting would add a sort to the .wasm.)
     let mut last_operations = BTreeMap::new();
-    for (operation, tokens) in summary.tokens_by_operation.iter().rev().take(tail) {
+    for (operation, tokens) in all_operations.iter().rev().take(tail) {
         last_operations.insert(operation.clone(), *tokens);
     }
+    let last_operations = SharedMap::from(last_operations);
     summary.tokens_by_operation = &last_operations;
     // Each part by the serializer the rest of the API uses for it.
     format!(

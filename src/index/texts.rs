@@ -2,6 +2,9 @@
 //! kept once. They sit in segments that are never reallocated: one growing
 //! buffer would copy the whole log at each doubling and hold it twice at
 //! the peak, which a 1 GB log in a 4 GiB WebAssembly memory cannot afford.
+//! A whole log handed over (`adopt`) becomes a segment as it is: its texts
+//! are not copied, and it holds what lies between them too (newlines,
+//! stored entries' `seq`, an array's commas).
 
 /// The largest segment; an event longer than this gets a segment of its own.
 const MAX_SEGMENT: usize = 8 << 20;
@@ -23,14 +26,29 @@ impl Span {
     }
 }
 
-/// The retained texts, each followed by a newline, so that a search can run
-/// over a whole segment.
+/// The retained texts, so that a search can run over a whole segment: each
+/// copied text followed by a newline, an adopted log as it is.
 #[derive(Debug, Default)]
 pub struct RetainedTexts {
     segments: Vec<String>,
 }
 
 impl RetainedTexts {
+    /// A segment for a whole log to be kept as it is (`adopt`), empty until
+    /// then; its index.
+    pub fn reserve_segment(&mut self) -> Option<u32> {
+        let index = u32::try_from(self.segments.len()).ok()?;
+        self.segments.push(String::new());
+        Some(index)
+    }
+
+    /// Keeps `log` as the segment `index` reserved for it.
+    pub fn adopt(&mut self, index: u32, log: String) {
+        if let Some(segment) = self.segments.get_mut(index as usize) {
+            *segment = log;
+        }
+    }
+
     /// Keeps a text; `None` when it is too long to address (4 GiB).
     pub fn push(&mut self, text: &str) -> Option<Span> {
         let len = u32::try_from(text.len()).ok()?;
@@ -65,6 +83,34 @@ impl RetainedTexts {
     }
 }
 
+/// A whole log being read before the segment reserved for it keeps it
+/// (`RetainedTexts::adopt`): where it is in memory, to place its texts in
+/// it without copying them. (Moving the `String` into the segment does not
+/// move its bytes.)
+#[derive(Debug, Clone, Copy)]
+pub struct Adopting {
+    segment: u32,
+    address: usize,
+    len: usize,
+}
+
+impl Adopting {
+    pub fn new(segment: u32, log: &str) -> Self {
+        Adopting { segment, address: log.as_ptr() as usize, len: log.len() }
+    }
+
+    /// Where `text` is in the log; `None` when it is not a part of it or
+    /// lies past what a span addresses.
+    pub fn span(&self, text: &str) -> Option<Span> {
+        let start = (text.as_ptr() as usize).checked_sub(self.address)?;
+        if start.checked_add(text.len())? > self.len {
+            return None;
+        }
+        let (start, len) = (u32::try_from(start).ok()?, u32::try_from(text.len()).ok()?);
+        Some(Span { segment: self.segment, start, len })
+    }
+}
+
 /// The bytes a segment can still take without reallocating.
 #[allow(clippy::arithmetic_side_effects, reason = "a String's length never exceeds its capacity")]
 fn spare(segment: &String) -> usize {
@@ -87,5 +133,16 @@ mod tests {
         assert_eq!(texts.get(c), Some("{}"));
         assert_ne!(a.segment, b.segment, "a text that does not fit starts a segment");
         assert_eq!(texts.segment(a.segment), Some("{\"a\":1}\n"));
+
+        let log = String::from("[{\"b\":2},\n{}]");
+        let index = texts.reserve_segment().unwrap();
+        let adopting = Adopting::new(index, &log);
+        let b = adopting.span(&log[1..8]).unwrap();
+        assert_eq!(adopting.span("{}"), None, "a text held elsewhere");
+        let c = texts.push("{}").unwrap();
+        texts.adopt(index, log);
+        assert_eq!((b.start, b.len, texts.get(b)), (1, 7, Some("{\"b\":2}")));
+        assert_ne!(c.segment, index, "a copy goes after the reserved segment");
+        assert_eq!(texts.get(c), Some("{}"));
     }
 }

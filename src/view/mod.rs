@@ -19,6 +19,7 @@ use crate::event::{AgentProcessChanged, PromptMeasured, SessionEvent, Str};
 use crate::json::JsonText;
 use crate::log::LogError;
 use crate::shared_list::SharedList;
+use crate::shared_map::SharedMap;
 use crate::units::Position;
 pub use restore::os_snapshot_of;
 pub use transcript::{ToolOutcome, TranscriptEntry};
@@ -174,8 +175,9 @@ readable! {
     pub struct Budgets {
         pub usage: Vec<Entry>,
         pub exceeded: Vec<Entry>,
-        /// Latest reported tokens per operation.
-        pub tokens_by_operation: BTreeMap<String, u64>,
+        /// Latest reported tokens per operation. Shared between copies
+        /// (`SharedMap`): checkpoints clone it.
+        pub tokens_by_operation: SharedMap<u64>,
     }
 }
 
@@ -354,7 +356,7 @@ pub struct SessionSummary<'a> {
     pub lives: &'a [Life],
     pub processes: &'a [ProcessView],
     pub current_capabilities: &'a [String],
-    pub tokens_by_operation: &'a BTreeMap<String, u64>,
+    pub tokens_by_operation: &'a SharedMap<u64>,
     pub counts: &'a BTreeMap<String, u64>,
     pub errors: &'a ErrorCounts,
 }
@@ -514,7 +516,7 @@ impl SessionViewFolder {
         fold_permissions(v, event, position, full);
         fold_capabilities(&mut v.capabilities.current, event);
         if let E::BudgetUsageReported(e) = event {
-            v.budgets.tokens_by_operation.insert(e.operation_id.to_string(), e.tokens);
+            v.budgets.tokens_by_operation.insert(&e.operation_id, e.tokens);
         }
         if let E::AgentProcessChanged(e) = event {
             fold_process(&mut v.processes, &mut self.process_index, e, position);

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use crate::event::ErrorKind;
 use crate::json::JsonText;
 use crate::shared_list::SharedList;
+use crate::shared_map::SharedMap;
 use crate::units::Position;
 
 /// The first thing found wrong, kept aside so reading goes on in straight
@@ -230,7 +231,7 @@ impl<T: FromView> FromView for Vec<T> {
     }
 }
 
-impl<T: FromView> FromView for SharedList<T> {
+impl<T: FromView + Clone> FromView for SharedList<T> {
     fn read(raw: &str, at: &At<'_>) -> Self {
         Vec::<T>::read(raw, at).into_iter().collect()
     }
@@ -245,6 +246,12 @@ impl<T: FromView> FromView for BTreeMap<String, T> {
             out.insert(key, T::read(i.value, at));
         });
         out
+    }
+}
+
+impl<T: FromView + Clone + PartialEq> FromView for SharedMap<T> {
+    fn read(raw: &str, at: &At<'_>) -> Self {
+        SharedMap::from(BTreeMap::read(raw, at))
     }
 }
 

@@ -5,10 +5,13 @@
 //! `memory.grow` is costly in V8 (5000 one-page grows: ~800 ms; 50 grows of
 //! 100 pages: ~6 ms). Folding a 100 MB log into a view made thousands of
 //! grows and turned linear work quadratic. This wrapper, when an allocation
-//! has grown memory, allocates and frees a block half as large as the memory
-//! already is: the allocator grows once, and the freed block rejoins its
-//! free space for the allocations that follow. Memory thus grows by 1.5×
-//! steps: a few dozen grows up to the 4 GiB limit, at most half unused.
+//! has grown memory, allocates and frees a block an eighth as large as the
+//! memory already is (at least 16 MiB, at most half of it): the allocator
+//! grows once, and the freed block rejoins its free space for the
+//! allocations that follow. Memory thus grows by 1.5× steps up to 32 MiB,
+//! then by an eighth: a few dozen grows up to the 4 GiB limit, and a large
+//! memory holds at most an eighth more than was allocated (a paged index of
+//! a large log is held near the log's size).
 //!
 //! It also keeps the memory budget's figures (`crate::budget`): the bytes
 //! allocated now, the most allocated since the current call began, the
@@ -83,8 +86,9 @@ pub struct GeometricGrowth;
 
 const PAGE: usize = 64 * 1024;
 
-/// Grows the memory by half after it has grown (at most 256 MiB a time,
-/// never past the ceiling), or notes a growth past the ceiling.
+/// Grows the memory by an eighth after it has grown (at least 16 MiB, at
+/// most half of it or 256 MiB, never past the ceiling), or notes a growth
+/// past the ceiling.
 fn reserve_after_growth(pages_before: usize) {
     let pages = memory_size(0);
     if pages <= pages_before {
@@ -95,7 +99,8 @@ fn reserve_after_growth(pages_before: usize) {
         return;
     }
     let room = CEILING_PAGES.saturating_sub(pages).saturating_mul(PAGE);
-    let bytes = (pages.saturating_mul(PAGE) / 2).min(256 << 20).min(room);
+    let memory = pages.saturating_mul(PAGE);
+    let bytes = (memory / 8).max(16 << 20).min(memory / 2).min(256 << 20).min(room);
     if bytes == 0 {
         return;
     }

@@ -31,10 +31,11 @@ impl SessionIndex {
         SessionIndex { inner: budget::Held::new("SessionIndex", CoreIndex::new(session_id)) }
     }
 
-    /// Indexes a whole log; `{framing, events, errors}` as JSON.
+    /// Indexes a whole log, which the index then keeps as its events'
+    /// texts; `{framing, events, errors}` as JSON.
     #[wasm_bindgen(js_name = applyBytes)]
-    pub fn apply_bytes(&mut self, bytes: &[u8], strict: bool) -> Result<String, JsValue> {
-        self.inner.fold("apply", |i| Ok(report_json(&i.apply_bytes(bytes, opts(strict))?)))
+    pub fn apply_bytes(&mut self, bytes: Vec<u8>, strict: bool) -> Result<String, JsValue> {
+        self.inner.fold("apply", |i| Ok(report_json(&i.apply_log(bytes, opts(strict))?)))
     }
 
     pub fn write(&mut self, chunk: &[u8], strict: bool) -> Result<(), JsValue> {
