@@ -221,12 +221,18 @@ fn kernel_observations_filter_by_their_observation_kind() {
         "\n",
         r#"{"kind":"kernel_observation","turn":2, "observation_kind" : "tick","raw":{}}"#,
         "\n",
+        r#"{"kind":"kernel_observation","turn":2,"observation_kind":"t\u0069ck","raw":{}}"#,
+        "\n",
     );
     let index = index_of(log);
     let ticks = Filter { kinds: Some(vec!["kernel_observation/tick".into()]), ..Filter::default() };
-    assert_eq!(index.filter(&ticks), vec![1, 4]);
+    assert_eq!(
+        index.filter(&ticks),
+        vec![1, 4, 5],
+        "an escaped name is read as the parser reads it"
+    );
     let counts = index.observation_kinds();
-    assert_eq!(counts.get("tick"), Some(&2));
+    assert_eq!(counts.get("tick"), Some(&3));
     assert_eq!(counts.get("io"), Some(&1));
 }
 

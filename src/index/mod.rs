@@ -10,6 +10,7 @@ mod search;
 mod shown;
 mod texts;
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
@@ -314,6 +315,7 @@ impl SessionIndex {
         let passes = self.kind_passes(filter);
         let subs = sub_kinds(filter);
         let observation = kind_index("kernel_observation");
+        let key = Query::new(OBSERVATION_KIND_KEY);
         let kept = |position: u64| {
             let Some(slot) = self.slot(position) else { return false };
             let Some(&listed) = passes.get(slot.kind as usize) else { return false };
@@ -326,8 +328,9 @@ impl SessionIndex {
                         .folded
                         .texts
                         .get(slot.span)
-                        .and_then(observation_kind)
-                        .is_some_and(|k| subs.contains(&k))
+                        .zip(key.as_ref())
+                        .and_then(|(text, key)| observation_kind(text, key))
+                        .is_some_and(|k| subs.iter().any(|sub| *sub == k))
         };
         match filter.query.as_deref().and_then(Query::new) {
             Some(query) => self.matches(&query).filter(|&p| kept(p)).collect(),
@@ -416,8 +419,10 @@ impl SessionIndex {
     pub fn observation_kinds(&self) -> BTreeMap<String, u64> {
         let mut counts = BTreeMap::new();
         let observation = kind_index("kernel_observation");
+        let Some(key) = Query::new(OBSERVATION_KIND_KEY) else { return counts };
         for slot in self.folded.slots.iter().filter(|s| Some(s.kind) == observation) {
-            if let Some(kind) = self.folded.texts.get(slot.span).and_then(observation_kind) {
+            let text = self.folded.texts.get(slot.span).unwrap_or_default();
+            if let Some(kind) = observation_kind(text, &key) {
                 crate::view::bump(&mut counts, &kind);
             }
         }
@@ -486,11 +491,21 @@ fn gallop<T>(items: &[T], from: usize, holds: impl Fn(&T) -> bool) -> usize {
     from.saturating_add(low).saturating_add(window.partition_point(holds))
 }
 
-/// The `observation_kind` of a `kernel_observation` event's text.
-fn observation_kind(text: &str) -> Option<String> {
-    let key = Query::new("\"observation_kind\"")?;
+/// The quoted name of a `kernel_observation`'s `observation_kind` member.
+const OBSERVATION_KIND_KEY: &str = "\"observation_kind\"";
+
+/// The `observation_kind` of a `kernel_observation` event's text, `key`
+/// being `OBSERVATION_KIND_KEY`'s query. A string without escapes (what the
+/// runtime writes) is borrowed; any other goes through the parser.
+fn observation_kind<'t>(text: &'t str, key: &Query<'_>) -> Option<Cow<'t, str>> {
     let after = text.get(key.find(text.as_bytes(), 0)?.checked_add(key.byte_len())?..)?;
-    let value = after.trim_start().strip_prefix(':')?;
+    let value = after.trim_start().strip_prefix(':')?.trim_start();
+    let plain = value.strip_prefix('"').and_then(|v| v.split_once('"')).map(|(name, _)| name);
+    if let Some(name) = plain.filter(|name| !name.contains('\\')) {
+        return Some(Cow::Borrowed(name));
+    }
     let mut de = serde_json::Deserializer::from_str(value);
-    serde::Deserialize::deserialize(crate::event::objects::ObjectsOnly(&mut de)).ok()
+    serde::Deserialize::deserialize(crate::event::objects::ObjectsOnly(&mut de))
+        .ok()
+        .map(Cow::Owned)
 }
