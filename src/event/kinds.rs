@@ -5,6 +5,7 @@
 //! `kind` tag lives on `SessionEvent`; unknown top-level fields are ignored
 //! (the event's original text keeps them).
 
+use super::fields::{Body, Field, FieldSpec, FieldType, Shape, Slots, Value, MAX_FIELDS};
 use super::text::names;
 use serde::{Deserialize, Serialize};
 
@@ -12,36 +13,64 @@ use super::content::{ContentPart, Message, ProviderReplay, ToolCall, ToolResult}
 use super::records::{CancellationReason, MemoryKind, MemoryRecall, MemoryScope, RollbackReason};
 use super::Str;
 
-/// Declares a kind's body struct; with `<'a>` its strings borrow from the log.
+/// Declares a kind's body struct and its table (`fields::Body`); with
+/// `<'a>` its strings borrow from the log. A field written `= default` may
+/// be missing (its type's default); every other one is required.
 macro_rules! body {
-    ($(#[$m:meta])* $name:ident<'a> { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+    ($(#[$m:meta])* $name:ident<'a> { $($fields:tt)* }) => {
+        body!(@struct $(#[$m])* [$name<'a>] $name { $($fields)* });
+    };
+    ($(#[$m:meta])* $name:ident { $($fields:tt)* }) => {
+        body!(@struct $(#[$m])* [$name] $name { $($fields)* });
+    };
+    (@struct $(#[$m:meta])* [$($decl:tt)*] $name:ident {
+        $($(#[$fm:meta])* $field:ident : $ty:ty $(= $default:ident)?),* $(,)?
+    }) => {
         $(#[$m])*
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-        #[serde(bound(deserialize = "'de: 'a"))]
-        pub struct $name<'a> {
+        #[derive(Debug, Clone, PartialEq, Serialize)]
+        pub struct $($decl)* {
             $($(#[$fm])* pub $field: $ty,)*
+        }
+
+        impl<'a> Body<'a> for $($decl)* {
+            const SHAPE: Shape = {
+                let fields: &[FieldSpec] = &[$(FieldSpec {
+                    name: stringify!($field),
+                    ty: <$ty as Field<'a>>::TYPE,
+                    required: required!($($default)?),
+                }),*];
+                assert!(fields.len() <= MAX_FIELDS);
+                Shape::Object {
+                    expecting: concat!("struct ", stringify!($name)),
+                    fields,
+                    check: None,
+                }
+            };
+
+            fn build(slots: &mut Slots<'a>) -> Self {
+                $name { $($field: slots.next(),)* }
+            }
         }
     };
-    ($(#[$m:meta])* $name:ident { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-        pub struct $name {
-            $($(#[$fm])* pub $field: $ty,)*
-        }
+}
+
+/// Whether a `body!` field is required: unless marked `= default`.
+macro_rules! required {
+    () => {
+        true
+    };
+    (default) => {
+        false
     };
 }
 
 body!(RunStarted<'a> {
     run_id: Str<'a>,
     goal: Str<'a>,
-    #[serde(default)]
-    criteria: Vec<Str<'a>>,
-    #[serde(default)]
-    agent_id: Option<Str<'a>>,
-    #[serde(default)]
-    system_prompt: Option<Str<'a>>,
-    #[serde(default)]
-    attachments: Vec<ContentPart<'a>>,
+    criteria: Vec<Str<'a>> = default,
+    agent_id: Option<Str<'a>> = default,
+    system_prompt: Option<Str<'a>> = default,
+    attachments: Vec<ContentPart<'a>> = default,
 });
 
 /// An assistant completion. Also accepts the Node SDK's flat shape
@@ -50,42 +79,49 @@ body!(RunStarted<'a> {
 pub struct LlmCompleted<'a> {
     pub turn: u32,
     pub message: Message<'a>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub provider_replay: Option<ProviderReplay<'a>>,
 }
 
-super::tagged::via_wire!(LlmCompleted, LlmCompletedWire<'a>);
+impl<'a> Body<'a> for LlmCompleted<'a> {
+    const SHAPE: Shape = Shape::Object {
+        // What `tagged::read_via_wire`, which read it before, expected.
+        expecting: "an object",
+        fields: &[
+            FieldSpec { name: "turn", ty: FieldType::U32, required: true },
+            FieldSpec { name: "message", ty: FieldType::OptMessage, required: false },
+            FieldSpec { name: "content", ty: FieldType::OptContent, required: false },
+            FieldSpec { name: "tool_calls", ty: FieldType::OptCalls, required: false },
+            FieldSpec { name: "token_count", ty: FieldType::OptU32, required: false },
+            FieldSpec { name: "provider_replay", ty: FieldType::OptReplay, required: false },
+        ],
+        check: Some(|slots| {
+            // A field written `null` is as good as missing here.
+            let message = matches!(slots.get(1), Some(Value::OptMessage(Some(_))));
+            let content = matches!(slots.get(2), Some(Value::OptContent(Some(_))));
+            let tool_calls = matches!(slots.get(3), Some(Value::OptCalls(Some(_))));
+            match (message, content, tool_calls) {
+                (true, _, _) | (false, true, true) => Ok(()),
+                (false, true, false) => Err("missing field `tool_calls`"),
+                (false, false, _) => Err("missing field `message`"),
+            }
+        }),
+    };
 
-#[derive(Deserialize)]
-#[serde(bound(deserialize = "'de: 'a"))]
-struct LlmCompletedWire<'a> {
-    turn: u32,
-    #[serde(default)]
-    message: Option<Message<'a>>,
-    #[serde(default)]
-    content: Option<super::Content<'a>>,
-    #[serde(default)]
-    tool_calls: Option<Vec<ToolCall<'a>>>,
-    #[serde(default)]
-    token_count: Option<u32>,
-    #[serde(default)]
-    provider_replay: Option<ProviderReplay<'a>>,
-}
-
-impl<'a> TryFrom<LlmCompletedWire<'a>> for LlmCompleted<'a> {
-    type Error = String;
-    fn try_from(w: LlmCompletedWire<'a>) -> Result<Self, String> {
-        let message = match (w.message, w.content) {
-            (Some(message), _) => message,
-            (None, Some(content)) => Message {
-                role: super::Role::Assistant,
-                content,
-                tool_calls: w.tool_calls.ok_or("missing field `tool_calls`")?,
-                token_count: w.token_count,
-            },
-            (None, None) => return Err("missing field `message`".into()),
-        };
-        Ok(LlmCompleted { turn: w.turn, message, provider_replay: w.provider_replay })
+    fn build(slots: &mut Slots<'a>) -> Self {
+        let turn = slots.next();
+        let message: Option<Message<'a>> = slots.next();
+        let content: Option<super::Content<'a>> = slots.next();
+        let tool_calls: Option<Vec<ToolCall<'a>>> = slots.next();
+        let token_count = slots.next();
+        // The check saw `message`, or `content` and `tool_calls`.
+        let message = message.unwrap_or_else(|| Message {
+            role: super::Role::Assistant,
+            content: content.unwrap_or(super::Content::Parts(Vec::new())),
+            tool_calls: tool_calls.unwrap_or_default(),
+            token_count,
+        });
+        LlmCompleted { turn, message, provider_replay: slots.next() }
     }
 }
 
@@ -95,30 +131,28 @@ body!(ToolCompleted<'a> { turn: u32, results: Vec<ToolResult<'a>> });
 
 body!(Compressed<'a> {
     turn: u32,
-    #[serde(deserialize_with = "super::text::u64_pair_lenient")]
     archived_seq_range: (u64, u64),
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    action: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    summary: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    summary_tokens: Option<u32>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    preserved_refs: Vec<Str<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    action: Option<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary_tokens: Option<u32> = default,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    preserved_refs: Vec<Str<'a>> = default,
 });
 
 body!(PageOut<'a> {
     turn: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    action: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    summary: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    tier_hint: Option<Str<'a>>,
-    #[serde(default)]
-    message_count: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    archive_ref: Option<Str<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    action: Option<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tier_hint: Option<Str<'a>> = default,
+    message_count: u32 = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    archive_ref: Option<Str<'a>> = default,
 });
 
 body!(PageIn { turn: u32, entry_count: u32 });
@@ -126,7 +160,6 @@ body!(PageIn { turn: u32, entry_count: u32 });
 body!(RunTerminal<'a> {
     reason: Str<'a>,
     turns_used: u32,
-    #[serde(deserialize_with = "super::text::u64_lenient")]
     total_tokens: u64,
 });
 
@@ -141,8 +174,7 @@ body!(PermissionRequested<'a> {
     turn: u32,
     tool: Str<'a>,
     arguments: Str<'a>,
-    #[serde(default)]
-    reason: Option<Str<'a>>,
+    reason: Option<Str<'a>> = default,
 });
 
 /// Who resolved a permission request. The kernel types it as a plain
@@ -172,20 +204,20 @@ body!(ToolDenied<'a> { turn: u32, call_id: Str<'a>, tool_name: Str<'a>, reason: 
 
 body!(CapabilityChanged<'a> {
     turn: u32,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    added: Vec<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    removed: Vec<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    change_kind: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    capability_id: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    version: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    mounted_by: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    mount_reason: Option<Str<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    added: Vec<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    removed: Vec<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    change_kind: Option<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capability_id: Option<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    version: Option<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mounted_by: Option<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mount_reason: Option<Str<'a>> = default,
 });
 
 body!(ContextRenewed<'a> { turn: u32, sprint: u32, handoff_ref: Str<'a> });
@@ -193,16 +225,16 @@ body!(ContextRenewed<'a> { turn: u32, sprint: u32, handoff_ref: Str<'a> });
 body!(Suspended<'a> {
     turn: u32,
     reason: Str<'a>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pending_calls: Vec<Str<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pending_calls: Vec<Str<'a>> = default,
 });
 
 body!(Resumed<'a> {
     turn: u32,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    approved: Vec<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    denied: Vec<Str<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    approved: Vec<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    denied: Vec<Str<'a>> = default,
 });
 
 body!(ToolGated<'a> { turn: u32, call_id: Str<'a>, tool: Str<'a>, reason: Str<'a> });
@@ -220,8 +252,8 @@ body!(SignalDeliveryDisposed<'a> {
 body!(BudgetExceeded<'a> {
     turn: u32,
     operation_id: Str<'a>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    reservation_id: Option<Str<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reservation_id: Option<Str<'a>> = default,
     budget: Str<'a>,
 });
 
@@ -229,7 +261,6 @@ body!(BudgetUsageReported<'a> {
     turn: u32,
     operation_id: Str<'a>,
     reservation_id: Str<'a>,
-    #[serde(deserialize_with = "super::text::u64_lenient")]
     tokens: u64,
     subagents: u32,
     rounds: u32,
@@ -239,8 +270,7 @@ body!(OperationCancelled<'a> {
     turn: u32,
     operation_id: Str<'a>,
     reason: CancellationReason,
-    #[serde(default)]
-    pending_call_ids: Vec<Str<'a>>,
+    pending_call_ids: Vec<Str<'a>> = default,
 });
 
 body!(CheckpointTaken { turn: u32, history_len: u32 });
@@ -260,8 +290,8 @@ body!(EntropyAlert { turn: u32, score: f64, threshold: f64 });
 body!(Rollbacked<'a> {
     turn: u32,
     checkpoint_history_len: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    reason: Option<RollbackReason<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<RollbackReason<'a>> = default,
 });
 
 // deepstrike-core 0.2.60 writes (and strictly requires) `parent_session_id`;
@@ -270,25 +300,24 @@ body!(Rollbacked<'a> {
 body!(AgentProcessChanged<'a> {
     turn: u32,
     agent_id: Str<'a>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    parent_session_id: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    parent_task_id: Option<Str<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent_session_id: Option<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent_task_id: Option<Str<'a>> = default,
     role: Str<'a>,
     isolation: Str<'a>,
     context_inheritance: Str<'a>,
     state: Str<'a>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    permitted_capability_ids: Vec<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    result_termination: Option<Str<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    permitted_capability_ids: Vec<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result_termination: Option<Str<'a>> = default,
 });
 
 body!(MilestoneAdvanced<'a> {
     turn: u32,
     phase_id: Str<'a>,
-    #[serde(default)]
-    capabilities_unlocked: Vec<Str<'a>>,
+    capabilities_unlocked: Vec<Str<'a>> = default,
 });
 
 body!(MilestoneBlocked<'a> { turn: u32, phase_id: Str<'a>, reason: Str<'a> });
@@ -306,7 +335,6 @@ body!(MemoryQueried<'a> {
     turn: u32,
     scope: MemoryScope<'a>,
     query: Str<'a>,
-    #[serde(deserialize_with = "super::text::u64_lenient")]
     requested_k: u64,
     requires_async_response: bool,
 });
@@ -322,8 +350,7 @@ body!(
     /// after it (the provider's count), both for the same request.
     PromptMeasured<'a> {
         turn: u32,
-        #[serde(default)]
-        measurement: PromptMeasurement<'a>,
+        measurement: PromptMeasurement<'a> = default,
     }
 );
 
@@ -347,9 +374,11 @@ body!(
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Untyped {}
 
-impl<'de> Deserialize<'de> for Untyped {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        serde::de::IgnoredAny::deserialize(d).map(|_| Untyped {})
+impl Body<'_> for Untyped {
+    const SHAPE: Shape = Shape::Any;
+
+    fn build(_: &mut Slots<'_>) -> Self {
+        Untyped {}
     }
 }
 

@@ -4,6 +4,7 @@
 //! were parsed from; see `Str`.
 
 mod content;
+mod fields;
 mod kinds;
 pub(crate) mod objects;
 mod parse;
@@ -122,43 +123,27 @@ macro_rules! session_events {
                     return None;
                 }
                 let mut de = serde_json::Deserializer::from_str(text);
-                let body = serde::de::DeserializeSeed::deserialize(
-                    BodySeed { index },
-                    objects::ObjectsOnly(&mut de),
-                )
-                    .and_then(|event| de.end().map(|()| event));
+                let body = match index {
+                    $(i if i == Place::$variant as usize => {
+                        body::<$variant $(<$lt>)?>(&mut de, SessionEvent::$variant)
+                    })*
+                    _ => return None,
+                };
+                let body = body.and_then(|event| de.end().map(|()| event));
                 Some(body)
             }
         }
 
-        /// One kind's body, built out of line into its variant: the dispatch
-        /// stays a table of calls instead of every body's deserializer
-        /// inlined and moved into place (the larger .wasm).
+        /// One kind's body, read through its table (`fields::Body`) and
+        /// built out of line into its variant: the dispatch stays a table of
+        /// calls instead of every body's builder inlined and moved into place.
         #[inline(never)]
-        fn body<'a, T: serde::Deserialize<'a>, D: serde::Deserializer<'a>>(
-            d: D,
+        fn body<'a, T: fields::Body<'a>>(
+            de: &mut serde_json::Deserializer<serde_json::de::StrRead<'a>>,
             variant: fn(T) -> SessionEvent<'a>,
-        ) -> Result<SessionEvent<'a>, D::Error> {
-            T::deserialize(d).map(variant)
-        }
-
-        /// Deserializes the body of the kind at `index` in `KINDS` (found
-        /// once, by the caller: the dispatch compares numbers, not names).
-        struct BodySeed {
-            index: usize,
-        }
-
-        impl<'a> serde::de::DeserializeSeed<'a> for BodySeed {
-            type Value = SessionEvent<'a>;
-
-            fn deserialize<D: serde::Deserializer<'a>>(self, d: D) -> Result<SessionEvent<'a>, D::Error> {
-                match self.index {
-                    $(i if i == Place::$variant as usize => {
-                        body::<$variant $(<$lt>)?, D>(d, SessionEvent::$variant)
-                    })*
-                    _ => Err(serde::de::Error::custom("unknown event kind")),
-                }
-            }
+        ) -> serde_json::Result<SessionEvent<'a>> {
+            let mut slots = fields::read(de, &T::SHAPE)?;
+            Ok(variant(T::build(&mut slots)))
         }
     };
 }

@@ -52,12 +52,11 @@ macro_rules! via_wire {
     ($ty:ident, $wire:ty) => {
         impl<'de: 'a, 'a> serde::Deserialize<'de> for $ty<'a> {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                super::tagged::read_via_wire::<D, $wire, Self>(d)
+                read_via_wire::<D, $wire, Self>(d)
             }
         }
     };
 }
-pub(super) use via_wire;
 
 via_wire!(ContentPart, ContentPartWire<'a>);
 via_wire!(DurableBlock, DurableBlockWire<'a>);
