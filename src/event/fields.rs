@@ -1,63 +1,148 @@
-//! The event bodies read by one table-driven reader instead of a derived
-//! deserializer per kind.
+//! The event bodies and the structs in them, read by one table-driven
+//! reader instead of a derived deserializer per struct.
 //!
-//! serde's derive gives each body struct its own map visitor: key matching,
-//! a typed slot per field, the drops of a half-built body on error. With 35
-//! bodies that code was the largest part of the .wasm. Here each body
-//! declares its fields as data (`BodySpec`: name, type, required or not),
-//! one visitor walks the object's keys against that table, and each value
-//! is read by the deserializer of its field's TYPE (`FieldType`), shared by
-//! every kind. The code grows with the number of field types, not with
-//! kinds × fields.
+//! serde's derive gives each struct its own map visitor: key matching, a
+//! typed slot per field, the drops of a half-built struct on error. With 35
+//! bodies and a dozen nested structs that code was the largest part of the
+//! .wasm. Here each struct declares its fields as data (`Object`: names,
+//! field types, required or not; `table!`), one visitor walks an object's
+//! keys against that table, and each value is read by the deserializer of
+//! its field's type (`FieldType`), shared by every struct. The code grows
+//! with the number of field types, not with structs × fields.
 //!
 //! The reader makes serde_json's calls in the order the derived visitor made
-//! them (key, duplicate check, value or skipped value, then the first
-//! missing required field in declaration order), through the same
-//! `ObjectsOnly` deserializer, so every message and every position stays
-//! what it was.
+//! them (key, unknown-field or duplicate check, value or skipped value,
+//! then the first missing required field in declaration order), through the
+//! same `ObjectsOnly` deserializer, so every message and every position
+//! stays what it was.
 
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, Error, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 
-use super::content::{ContentPart, Message, ProviderReplay, ToolCall, ToolResult};
+use super::content::{
+    ContentPart, DurableBlock, DurableContent, ErrorKind, Message, ProviderReplay, Role, ToolCall,
+    ToolResult,
+};
 use super::kinds::{PromptMeasurement, Responder};
 use super::objects::ObjectsOnly;
-use super::records::{CancellationReason, MemoryKind, MemoryRecall, MemoryScope, RollbackReason};
-use super::{Content, Str};
+use super::records::{
+    Author, CancellationReason, MemoryKind, MemoryRecall, MemoryRecord, MemoryScope, Provenance,
+    RollbackReason, Trust,
+};
+use super::{Content, RawJson, Str};
 
-/// One top-level field of a body.
+/// Declares a struct read through the table: the struct, its `Body` (its
+/// fields as data, built in declaration order) and a `Deserialize` that
+/// reads it so. A field written `= default` may be missing (its type's
+/// default); every other one is required. `closed:` refuses a field the
+/// struct does not name, as serde's `deny_unknown_fields` did.
+macro_rules! table {
+    (closed: $($rest:tt)*) => {
+        table!(@parse true; $($rest)*);
+    };
+    (@parse $closed:literal; $(#[$m:meta])* $name:ident<'a> { $($fields:tt)* }) => {
+        table!(@struct $closed; $(#[$m])* [$name<'a>] $name { $($fields)* });
+
+        impl<'de: 'a, 'a> serde::Deserialize<'de> for $name<'a> {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $crate::event::fields::read_struct::<$name<'de>, D>(d)
+            }
+        }
+    };
+    (@parse $closed:literal; $(#[$m:meta])* $name:ident { $($fields:tt)* }) => {
+        table!(@struct $closed; $(#[$m])* [$name] $name { $($fields)* });
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $crate::event::fields::read_struct::<$name, D>(d)
+            }
+        }
+    };
+    (@struct $closed:literal; $(#[$m:meta])* [$($decl:tt)*] $name:ident {
+        $($(#[$fm:meta])* $field:ident : $ty:ty $(= $default:ident)?),* $(,)?
+    }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+        pub struct $($decl)* {
+            $($(#[$fm])* pub $field: $ty,)*
+        }
+
+        impl<'a> $crate::event::fields::Body<'a> for $($decl)* {
+            const SHAPE: $crate::event::fields::Shape = {
+                use $crate::event::fields::{Field, FieldSpec, Object, Shape, MAX_FIELDS};
+                let fields: &[FieldSpec] = &[$(FieldSpec {
+                    ty: <$ty as Field<'a>>::TYPE,
+                    required: table!(@required $($default)?),
+                }),*];
+                assert!(fields.len() <= MAX_FIELDS);
+                Shape::Object(Object {
+                    expecting: concat!("struct ", stringify!($name)),
+                    names: &[$(stringify!($field)),*],
+                    fields,
+                    closed: $closed,
+                    check: None,
+                })
+            };
+
+            fn build(slots: &mut $crate::event::fields::Slots<'a>) -> Self {
+                $name { $($field: slots.next(),)* }
+            }
+        }
+    };
+    (@required) => {
+        true
+    };
+    (@required default) => {
+        false
+    };
+    ($($rest:tt)*) => {
+        table!(@parse false; $($rest)*);
+    };
+}
+pub(super) use table;
+
+/// One field of a struct read through the table (its name is in
+/// `Object::names`, at the same place).
 pub(super) struct FieldSpec {
-    pub name: &'static str,
     pub ty: FieldType,
     /// Missing is an error ("missing field `name`"); else the type's default.
     pub required: bool,
 }
 
-/// A body's shape: the fields of an object, or any JSON value (a kind
+/// An object's fields.
+pub(super) struct Object {
+    /// serde's "expected …" for a value that is not an object.
+    pub expecting: &'static str,
+    /// The field names, in declaration order.
+    pub names: &'static [&'static str],
+    pub fields: &'static [FieldSpec],
+    /// A field it does not name is an error ("unknown field …").
+    pub closed: bool,
+    /// A rule across fields, checked once all are read (`None`: none).
+    pub check: Option<Check>,
+}
+
+/// A struct's shape: the fields of an object, or any JSON value (a kind
 /// whose body nothing reads).
 pub(super) enum Shape {
-    Object {
-        /// serde's "expected …" for a body that is not an object.
-        expecting: &'static str,
-        fields: &'static [FieldSpec],
-        /// A rule across fields, checked once all are read (`None`: none).
-        check: Option<Check>,
-    },
+    Object(Object),
     Any,
 }
 
-/// A rule across a body's fields: the message of its error when broken.
+/// A rule across a struct's fields: the message of its error when broken.
 pub(super) type Check = fn(&Slots<'_>) -> Result<(), &'static str>;
 
-/// A body read through the table: its shape, and how it is built from the
-/// values read.
+/// A struct read through the table: its shape, and how it is built from
+/// the values read.
 pub(super) trait Body<'a>: Sized {
     const SHAPE: Shape;
 
-    /// The body from `slots`, its fields taken in declaration order
-    /// (`Slots::next`). Every required field is there (the reader checked).
+    /// The struct from `slots`, its fields taken in declaration order
+    /// (`Slots::next`). Every required field is there (the reader checked);
+    /// from empty slots, the stand-in of a missing required struct.
     fn build(slots: &mut Slots<'a>) -> Self;
 }
 
@@ -71,25 +156,25 @@ pub(super) trait Field<'a>: Sized {
 }
 
 /// Declares `FieldType`, `Value` (one variant per field type) and each
-/// type's `Field` impl and reader. Each line: the variant, the Rust type,
-/// how a value is read from a deserializer, and what the field is when
-/// missing (its default; for a required field, a stand-in never built, as
-/// the reader refuses a body that lacks it).
+/// type's `Field` impl and reader. Each line: the variant, the Rust type
+/// (`Box`ed in `Value` if large), how a value is read from a deserializer,
+/// and what the field is when missing (its default; for a required field, a
+/// stand-in never built, as the reader refuses a struct that lacks it).
 macro_rules! field_types {
-    ($($variant:ident($ty:ty) = $read:expr, missing $missing:expr;)*) => {
-        /// The type of a body field (see `field_types!`).
+    ($($variant:ident($ty:ty $(, $boxed:ident)?) = $read:expr, missing $missing:expr;)*) => {
+        /// The type of a field (see `field_types!`).
         #[derive(Clone, Copy)]
         pub(super) enum FieldType { $($variant,)* }
 
         /// A field's value, as read.
-        pub(super) enum Value<'a> { $($variant($ty),)* }
+        pub(super) enum Value<'a> { $($variant(field_types!(@store $ty $(, $boxed)?)),)* }
 
         $(impl<'a> Field<'a> for $ty {
             const TYPE: FieldType = FieldType::$variant;
 
             fn from_value(value: Option<Value<'a>>) -> Self {
                 match value {
-                    Some(Value::$variant(v)) => v,
+                    Some(Value::$variant(v)) => field_types!(@load v $(, $boxed)?),
                     _ => $missing,
                 }
             }
@@ -100,48 +185,75 @@ macro_rules! field_types {
 
             fn deserialize<D: Deserializer<'a>>(self, d: D) -> Result<Value<'a>, D::Error> {
                 match self {
-                    $(FieldType::$variant => ($read)(d).map(Value::$variant),)*
+                    $(FieldType::$variant => ($read)(d)
+                        .map(|v| Value::$variant(field_types!(@save v $(, $boxed)?))),)*
                 }
             }
         }
     };
+    (@store $ty:ty) => { $ty };
+    (@store $ty:ty, boxed) => { Box<$ty> };
+    (@load $v:ident) => { $v };
+    (@load $v:ident, boxed) => { *$v };
+    (@save $v:ident) => { $v };
+    (@save $v:ident, boxed) => { Box::new($v) };
+}
+
+/// A table struct missing where it is required: its stand-in (never built).
+fn stand_in<'a, T: Body<'a>>() -> T {
+    T::build(&mut Slots::new())
 }
 
 field_types! {
     U32(u32) = u32::deserialize, missing 0;
     OptU32(Option<u32>) = Option::<u32>::deserialize, missing None;
     U64(u64) = super::text::u64_lenient, missing 0;
+    OptU64(Option<u64>) = super::text::opt_u64_lenient, missing None;
     U64Pair((u64, u64)) = super::text::u64_pair_lenient, missing (0, 0);
     F64(f64) = f64::deserialize, missing 0.0;
     Bool(bool) = bool::deserialize, missing false;
     Str(Str<'a>) = Str::deserialize, missing Str::default();
     OptStr(Option<Str<'a>>) = Option::<Str<'a>>::deserialize, missing None;
     Strs(Vec<Str<'a>>) = Vec::<Str<'a>>::deserialize, missing Vec::new();
-    Parts(Vec<ContentPart<'a>>) = Vec::<ContentPart<'a>>::deserialize, missing Vec::new();
-    OptMessage(Option<Message<'a>>) = Option::<Message<'a>>::deserialize, missing None;
+    OptStrs(Option<Vec<Str<'a>>>) = Option::<Vec<Str<'a>>>::deserialize, missing None;
+    Raw(RawJson<'a>) = RawJson::deserialize, missing RawJson(RawValue::NULL);
+    OptRaw(Option<RawJson<'a>>) = Option::<RawJson<'a>>::deserialize, missing None;
+    OptRaws(Option<Vec<RawJson<'a>>>) = Option::<Vec<RawJson<'a>>>::deserialize, missing None;
+    Role(Role) = Role::deserialize, missing Role::Other(String::new());
+    Content(Content<'a>) = Content::deserialize, missing Content::Parts(Vec::new());
     OptContent(Option<Content<'a>>) = Option::<Content<'a>>::deserialize, missing None;
-    OptCalls(Option<Vec<ToolCall<'a>>>) = Option::<Vec<ToolCall<'a>>>::deserialize, missing None;
-    OptReplay(Option<ProviderReplay<'a>>) =
-        Option::<ProviderReplay<'a>>::deserialize, missing None;
+    Parts(Vec<ContentPart<'a>>) = Vec::<ContentPart<'a>>::deserialize, missing Vec::new();
+    OptMessage(Option<Message<'a>>, boxed) =
+        Option::<Message<'a>>::deserialize, missing None;
     Calls(Vec<ToolCall<'a>>) = Vec::<ToolCall<'a>>::deserialize, missing Vec::new();
+    OptCalls(Option<Vec<ToolCall<'a>>>) = Option::<Vec<ToolCall<'a>>>::deserialize, missing None;
     Results(Vec<ToolResult<'a>>) = Vec::<ToolResult<'a>>::deserialize, missing Vec::new();
+    OptErrorKind(Option<ErrorKind>) = Option::<ErrorKind>::deserialize, missing None;
+    OptDurable(Option<DurableContent<'a>>) =
+        Option::<DurableContent<'a>>::deserialize, missing None;
+    Blocks(Vec<DurableBlock<'a>>) = Vec::<DurableBlock<'a>>::deserialize, missing Vec::new();
+    OptReplay(Option<ProviderReplay<'a>>, boxed) =
+        Option::<ProviderReplay<'a>>::deserialize, missing None;
     Responder(Responder) = Responder::deserialize, missing Responder::Other(String::new());
     Cancellation(CancellationReason) =
         CancellationReason::deserialize, missing CancellationReason::Other(String::new());
     OptRollback(Option<RollbackReason<'a>>) =
         Option::<RollbackReason<'a>>::deserialize, missing None;
-    Scope(MemoryScope<'a>) = MemoryScope::deserialize,
-        missing MemoryScope { tenant_id: Str::default(), namespace: Str::default() };
+    Scope(MemoryScope<'a>) = MemoryScope::deserialize, missing stand_in();
     MemoryKind(MemoryKind) = MemoryKind::deserialize, missing MemoryKind::Other(String::new());
     Recalls(Vec<MemoryRecall<'a>>) = Vec::<MemoryRecall<'a>>::deserialize, missing Vec::new();
+    Record(MemoryRecord<'a>, boxed) = MemoryRecord::deserialize, missing stand_in();
+    Provenance(Provenance<'a>, boxed) = Provenance::deserialize, missing stand_in();
+    Author(Author) = Author::deserialize, missing Author::Other(String::new());
+    Trust(Trust) = Trust::deserialize, missing Trust::Other(String::new());
     Measurement(PromptMeasurement<'a>) =
         PromptMeasurement::deserialize, missing PromptMeasurement::default();
 }
 
-/// The most fields a body has.
-pub(super) const MAX_FIELDS: usize = 12;
+/// The most fields a struct has.
+pub(super) const MAX_FIELDS: usize = 16;
 
-/// The values read for a body's fields, by place in its `BodySpec`.
+/// The values read for a struct's fields, by place in its `Object`.
 pub(super) struct Slots<'a> {
     values: [Option<Value<'a>>; MAX_FIELDS],
     /// The next field `next` gives.
@@ -170,62 +282,73 @@ impl<'a> Slots<'a> {
     }
 }
 
-/// Reads a body of shape `shape` from `de`, as serde's derive read it.
+/// Reads an event body of shape `shape` from `de` (out of line, one copy
+/// for every kind; `read_struct` is the same for the structs inside).
 pub(super) fn read<'a>(
     de: &mut serde_json::Deserializer<serde_json::de::StrRead<'a>>,
     shape: &'static Shape,
 ) -> serde_json::Result<Slots<'a>> {
+    read_shape(ObjectsOnly(de), shape)
+}
+
+/// `T` read from `d` through its table.
+pub(super) fn read_struct<'a, T: Body<'a>, D: Deserializer<'a>>(d: D) -> Result<T, D::Error> {
+    read_shape(d, &T::SHAPE).map(|mut slots| T::build(&mut slots))
+}
+
+fn read_shape<'a, D: Deserializer<'a>>(d: D, shape: &'static Shape) -> Result<Slots<'a>, D::Error> {
     match shape {
-        Shape::Object { expecting, fields, check } => {
-            ObjectsOnly(de).deserialize_map(ObjectVisitor { expecting, fields, check: *check })
-        }
-        Shape::Any => IgnoredAny::deserialize(ObjectsOnly(de)).map(|_| Slots::new()),
+        // The name only matters to formats that write it; serde_json does not.
+        Shape::Object(object) => d.deserialize_struct("", object.names, ObjectVisitor(object)),
+        Shape::Any => IgnoredAny::deserialize(d).map(|_| Slots::new()),
     }
 }
 
-/// The one map visitor of every body.
-struct ObjectVisitor {
-    expecting: &'static str,
-    fields: &'static [FieldSpec],
-    check: Option<Check>,
-}
+/// The one map visitor of every table struct.
+struct ObjectVisitor(&'static Object);
 
 impl<'a> Visitor<'a> for ObjectVisitor {
     type Value = Slots<'a>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.expecting)
+        f.write_str(self.0.expecting)
     }
 
     fn visit_map<A: MapAccess<'a>>(self, mut map: A) -> Result<Slots<'a>, A::Error> {
+        let object = self.0;
         let mut slots = Slots::new();
-        while let Some(place) = map.next_key_seed(Key(self.fields))? {
-            let Some((field, slot)) =
-                place.and_then(|p| Some((self.fields.get(p)?, slots.values.get_mut(p)?)))
-            else {
+        while let Some(place) = map.next_key_seed(Key(object))? {
+            let found = place.and_then(|place| {
+                Some((
+                    *object.names.get(place)?,
+                    object.fields.get(place)?,
+                    slots.values.get_mut(place)?,
+                ))
+            });
+            let Some((name, field, slot)) = found else {
                 map.next_value::<IgnoredAny>()?;
                 continue;
             };
             if slot.is_some() {
-                return Err(A::Error::duplicate_field(field.name));
+                return Err(A::Error::duplicate_field(name));
             }
             *slot = Some(map.next_value_seed(field.ty)?);
         }
-        for (place, field) in self.fields.iter().enumerate() {
+        for (place, (name, field)) in object.names.iter().zip(object.fields).enumerate() {
             if field.required && !slots.has(place) {
-                return Err(A::Error::missing_field(field.name));
+                return Err(A::Error::missing_field(name));
             }
         }
-        if let Some(check) = self.check {
+        if let Some(check) = object.check {
             check(&slots).map_err(A::Error::custom)?;
         }
         Ok(slots)
     }
 }
 
-/// A key: the place of the field it names, `None` for a field the body
-/// does not read.
-struct Key(&'static [FieldSpec]);
+/// A key: the place of the field it names, `None` for a field the struct
+/// does not read (an error if it is `closed`).
+struct Key(&'static Object);
 
 impl<'a> DeserializeSeed<'a> for Key {
     type Value = Option<usize>;
@@ -243,6 +366,9 @@ impl<'a> Visitor<'a> for Key {
     }
 
     fn visit_str<E: Error>(self, key: &str) -> Result<Option<usize>, E> {
-        Ok(self.0.iter().position(|field| field.name == key))
+        match self.0.names.iter().position(|name| *name == key) {
+            None if self.0.closed => Err(E::unknown_field(key, self.0.names)),
+            place => Ok(place),
+        }
     }
 }

@@ -5,66 +5,15 @@
 //! `kind` tag lives on `SessionEvent`; unknown top-level fields are ignored
 //! (the event's original text keeps them).
 
-use super::fields::{Body, Field, FieldSpec, FieldType, Shape, Slots, Value, MAX_FIELDS};
+use super::fields::{table, Body, FieldSpec, FieldType, Object, Shape, Slots, Value};
 use super::text::names;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::content::{ContentPart, Message, ProviderReplay, ToolCall, ToolResult};
 use super::records::{CancellationReason, MemoryKind, MemoryRecall, MemoryScope, RollbackReason};
 use super::Str;
 
-/// Declares a kind's body struct and its table (`fields::Body`); with
-/// `<'a>` its strings borrow from the log. A field written `= default` may
-/// be missing (its type's default); every other one is required.
-macro_rules! body {
-    ($(#[$m:meta])* $name:ident<'a> { $($fields:tt)* }) => {
-        body!(@struct $(#[$m])* [$name<'a>] $name { $($fields)* });
-    };
-    ($(#[$m:meta])* $name:ident { $($fields:tt)* }) => {
-        body!(@struct $(#[$m])* [$name] $name { $($fields)* });
-    };
-    (@struct $(#[$m:meta])* [$($decl:tt)*] $name:ident {
-        $($(#[$fm:meta])* $field:ident : $ty:ty $(= $default:ident)?),* $(,)?
-    }) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, PartialEq, Serialize)]
-        pub struct $($decl)* {
-            $($(#[$fm])* pub $field: $ty,)*
-        }
-
-        impl<'a> Body<'a> for $($decl)* {
-            const SHAPE: Shape = {
-                let fields: &[FieldSpec] = &[$(FieldSpec {
-                    name: stringify!($field),
-                    ty: <$ty as Field<'a>>::TYPE,
-                    required: required!($($default)?),
-                }),*];
-                assert!(fields.len() <= MAX_FIELDS);
-                Shape::Object {
-                    expecting: concat!("struct ", stringify!($name)),
-                    fields,
-                    check: None,
-                }
-            };
-
-            fn build(slots: &mut Slots<'a>) -> Self {
-                $name { $($field: slots.next(),)* }
-            }
-        }
-    };
-}
-
-/// Whether a `body!` field is required: unless marked `= default`.
-macro_rules! required {
-    () => {
-        true
-    };
-    (default) => {
-        false
-    };
-}
-
-body!(RunStarted<'a> {
+table!(RunStarted<'a> {
     run_id: Str<'a>,
     goal: Str<'a>,
     criteria: Vec<Str<'a>> = default,
@@ -84,20 +33,22 @@ pub struct LlmCompleted<'a> {
 }
 
 impl<'a> Body<'a> for LlmCompleted<'a> {
-    const SHAPE: Shape = Shape::Object {
+    const SHAPE: Shape = Shape::Object(Object {
         // What `tagged::read_via_wire`, which read it before, expected.
         expecting: "an object",
+        names: &["turn", "message", "content", "tool_calls", "token_count", "provider_replay"],
         fields: &[
-            FieldSpec { name: "turn", ty: FieldType::U32, required: true },
-            FieldSpec { name: "message", ty: FieldType::OptMessage, required: false },
-            FieldSpec { name: "content", ty: FieldType::OptContent, required: false },
-            FieldSpec { name: "tool_calls", ty: FieldType::OptCalls, required: false },
-            FieldSpec { name: "token_count", ty: FieldType::OptU32, required: false },
-            FieldSpec { name: "provider_replay", ty: FieldType::OptReplay, required: false },
+            FieldSpec { ty: FieldType::U32, required: true },
+            FieldSpec { ty: FieldType::OptMessage, required: false },
+            FieldSpec { ty: FieldType::OptContent, required: false },
+            FieldSpec { ty: FieldType::OptCalls, required: false },
+            FieldSpec { ty: FieldType::OptU32, required: false },
+            FieldSpec { ty: FieldType::OptReplay, required: false },
         ],
+        closed: false,
         check: Some(|slots| {
             // A field written `null` is as good as missing here.
-            let message = matches!(slots.get(1), Some(Value::OptMessage(Some(_))));
+            let message = matches!(slots.get(1), Some(Value::OptMessage(m)) if m.is_some());
             let content = matches!(slots.get(2), Some(Value::OptContent(Some(_))));
             let tool_calls = matches!(slots.get(3), Some(Value::OptCalls(Some(_))));
             match (message, content, tool_calls) {
@@ -106,7 +57,7 @@ impl<'a> Body<'a> for LlmCompleted<'a> {
                 (false, false, _) => Err("missing field `message`"),
             }
         }),
-    };
+    });
 
     fn build(slots: &mut Slots<'a>) -> Self {
         let turn = slots.next();
@@ -125,11 +76,11 @@ impl<'a> Body<'a> for LlmCompleted<'a> {
     }
 }
 
-body!(ToolRequested<'a> { turn: u32, calls: Vec<ToolCall<'a>> });
+table!(ToolRequested<'a> { turn: u32, calls: Vec<ToolCall<'a>> });
 
-body!(ToolCompleted<'a> { turn: u32, results: Vec<ToolResult<'a>> });
+table!(ToolCompleted<'a> { turn: u32, results: Vec<ToolResult<'a>> });
 
-body!(Compressed<'a> {
+table!(Compressed<'a> {
     turn: u32,
     archived_seq_range: (u64, u64),
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -142,7 +93,7 @@ body!(Compressed<'a> {
     preserved_refs: Vec<Str<'a>> = default,
 });
 
-body!(PageOut<'a> {
+table!(PageOut<'a> {
     turn: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     action: Option<Str<'a>> = default,
@@ -155,22 +106,22 @@ body!(PageOut<'a> {
     archive_ref: Option<Str<'a>> = default,
 });
 
-body!(PageIn { turn: u32, entry_count: u32 });
+table!(PageIn { turn: u32, entry_count: u32 });
 
-body!(RunTerminal<'a> {
+table!(RunTerminal<'a> {
     reason: Str<'a>,
     turns_used: u32,
     total_tokens: u64,
 });
 
-body!(ToolArgumentRepaired<'a> {
+table!(ToolArgumentRepaired<'a> {
     turn: u32,
     tool: Str<'a>,
     original_arguments: Str<'a>,
     repaired_arguments: Str<'a>,
 });
 
-body!(PermissionRequested<'a> {
+table!(PermissionRequested<'a> {
     turn: u32,
     tool: Str<'a>,
     arguments: Str<'a>,
@@ -198,11 +149,11 @@ names!(open Responder, strict_refuses: false {
     PermissionHandler = "permission_handler",
 });
 
-body!(PermissionResolved { turn: u32, approved: bool, responder: Responder });
+table!(PermissionResolved { turn: u32, approved: bool, responder: Responder });
 
-body!(ToolDenied<'a> { turn: u32, call_id: Str<'a>, tool_name: Str<'a>, reason: Str<'a> });
+table!(ToolDenied<'a> { turn: u32, call_id: Str<'a>, tool_name: Str<'a>, reason: Str<'a> });
 
-body!(CapabilityChanged<'a> {
+table!(CapabilityChanged<'a> {
     turn: u32,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     added: Vec<Str<'a>> = default,
@@ -220,16 +171,16 @@ body!(CapabilityChanged<'a> {
     mount_reason: Option<Str<'a>> = default,
 });
 
-body!(ContextRenewed<'a> { turn: u32, sprint: u32, handoff_ref: Str<'a> });
+table!(ContextRenewed<'a> { turn: u32, sprint: u32, handoff_ref: Str<'a> });
 
-body!(Suspended<'a> {
+table!(Suspended<'a> {
     turn: u32,
     reason: Str<'a>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pending_calls: Vec<Str<'a>> = default,
 });
 
-body!(Resumed<'a> {
+table!(Resumed<'a> {
     turn: u32,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     approved: Vec<Str<'a>> = default,
@@ -237,9 +188,9 @@ body!(Resumed<'a> {
     denied: Vec<Str<'a>> = default,
 });
 
-body!(ToolGated<'a> { turn: u32, call_id: Str<'a>, tool: Str<'a>, reason: Str<'a> });
+table!(ToolGated<'a> { turn: u32, call_id: Str<'a>, tool: Str<'a>, reason: Str<'a> });
 
-body!(SignalDeliveryDisposed<'a> {
+table!(SignalDeliveryDisposed<'a> {
     turn: u32,
     operation_id: Str<'a>,
     delivery_id: Str<'a>,
@@ -249,7 +200,7 @@ body!(SignalDeliveryDisposed<'a> {
     queue_depth: u32,
 });
 
-body!(BudgetExceeded<'a> {
+table!(BudgetExceeded<'a> {
     turn: u32,
     operation_id: Str<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -257,7 +208,7 @@ body!(BudgetExceeded<'a> {
     budget: Str<'a>,
 });
 
-body!(BudgetUsageReported<'a> {
+table!(BudgetUsageReported<'a> {
     turn: u32,
     operation_id: Str<'a>,
     reservation_id: Str<'a>,
@@ -266,16 +217,16 @@ body!(BudgetUsageReported<'a> {
     rounds: u32,
 });
 
-body!(OperationCancelled<'a> {
+table!(OperationCancelled<'a> {
     turn: u32,
     operation_id: Str<'a>,
     reason: CancellationReason,
     pending_call_ids: Vec<Str<'a>> = default,
 });
 
-body!(CheckpointTaken { turn: u32, history_len: u32 });
+table!(CheckpointTaken { turn: u32, history_len: u32 });
 
-body!(EntropySample {
+table!(EntropySample {
     turn: u32,
     score: f64,
     rho: f64,
@@ -285,9 +236,9 @@ body!(EntropySample {
     window_turns: u32,
 });
 
-body!(EntropyAlert { turn: u32, score: f64, threshold: f64 });
+table!(EntropyAlert { turn: u32, score: f64, threshold: f64 });
 
-body!(Rollbacked<'a> {
+table!(Rollbacked<'a> {
     turn: u32,
     checkpoint_history_len: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -297,7 +248,7 @@ body!(Rollbacked<'a> {
 // deepstrike-core 0.2.60 writes (and strictly requires) `parent_session_id`;
 // the SDKs write `parent_task_id` instead (the spawning task: `root` or an
 // agent id).
-body!(AgentProcessChanged<'a> {
+table!(AgentProcessChanged<'a> {
     turn: u32,
     agent_id: Str<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -314,15 +265,15 @@ body!(AgentProcessChanged<'a> {
     result_termination: Option<Str<'a>> = default,
 });
 
-body!(MilestoneAdvanced<'a> {
+table!(MilestoneAdvanced<'a> {
     turn: u32,
     phase_id: Str<'a>,
     capabilities_unlocked: Vec<Str<'a>> = default,
 });
 
-body!(MilestoneBlocked<'a> { turn: u32, phase_id: Str<'a>, reason: Str<'a> });
+table!(MilestoneBlocked<'a> { turn: u32, phase_id: Str<'a>, reason: Str<'a> });
 
-body!(MemoryWritten<'a> {
+table!(MemoryWritten<'a> {
     turn: u32,
     record_id: Str<'a>,
     scope: MemoryScope<'a>,
@@ -331,7 +282,7 @@ body!(MemoryWritten<'a> {
     size_bytes: u32,
 });
 
-body!(MemoryQueried<'a> {
+table!(MemoryQueried<'a> {
     turn: u32,
     scope: MemoryScope<'a>,
     query: Str<'a>,
@@ -339,13 +290,13 @@ body!(MemoryQueried<'a> {
     requires_async_response: bool,
 });
 
-body!(MemoryValidationFailed<'a> { turn: u32, record_id: Str<'a>, error: Str<'a> });
+table!(MemoryValidationFailed<'a> { turn: u32, record_id: Str<'a>, error: Str<'a> });
 
-body!(MemoryRetrievalResult<'a> { hits: Vec<MemoryRecall<'a>> });
+table!(MemoryRetrievalResult<'a> { hits: Vec<MemoryRecall<'a>> });
 
 // ---- The kinds deepstrike 0.2.77 adds (docs/spec/deepstrike-0.2.77.md) ----
 
-body!(
+table!(
     /// A prompt's size, measured before the provider call (an estimate) and
     /// after it (the provider's count), both for the same request.
     PromptMeasured<'a> {
@@ -354,17 +305,16 @@ body!(
     }
 );
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(bound(deserialize = "'de: 'a"))]
-pub struct PromptMeasurement<'a> {
-    /// The request measured: a later measurement of it replaces the earlier.
-    #[serde(default)]
-    pub request_fingerprint: Str<'a>,
-    #[serde(default, deserialize_with = "super::text::u64_lenient")]
-    pub input_tokens: u64,
-}
+table!(
+    #[derive(Default)]
+    PromptMeasurement<'a> {
+        /// The request measured: a later measurement of it replaces the earlier.
+        request_fingerprint: Str<'a> = default,
+        input_tokens: u64 = default,
+    }
+);
 
-body!(
+table!(
     /// The body of a kind the view reads only the turn of.
     Turned { turn: u32 }
 );
