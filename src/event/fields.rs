@@ -23,8 +23,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::content::{
-    ContentPart, DurableBlock, DurableContent, ErrorKind, Message, ProviderReplay, Role, ToolCall,
-    ToolResult,
+    ContentPart, DurableBlock, DurableContent, ErrorKind, FileAffinity, ImageDetail, MediaSource,
+    Message, ProviderReplay, Role, ToolCall, ToolResult,
 };
 use super::kinds::{PromptMeasurement, Responder};
 use super::objects::ObjectsOnly;
@@ -32,28 +32,46 @@ use super::records::{
     Author, CancellationReason, MemoryKind, MemoryRecall, MemoryRecord, MemoryScope, Provenance,
     RollbackReason, Trust,
 };
+use super::tagged::{BlockType, PartType, RollbackKind, SourceKind};
 use super::{Content, RawJson, Str};
 
 /// Declares a struct read through the table: the struct, its `Body` (its
 /// fields as data, built in declaration order) and a `Deserialize` that
 /// reads it so. A field written `= default` may be missing (its type's
-/// default); every other one is required. `closed:` refuses a field the
-/// struct does not name, as serde's `deny_unknown_fields` did.
+/// default); every other one is required; `field as "name"` reads a field
+/// under another name. `closed:` refuses a field the struct does not name,
+/// as serde's `deny_unknown_fields` did; `wire:` declares a struct only read
+/// (no derives: `tagged`'s wire structs).
 macro_rules! table {
     (closed: $($rest:tt)*) => {
         table!(@parse true; $($rest)*);
     };
+    (wire: $(#[$m:meta])* $name:ident<'a> { $($fields:tt)* }) => {
+        table!(@wire [$(#[$m])*] $name { $($fields)* });
+    };
+    (wire closed: $(#[$m:meta])* $name:ident<'a> { $($fields:tt)* }) => {
+        table!(@wire closed [$(#[$m])*] $name { $($fields)* });
+    };
+    (@wire [$($m:tt)*] $name:ident { $($fields:tt)* }) => {
+        table!(@struct false; [$($m)*] [$name<'a>] $name { $($fields)* });
+        table!(@deserialize $name);
+    };
+    (@wire closed [$($m:tt)*] $name:ident { $($fields:tt)* }) => {
+        table!(@struct true; [$($m)*] [$name<'a>] $name { $($fields)* });
+        table!(@deserialize $name);
+    };
     (@parse $closed:literal; $(#[$m:meta])* $name:ident<'a> { $($fields:tt)* }) => {
-        table!(@struct $closed; $(#[$m])* [$name<'a>] $name { $($fields)* });
-
-        impl<'de: 'a, 'a> serde::Deserialize<'de> for $name<'a> {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                $crate::event::fields::read_struct::<$name<'de>, D>(d)
-            }
-        }
+        table!(@struct $closed; [
+            $(#[$m])*
+            #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+        ] [$name<'a>] $name { $($fields)* });
+        table!(@deserialize $name);
     };
     (@parse $closed:literal; $(#[$m:meta])* $name:ident { $($fields:tt)* }) => {
-        table!(@struct $closed; $(#[$m])* [$name] $name { $($fields)* });
+        table!(@struct $closed; [
+            $(#[$m])*
+            #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+        ] [$name] $name { $($fields)* });
 
         impl<'de> serde::Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -61,11 +79,18 @@ macro_rules! table {
             }
         }
     };
-    (@struct $closed:literal; $(#[$m:meta])* [$($decl:tt)*] $name:ident {
-        $($(#[$fm:meta])* $field:ident : $ty:ty $(= $default:ident)?),* $(,)?
+    (@deserialize $name:ident) => {
+        impl<'de: 'a, 'a> serde::Deserialize<'de> for $name<'a> {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $crate::event::fields::read_struct::<$name<'de>, D>(d)
+            }
+        }
+    };
+    (@struct $closed:literal; [$($m:tt)*] [$($decl:tt)*] $name:ident {
+        $($(#[$fm:meta])* $field:ident $(as $rename:literal)? : $ty:ty $(= $default:ident)?),*
+        $(,)?
     }) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+        $($m)*
         pub struct $($decl)* {
             $($(#[$fm])* pub $field: $ty,)*
         }
@@ -80,7 +105,7 @@ macro_rules! table {
                 assert!(fields.len() <= MAX_FIELDS);
                 Shape::Object(Object {
                     expecting: concat!("struct ", stringify!($name)),
-                    names: &[$(stringify!($field)),*],
+                    names: &[$(table!(@name $field $($rename)?)),*],
                     fields,
                     closed: $closed,
                     check: None,
@@ -91,6 +116,12 @@ macro_rules! table {
                 $name { $($field: slots.next(),)* }
             }
         }
+    };
+    (@name $field:ident) => {
+        stringify!($field)
+    };
+    (@name $field:ident $rename:literal) => {
+        $rename
     };
     (@required) => {
         true
@@ -246,6 +277,15 @@ field_types! {
     Provenance(Provenance<'a>, boxed) = Provenance::deserialize, missing stand_in();
     Author(Author) = Author::deserialize, missing Author::Other(String::new());
     Trust(Trust) = Trust::deserialize, missing Trust::Other(String::new());
+    OptBool(Option<bool>) = Option::<bool>::deserialize, missing None;
+    OptDetail(Option<ImageDetail>) = Option::<ImageDetail>::deserialize, missing None;
+    OptSource(Option<MediaSource<'a>>) = Option::<MediaSource<'a>>::deserialize, missing None;
+    OptAffinity(Option<FileAffinity<'a>>) =
+        Option::<FileAffinity<'a>>::deserialize, missing None;
+    PartType(PartType) = PartType::deserialize, missing PartType::Text;
+    BlockType(BlockType) = BlockType::deserialize, missing BlockType::Text;
+    SourceKind(SourceKind) = SourceKind::deserialize, missing SourceKind::Url;
+    RollbackKind(RollbackKind) = RollbackKind::deserialize, missing RollbackKind::Timeout;
     Measurement(PromptMeasurement<'a>) =
         PromptMeasurement::deserialize, missing PromptMeasurement::default();
 }

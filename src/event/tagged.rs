@@ -3,11 +3,13 @@
 //! structs: the tag and every variant's fields in one struct, then the
 //! variant built by hand. serde's derive for `#[serde(tag = ...)]` buffers
 //! each object into an intermediate tree first; this reads it once and
-//! keeps that machinery (15% of the .wasm) out of the binary.
-//! Serialization stays derived on the enums themselves.
+//! keeps that machinery (15% of the .wasm) out of the binary. The wire
+//! structs are read through the table (`fields::table!`), with every other
+//! struct of the schema. Serialization stays derived on the enums themselves.
 
 use std::marker::PhantomData;
 
+use super::fields::table;
 use super::text::names;
 use super::text::RawJson;
 use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Visitor};
@@ -80,7 +82,7 @@ fn only(present: &[(&str, bool)], allowed: &[&str]) -> Result<(), String> {
     }
 }
 
-enum PartType {
+pub enum PartType {
     Text,
     Image,
     Audio,
@@ -89,21 +91,20 @@ enum PartType {
 
 names!(PartType { Text = "text", Image = "image", Audio = "audio", ToolResult = "tool_result" });
 
-#[derive(Deserialize)]
-#[serde(bound(deserialize = "'de: 'a"))]
-pub(super) struct ContentPartWire<'a> {
-    #[serde(rename = "type")]
-    tag: PartType,
-    text: Option<Str<'a>>,
-    url: Option<Str<'a>>,
-    data: Option<Str<'a>>,
-    media_type: Option<Str<'a>>,
-    detail: Option<ImageDetail>,
-    call_id: Option<Str<'a>>,
-    output: Option<Str<'a>>,
-    is_error: Option<bool>,
-    durable_content: Option<DurableContent<'a>>,
-}
+table!(wire:
+    ContentPartWire<'a> {
+        tag as "type": PartType,
+        text: Option<Str<'a>> = default,
+        url: Option<Str<'a>> = default,
+        data: Option<Str<'a>> = default,
+        media_type: Option<Str<'a>> = default,
+        detail: Option<ImageDetail> = default,
+        call_id: Option<Str<'a>> = default,
+        output: Option<Str<'a>> = default,
+        is_error: Option<bool> = default,
+        durable_content: Option<DurableContent<'a>> = default,
+    }
+);
 
 impl<'a> TryFrom<ContentPartWire<'a>> for ContentPart<'a> {
     type Error = String;
@@ -130,7 +131,7 @@ impl<'a> TryFrom<ContentPartWire<'a>> for ContentPart<'a> {
     }
 }
 
-enum BlockType {
+pub enum BlockType {
     Text,
     Image,
     Audio,
@@ -140,16 +141,15 @@ enum BlockType {
 
 names!(BlockType { Text = "text", Image = "image", Audio = "audio", Video = "video", File = "file" });
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
-pub(super) struct DurableBlockWire<'a> {
-    #[serde(rename = "type")]
-    tag: BlockType,
-    text: Option<Str<'a>>,
-    source: Option<MediaSource<'a>>,
-    media_type: Option<Str<'a>>,
-    provider_options: Option<RawJson<'a>>,
-}
+table!(wire closed:
+    DurableBlockWire<'a> {
+        tag as "type": BlockType,
+        text: Option<Str<'a>> = default,
+        source: Option<MediaSource<'a>> = default,
+        media_type: Option<Str<'a>> = default,
+        provider_options: Option<RawJson<'a>> = default,
+    }
+);
 
 impl<'a> TryFrom<DurableBlockWire<'a>> for DurableBlock<'a> {
     type Error = String;
@@ -179,7 +179,7 @@ impl<'a> TryFrom<DurableBlockWire<'a>> for DurableBlock<'a> {
     }
 }
 
-enum SourceKind {
+pub enum SourceKind {
     Url,
     Base64,
     FileId,
@@ -188,18 +188,18 @@ enum SourceKind {
 
 names!(SourceKind { Url = "url", Base64 = "base64", FileId = "file_id", Object = "object" });
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
-pub(super) struct MediaSourceWire<'a> {
-    kind: SourceKind,
-    url: Option<Str<'a>>,
-    data: Option<Str<'a>>,
-    id: Option<Str<'a>>,
-    affinity: Option<FileAffinity<'a>>,
-    handle: Option<Str<'a>>,
-    owner: Option<Str<'a>>,
-    payload_ref: Option<Str<'a>>,
-}
+table!(wire closed:
+    MediaSourceWire<'a> {
+        kind: SourceKind,
+        url: Option<Str<'a>> = default,
+        data: Option<Str<'a>> = default,
+        id: Option<Str<'a>> = default,
+        affinity: Option<FileAffinity<'a>> = default,
+        handle: Option<Str<'a>> = default,
+        owner: Option<Str<'a>> = default,
+        payload_ref: Option<Str<'a>> = default,
+    }
+);
 
 impl<'a> TryFrom<MediaSourceWire<'a>> for MediaSource<'a> {
     type Error = String;
@@ -241,7 +241,7 @@ impl<'a> TryFrom<MediaSourceWire<'a>> for MediaSource<'a> {
     }
 }
 
-enum RollbackKind {
+pub enum RollbackKind {
     FatalToolError,
     GovernanceDenied,
     ProviderFailure,
@@ -252,14 +252,14 @@ enum RollbackKind {
 
 names!(RollbackKind { FatalToolError = "fatal_tool_error", GovernanceDenied = "governance_denied", ProviderFailure = "provider_failure", Timeout = "timeout", UserInterrupt = "user_interrupt", MalformedReplay = "malformed_replay" });
 
-#[derive(Deserialize)]
-#[serde(bound(deserialize = "'de: 'a"))]
-pub(super) struct RollbackReasonWire<'a> {
-    kind: RollbackKind,
-    tool_name: Option<Str<'a>>,
-    error: Option<Str<'a>>,
-    reason: Option<Str<'a>>,
-}
+table!(wire:
+    RollbackReasonWire<'a> {
+        kind: RollbackKind,
+        tool_name: Option<Str<'a>> = default,
+        error: Option<Str<'a>> = default,
+        reason: Option<Str<'a>> = default,
+    }
+);
 
 impl<'a> TryFrom<RollbackReasonWire<'a>> for RollbackReason<'a> {
     type Error = String;
