@@ -100,6 +100,7 @@ macro_rules! table {
                 use $crate::event::fields::{Field, FieldSpec, Object, Shape, MAX_FIELDS};
                 let fields: &[FieldSpec] = &[$(FieldSpec {
                     ty: <$ty as Field<'a>>::TYPE,
+                    nullable: <$ty as Field<'a>>::NULLABLE,
                     required: table!(@required $($default)?),
                 }),*];
                 assert!(fields.len() <= MAX_FIELDS);
@@ -139,6 +140,8 @@ pub(super) use table;
 /// `Object::names`, at the same place).
 pub(super) struct FieldSpec {
     pub ty: FieldType,
+    /// Read as an option (`Field::NULLABLE`).
+    pub nullable: bool,
     /// Missing is an error ("missing field `name`"); else the type's default.
     pub required: bool,
 }
@@ -181,6 +184,8 @@ pub(super) trait Body<'a>: Sized {
 /// what it is when missing.
 pub(super) trait Field<'a>: Sized {
     const TYPE: FieldType;
+    /// Read as an option: `null` gives `None`.
+    const NULLABLE: bool = false;
 
     /// The value read for the field, or `None` when it was missing.
     fn from_value(value: Option<Value<'a>>) -> Self;
@@ -197,8 +202,8 @@ macro_rules! field_types {
         #[derive(Clone, Copy)]
         pub(super) enum FieldType { $($variant,)* }
 
-        /// A field's value, as read.
-        pub(super) enum Value<'a> { $($variant(field_types!(@store $ty $(, $boxed)?)),)* }
+        /// A field's value, as read (`Null`: a nullable field's `null`).
+        pub(super) enum Value<'a> { Null, $($variant(field_types!(@store $ty $(, $boxed)?)),)* }
 
         $(impl<'a> Field<'a> for $ty {
             const TYPE: FieldType = FieldType::$variant;
@@ -237,39 +242,28 @@ fn stand_in<'a, T: Body<'a>>() -> T {
 
 field_types! {
     U32(u32) = u32::deserialize, missing 0;
-    OptU32(Option<u32>) = Option::<u32>::deserialize, missing None;
     U64(u64) = super::text::u64_lenient, missing 0;
-    OptU64(Option<u64>) = super::text::opt_u64_lenient, missing None;
     U64Pair((u64, u64)) = super::text::u64_pair_lenient, missing (0, 0);
     F64(f64) = f64::deserialize, missing 0.0;
     Bool(bool) = bool::deserialize, missing false;
     Str(Str<'a>) = Str::deserialize, missing Str::default();
-    OptStr(Option<Str<'a>>) = Option::<Str<'a>>::deserialize, missing None;
     Strs(Vec<Str<'a>>) = Vec::<Str<'a>>::deserialize, missing Vec::new();
-    OptStrs(Option<Vec<Str<'a>>>) = Option::<Vec<Str<'a>>>::deserialize, missing None;
     Raw(RawJson<'a>) = RawJson::deserialize, missing RawJson(RawValue::NULL);
-    OptRaw(Option<RawJson<'a>>) = Option::<RawJson<'a>>::deserialize, missing None;
-    OptRaws(Option<Vec<RawJson<'a>>>) = Option::<Vec<RawJson<'a>>>::deserialize, missing None;
+    Raws(Vec<RawJson<'a>>) = Vec::<RawJson<'a>>::deserialize, missing Vec::new();
     Role(Role) = Role::deserialize, missing Role::Other(String::new());
     Content(Content<'a>) = Content::deserialize, missing Content::Parts(Vec::new());
-    OptContent(Option<Content<'a>>) = Option::<Content<'a>>::deserialize, missing None;
     Parts(Vec<ContentPart<'a>>) = Vec::<ContentPart<'a>>::deserialize, missing Vec::new();
-    OptMessage(Option<Message<'a>>, boxed) =
-        Option::<Message<'a>>::deserialize, missing None;
+    Message(Message<'a>, boxed) = Message::deserialize, missing stand_in();
     Calls(Vec<ToolCall<'a>>) = Vec::<ToolCall<'a>>::deserialize, missing Vec::new();
-    OptCalls(Option<Vec<ToolCall<'a>>>) = Option::<Vec<ToolCall<'a>>>::deserialize, missing None;
     Results(Vec<ToolResult<'a>>) = Vec::<ToolResult<'a>>::deserialize, missing Vec::new();
-    OptErrorKind(Option<ErrorKind>) = Option::<ErrorKind>::deserialize, missing None;
-    OptDurable(Option<DurableContent<'a>>) =
-        Option::<DurableContent<'a>>::deserialize, missing None;
+    ErrorKind(ErrorKind) = ErrorKind::deserialize, missing ErrorKind::Other(String::new());
+    Durable(DurableContent<'a>) = DurableContent::deserialize, missing stand_in();
     Blocks(Vec<DurableBlock<'a>>) = Vec::<DurableBlock<'a>>::deserialize, missing Vec::new();
-    OptReplay(Option<ProviderReplay<'a>>, boxed) =
-        Option::<ProviderReplay<'a>>::deserialize, missing None;
+    Replay(ProviderReplay<'a>, boxed) = ProviderReplay::deserialize, missing stand_in();
     Responder(Responder) = Responder::deserialize, missing Responder::Other(String::new());
     Cancellation(CancellationReason) =
         CancellationReason::deserialize, missing CancellationReason::Other(String::new());
-    OptRollback(Option<RollbackReason<'a>>) =
-        Option::<RollbackReason<'a>>::deserialize, missing None;
+    Rollback(RollbackReason<'a>) = RollbackReason::deserialize, missing RollbackReason::Timeout;
     Scope(MemoryScope<'a>) = MemoryScope::deserialize, missing stand_in();
     MemoryKind(MemoryKind) = MemoryKind::deserialize, missing MemoryKind::Other(String::new());
     Recalls(Vec<MemoryRecall<'a>>) = Vec::<MemoryRecall<'a>>::deserialize, missing Vec::new();
@@ -277,17 +271,30 @@ field_types! {
     Provenance(Provenance<'a>, boxed) = Provenance::deserialize, missing stand_in();
     Author(Author) = Author::deserialize, missing Author::Other(String::new());
     Trust(Trust) = Trust::deserialize, missing Trust::Other(String::new());
-    OptBool(Option<bool>) = Option::<bool>::deserialize, missing None;
-    OptDetail(Option<ImageDetail>) = Option::<ImageDetail>::deserialize, missing None;
-    OptSource(Option<MediaSource<'a>>) = Option::<MediaSource<'a>>::deserialize, missing None;
-    OptAffinity(Option<FileAffinity<'a>>) =
-        Option::<FileAffinity<'a>>::deserialize, missing None;
+    Detail(ImageDetail) = ImageDetail::deserialize, missing ImageDetail::Other(String::new());
+    Source(MediaSource<'a>) = MediaSource::deserialize,
+        missing MediaSource::Url { url: Str::default() };
+    Affinity(FileAffinity<'a>) = FileAffinity::deserialize, missing stand_in();
     PartType(PartType) = PartType::deserialize, missing PartType::Text;
     BlockType(BlockType) = BlockType::deserialize, missing BlockType::Text;
     SourceKind(SourceKind) = SourceKind::deserialize, missing SourceKind::Url;
     RollbackKind(RollbackKind) = RollbackKind::deserialize, missing RollbackKind::Timeout;
     Measurement(PromptMeasurement<'a>) =
         PromptMeasurement::deserialize, missing PromptMeasurement::default();
+}
+
+/// An `Option<T>` field: `T`'s type, read as serde reads an option (`null`
+/// is `None`) by one path for every `T` (`Nullable`).
+impl<'a, T: Field<'a>> Field<'a> for Option<T> {
+    const TYPE: FieldType = T::TYPE;
+    const NULLABLE: bool = true;
+
+    fn from_value(value: Option<Value<'a>>) -> Self {
+        match value {
+            None | Some(Value::Null) => None,
+            value => Some(T::from_value(value)),
+        }
+    }
 }
 
 /// The most fields a struct has.
@@ -372,7 +379,11 @@ impl<'a> Visitor<'a> for ObjectVisitor {
             if slot.is_some() {
                 return Err(A::Error::duplicate_field(name));
             }
-            *slot = Some(map.next_value_seed(field.ty)?);
+            *slot = Some(if field.nullable {
+                map.next_value_seed(Nullable(field.ty))?
+            } else {
+                map.next_value_seed(field.ty)?
+            });
         }
         for (place, (name, field)) in object.names.iter().zip(object.fields).enumerate() {
             if field.required && !slots.has(place) {
@@ -383,6 +394,38 @@ impl<'a> Visitor<'a> for ObjectVisitor {
             check(&slots).map_err(A::Error::custom)?;
         }
         Ok(slots)
+    }
+}
+
+/// A nullable field's value: serde's `Option` read (`deserialize_option`),
+/// `null` as `Value::Null`.
+struct Nullable(FieldType);
+
+impl<'a> DeserializeSeed<'a> for Nullable {
+    type Value = Value<'a>;
+
+    fn deserialize<D: Deserializer<'a>>(self, d: D) -> Result<Value<'a>, D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'a> Visitor<'a> for Nullable {
+    type Value = Value<'a>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("option")
+    }
+
+    fn visit_none<E: Error>(self) -> Result<Value<'a>, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_unit<E: Error>(self) -> Result<Value<'a>, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: Deserializer<'a>>(self, d: D) -> Result<Value<'a>, D::Error> {
+        self.0.deserialize(d)
     }
 }
 

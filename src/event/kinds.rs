@@ -38,19 +38,19 @@ impl<'a> Body<'a> for LlmCompleted<'a> {
         expecting: "an object",
         names: &["turn", "message", "content", "tool_calls", "token_count", "provider_replay"],
         fields: &[
-            FieldSpec { ty: FieldType::U32, required: true },
-            FieldSpec { ty: FieldType::OptMessage, required: false },
-            FieldSpec { ty: FieldType::OptContent, required: false },
-            FieldSpec { ty: FieldType::OptCalls, required: false },
-            FieldSpec { ty: FieldType::OptU32, required: false },
-            FieldSpec { ty: FieldType::OptReplay, required: false },
+            FieldSpec { ty: FieldType::U32, nullable: false, required: true },
+            FieldSpec { ty: FieldType::Message, nullable: true, required: false },
+            FieldSpec { ty: FieldType::Content, nullable: true, required: false },
+            FieldSpec { ty: FieldType::Calls, nullable: true, required: false },
+            FieldSpec { ty: FieldType::U32, nullable: true, required: false },
+            FieldSpec { ty: FieldType::Replay, nullable: true, required: false },
         ],
         closed: false,
         check: Some(|slots| {
             // A field written `null` is as good as missing here.
-            let message = matches!(slots.get(1), Some(Value::OptMessage(m)) if m.is_some());
-            let content = matches!(slots.get(2), Some(Value::OptContent(Some(_))));
-            let tool_calls = matches!(slots.get(3), Some(Value::OptCalls(Some(_))));
+            let message = matches!(slots.get(1), Some(Value::Message(_)));
+            let content = matches!(slots.get(2), Some(Value::Content(_)));
+            let tool_calls = matches!(slots.get(3), Some(Value::Calls(_)));
             match (message, content, tool_calls) {
                 (true, _, _) | (false, true, true) => Ok(()),
                 (false, true, false) => Err("missing field `tool_calls`"),
