@@ -122,29 +122,40 @@ macro_rules! session_events {
                 if !KIND_TABLE.get(index).is_some_and(|k| k.core || !strict) {
                     return None;
                 }
+                let shape = BODY_SHAPES.get(index)?;
                 let mut de = serde_json::Deserializer::from_str(text);
-                let body = match index {
+                let mut slots = match fields::read(&mut de, shape) {
+                    Ok(slots) => slots,
+                    Err(e) => return Some(Err(e)),
+                };
+                // Each kind's builder is a few moves: one dispatch holds them
+                // all, around one read and one drop of the slots.
+                let event = match index {
                     $(i if i == Place::$variant as usize => {
-                        body::<$variant $(<$lt>)?>(&mut de, SessionEvent::$variant)
+                        SessionEvent::$variant(fields::Body::build(&mut slots))
                     })*
                     _ => return None,
                 };
-                let body = body.and_then(|event| de.end().map(|()| event));
-                Some(body)
+                drop(slots);
+                Some(de.end().map(|()| event))
             }
         }
 
-        /// One kind's body, read through its table (`fields::Body`) and
-        /// built out of line into its variant: the dispatch stays a table of
-        /// calls instead of every body's builder inlined and moved into place.
-        #[inline(never)]
-        fn body<'a, T: fields::Body<'a>>(
-            de: &mut serde_json::Deserializer<serde_json::de::StrRead<'a>>,
-            variant: fn(T) -> SessionEvent<'a>,
-        ) -> serde_json::Result<SessionEvent<'a>> {
-            let mut slots = fields::read(de, &T::SHAPE)?;
-            Ok(variant(T::build(&mut slots)))
-        }
+        /// Each known kind's body table (`fields::Body`), in schema order.
+        const BODY_SHAPES: &[&fields::Shape] = &[
+            $(body_shape!($variant $($lt)?)),*
+        ];
+    };
+}
+
+/// The table of a kind's body type, its lifetime (if any) taken as
+/// `'static` (a shape does not depend on it).
+macro_rules! body_shape {
+    ($body:ident) => {
+        &<$body as fields::Body<'static>>::SHAPE
+    };
+    ($body:ident $lt:lifetime) => {
+        &<$body<'static> as fields::Body<'static>>::SHAPE
     };
 }
 
