@@ -41,7 +41,7 @@ use super::{Content, RawJson, Str};
 /// default); every other one is required; `field as "name"` reads a field
 /// under another name. `closed:` refuses a field the struct does not name,
 /// as serde's `deny_unknown_fields` did; `wire:` declares a struct only read
-/// (no derives: `tagged`'s wire structs).
+/// into another type (no derives, no `Deserialize`: `tagged`'s wire structs).
 macro_rules! table {
     (closed: $($rest:tt)*) => {
         table!(@parse true; $($rest)*);
@@ -54,11 +54,9 @@ macro_rules! table {
     };
     (@wire [$($m:tt)*] $name:ident { $($fields:tt)* }) => {
         table!(@struct false; [$($m)*] [$name<'a>] $name { $($fields)* });
-        table!(@deserialize $name);
     };
     (@wire closed [$($m:tt)*] $name:ident { $($fields:tt)* }) => {
         table!(@struct true; [$($m)*] [$name<'a>] $name { $($fields)* });
-        table!(@deserialize $name);
     };
     (@parse $closed:literal; $(#[$m:meta])* $name:ident<'a> { $($fields:tt)* }) => {
         table!(@struct $closed; [
@@ -109,7 +107,7 @@ macro_rules! table {
                     names: &[$(table!(@name $field $($rename)?)),*],
                     fields,
                     closed: $closed,
-                    check: None,
+                    finish: None,
                 })
             };
 
@@ -155,8 +153,8 @@ pub(super) struct Object {
     pub fields: &'static [FieldSpec],
     /// A field it does not name is an error ("unknown field …").
     pub closed: bool,
-    /// A rule across fields, checked once all are read (`None`: none).
-    pub check: Option<Check>,
+    /// Run once all fields are read (`None`: nothing to do).
+    pub finish: Option<Finish>,
 }
 
 /// A struct's shape: the fields of an object, or any JSON value (a kind
@@ -166,8 +164,11 @@ pub(super) enum Shape {
     Any,
 }
 
-/// A rule across a struct's fields: the message of its error when broken.
-pub(super) type Check = fn(&Slots<'_>) -> Result<(), &'static str>;
+/// What a struct does once its fields are read, inside the object's visit
+/// (so serde_json places its error where it places a missing field's):
+/// check a rule across fields, or make the value (`Slots::replace`), as the
+/// tagged enums do from their wire structs. The message of its error.
+pub(super) type Finish = fn(&mut Slots<'_>) -> Result<(), String>;
 
 /// A struct read through the table: its shape, and how it is built from
 /// the values read.
@@ -252,12 +253,15 @@ field_types! {
     Raws(Vec<RawJson<'a>>) = Vec::<RawJson<'a>>::deserialize, missing Vec::new();
     Role(Role) = Role::deserialize, missing Role::Other(String::new());
     Content(Content<'a>) = Content::deserialize, missing Content::Parts(Vec::new());
+    Part(ContentPart<'a>) = ContentPart::deserialize, missing ContentPart::Text { text: Str::default() };
     Parts(Vec<ContentPart<'a>>) = Vec::<ContentPart<'a>>::deserialize, missing Vec::new();
     Message(Message<'a>, boxed) = Message::deserialize, missing stand_in();
     Calls(Vec<ToolCall<'a>>) = Vec::<ToolCall<'a>>::deserialize, missing Vec::new();
     Results(Vec<ToolResult<'a>>) = Vec::<ToolResult<'a>>::deserialize, missing Vec::new();
     ErrorKind(ErrorKind) = ErrorKind::deserialize, missing ErrorKind::Other(String::new());
     Durable(DurableContent<'a>) = DurableContent::deserialize, missing stand_in();
+    Block(DurableBlock<'a>) = DurableBlock::deserialize,
+        missing DurableBlock::Text { text: Str::default() };
     Blocks(Vec<DurableBlock<'a>>) = Vec::<DurableBlock<'a>>::deserialize, missing Vec::new();
     Replay(ProviderReplay<'a>, boxed) = ProviderReplay::deserialize, missing stand_in();
     Responder(Responder) = Responder::deserialize, missing Responder::Other(String::new());
@@ -319,6 +323,15 @@ impl<'a> Slots<'a> {
     /// The value read for the field at `place`, if it was there.
     pub fn get(&self, place: usize) -> Option<&Value<'a>> {
         self.values.get(place)?.as_ref()
+    }
+
+    /// Every value replaced by `value`, which `next` gives next: a value
+    /// made from the fields (`Finish`).
+    pub fn replace(&mut self, value: Value<'a>) {
+        *self = Slots::new();
+        if let Some(first) = self.values.first_mut() {
+            *first = Some(value);
+        }
     }
 
     /// The next field's value, in declaration order.
@@ -390,8 +403,8 @@ impl<'a> Visitor<'a> for ObjectVisitor {
                 return Err(A::Error::missing_field(name));
             }
         }
-        if let Some(check) = object.check {
-            check(&slots).map_err(A::Error::custom)?;
+        if let Some(finish) = object.finish {
+            finish(&mut slots).map_err(A::Error::custom)?;
         }
         Ok(slots)
     }

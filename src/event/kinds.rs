@@ -46,15 +46,15 @@ impl<'a> Body<'a> for LlmCompleted<'a> {
             FieldSpec { ty: FieldType::Replay, nullable: true, required: false },
         ],
         closed: false,
-        check: Some(|slots| {
+        finish: Some(|slots| {
             // A field written `null` is as good as missing here.
             let message = matches!(slots.get(1), Some(Value::Message(_)));
             let content = matches!(slots.get(2), Some(Value::Content(_)));
             let tool_calls = matches!(slots.get(3), Some(Value::Calls(_)));
             match (message, content, tool_calls) {
                 (true, _, _) | (false, true, true) => Ok(()),
-                (false, true, false) => Err("missing field `tool_calls`"),
-                (false, false, _) => Err("missing field `message`"),
+                (false, true, false) => Err("missing field `tool_calls`".into()),
+                (false, false, _) => Err("missing field `message`".into()),
             }
         }),
     });
@@ -65,7 +65,7 @@ impl<'a> Body<'a> for LlmCompleted<'a> {
         let content: Option<super::Content<'a>> = slots.next();
         let tool_calls: Option<Vec<ToolCall<'a>>> = slots.next();
         let token_count = slots.next();
-        // The check saw `message`, or `content` and `tool_calls`.
+        // `finish` saw `message`, or `content` and `tool_calls`.
         let message = message.unwrap_or_else(|| Message {
             role: super::Role::Assistant,
             content: content.unwrap_or(super::Content::Parts(Vec::new())),

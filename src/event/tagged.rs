@@ -7,13 +7,10 @@
 //! structs are read through the table (`fields::table!`), with every other
 //! struct of the schema. Serialization stays derived on the enums themselves.
 
-use std::marker::PhantomData;
-
 use super::fields::table;
+use super::fields::{read_struct, Body, Finish, Object, Shape, Slots, Value};
 use super::text::names;
 use super::text::RawJson;
-use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Visitor};
-use serde::Deserialize;
 
 use super::content::{
     ContentPart, DurableBlock, DurableContent, FileAffinity, ImageDetail, MediaBlock, MediaSource,
@@ -21,49 +18,49 @@ use super::content::{
 use super::records::RollbackReason;
 use super::Str;
 
-/// Reads a `T` as its wire type `W` and converts it inside the object's own
-/// visit, so that serde_json places a conversion error at the object's
-/// closing brace, as it does a derived struct's missing field: the error's
-/// field path is then the object's (`parse::field_path`). serde's
+/// `T` read as its wire type `W`, converted inside the object's own visit
+/// (`fields::Finish`), so that serde_json places a conversion error at the
+/// object's closing brace, as it does a derived struct's missing field: the
+/// error's field path is then the object's (`parse::field_path`). serde's
 /// `try_from` converts after the object is read, and its errors land where
 /// the enclosing value ends.
-pub(super) fn read_via_wire<'de, D, W, T>(d: D) -> Result<T, D::Error>
-where
-    D: Deserializer<'de>,
-    W: Deserialize<'de>,
-    T: TryFrom<W, Error = String>,
-{
-    struct WireVisitor<W, T>(PhantomData<(W, T)>);
-
-    impl<'de, W: Deserialize<'de>, T: TryFrom<W, Error = String>> Visitor<'de> for WireVisitor<W, T> {
-        type Value = T;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("an object")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
-            let wire = W::deserialize(MapAccessDeserializer::new(map))?;
-            T::try_from(wire).map_err(de::Error::custom)
-        }
-    }
-
-    d.deserialize_map(WireVisitor(PhantomData))
-}
-
-/// `Deserialize` for a type read through its wire struct (`read_via_wire`).
 macro_rules! via_wire {
-    ($ty:ident, $wire:ty) => {
+    ($ty:ident, $wire:ident, $value:ident) => {
+        impl<'a> Body<'a> for $ty<'a> {
+            const SHAPE: Shape = converted(<$wire<'static> as Body<'static>>::SHAPE, |slots| {
+                let value = $ty::try_from($wire::build(slots))?;
+                slots.replace(Value::$value(value));
+                Ok(())
+            });
+
+            fn build(slots: &mut Slots<'a>) -> Self {
+                slots.next()
+            }
+        }
+
         impl<'de: 'a, 'a> serde::Deserialize<'de> for $ty<'a> {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                read_via_wire::<D, $wire, Self>(d)
+                read_struct::<$ty<'de>, D>(d)
             }
         }
     };
 }
 
-via_wire!(ContentPart, ContentPartWire<'a>);
-via_wire!(DurableBlock, DurableBlockWire<'a>);
-via_wire!(MediaSource, MediaSourceWire<'a>);
-via_wire!(RollbackReason, RollbackReasonWire<'a>);
+/// A wire struct's shape, converted by `convert` once read; a value that is
+/// not an object is refused with what `read_via_wire` expected before.
+const fn converted(wire: Shape, convert: Finish) -> Shape {
+    match wire {
+        Shape::Object(object) => {
+            Shape::Object(Object { expecting: "an object", finish: Some(convert), ..object })
+        }
+        Shape::Any => Shape::Any,
+    }
+}
+
+via_wire!(ContentPart, ContentPartWire, Part);
+via_wire!(DurableBlock, DurableBlockWire, Block);
+via_wire!(MediaSource, MediaSourceWire, Source);
+via_wire!(RollbackReason, RollbackReasonWire, Rollback);
 
 /// serde's own wording, so error paths name the field.
 fn missing(field: &str) -> String {
