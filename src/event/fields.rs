@@ -312,7 +312,7 @@ pub(super) struct Slots<'a> {
 }
 
 impl<'a> Slots<'a> {
-    fn new() -> Self {
+    pub fn new() -> Self {
         Slots { values: Default::default(), taken: 0 }
     }
 
@@ -342,41 +342,49 @@ impl<'a> Slots<'a> {
     }
 }
 
-/// Reads an event body of shape `shape` from `de` (out of line, one copy
-/// for every kind; `read_struct` is the same for the structs inside).
+/// Reads an event body of shape `shape` from `de` into `slots` (empty).
+/// The slots are filled in place, never moved: they are large.
 pub(super) fn read<'a>(
     de: &mut serde_json::Deserializer<serde_json::de::StrRead<'a>>,
     shape: &'static Shape,
-) -> serde_json::Result<Slots<'a>> {
-    read_shape(ObjectsOnly(de), shape)
+    slots: &mut Slots<'a>,
+) -> serde_json::Result<()> {
+    read_shape(ObjectsOnly(de), shape, slots)
 }
 
 /// `T` read from `d` through its table.
 pub(super) fn read_struct<'a, T: Body<'a>, D: Deserializer<'a>>(d: D) -> Result<T, D::Error> {
-    read_shape(d, &T::SHAPE).map(|mut slots| T::build(&mut slots))
+    let mut slots = Slots::new();
+    read_shape(d, &T::SHAPE, &mut slots)?;
+    Ok(T::build(&mut slots))
 }
 
-fn read_shape<'a, D: Deserializer<'a>>(d: D, shape: &'static Shape) -> Result<Slots<'a>, D::Error> {
+fn read_shape<'a, D: Deserializer<'a>>(
+    d: D,
+    shape: &'static Shape,
+    slots: &mut Slots<'a>,
+) -> Result<(), D::Error> {
     match shape {
         // The name only matters to formats that write it; serde_json does not.
-        Shape::Object(object) => d.deserialize_struct("", object.names, ObjectVisitor(object)),
-        Shape::Any => IgnoredAny::deserialize(d).map(|_| Slots::new()),
+        Shape::Object(object) => {
+            d.deserialize_struct("", object.names, ObjectVisitor(object, slots))
+        }
+        Shape::Any => IgnoredAny::deserialize(d).map(|_| ()),
     }
 }
 
-/// The one map visitor of every table struct.
-struct ObjectVisitor(&'static Object);
+/// The one map visitor of every table struct, filling the slots it holds.
+struct ObjectVisitor<'s, 'a>(&'static Object, &'s mut Slots<'a>);
 
-impl<'a> Visitor<'a> for ObjectVisitor {
-    type Value = Slots<'a>;
+impl<'a> Visitor<'a> for ObjectVisitor<'_, 'a> {
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.0.expecting)
     }
 
-    fn visit_map<A: MapAccess<'a>>(self, mut map: A) -> Result<Slots<'a>, A::Error> {
-        let object = self.0;
-        let mut slots = Slots::new();
+    fn visit_map<A: MapAccess<'a>>(self, mut map: A) -> Result<(), A::Error> {
+        let ObjectVisitor(object, slots) = self;
         while let Some(place) = map.next_key_seed(Key(object))? {
             let found = place.and_then(|place| {
                 Some((
@@ -404,9 +412,9 @@ impl<'a> Visitor<'a> for ObjectVisitor {
             }
         }
         if let Some(finish) = object.finish {
-            finish(&mut slots).map_err(A::Error::custom)?;
+            finish(slots).map_err(A::Error::custom)?;
         }
-        Ok(slots)
+        Ok(())
     }
 }
 
@@ -466,5 +474,142 @@ impl<'a> Visitor<'a> for Key {
             None if self.0.closed => Err(E::unknown_field(key, self.0.names)),
             place => Ok(place),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! A table struct and the serde-derived struct it replaces, read from
+    //! the same texts: the same values, the same errors at the same places.
+
+    use crate::event::objects;
+
+    /// Read through the table.
+    mod table {
+        use crate::event::Str;
+
+        table!(Probe<'a> {
+            turn: u32,
+            name: Str<'a>,
+            tags: Vec<Str<'a>> = default,
+            note: Option<Str<'a>> = default,
+            size: u64 = default,
+            flag: bool = default,
+        });
+
+        table!(closed: Shut<'a> { id: Str<'a>, tag as "type": Option<u32> = default });
+    }
+
+    /// Read by serde's derive, as the schema was.
+    #[allow(dead_code, reason = "the fields are compared through Debug")]
+    mod derived {
+        use crate::event::Str;
+        use serde::Deserialize;
+
+        #[derive(Debug, Deserialize)]
+        #[serde(bound(deserialize = "'de: 'a"))]
+        pub struct Probe<'a> {
+            pub turn: u32,
+            pub name: Str<'a>,
+            #[serde(default)]
+            pub tags: Vec<Str<'a>>,
+            #[serde(default)]
+            pub note: Option<Str<'a>>,
+            #[serde(default, deserialize_with = "crate::event::text::u64_lenient")]
+            pub size: u64,
+            #[serde(default)]
+            pub flag: bool,
+        }
+
+        #[derive(Debug, Deserialize)]
+        #[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
+        pub struct Shut<'a> {
+            pub id: Str<'a>,
+            #[serde(rename = "type")]
+            pub tag: Option<u32>,
+        }
+    }
+
+    const VALUES: [&str; 12] = [
+        "null",
+        "1",
+        "-1",
+        "1.5",
+        "4294967296",
+        "\"x\"",
+        "\"7\"",
+        "[]",
+        "[\"a\",1]",
+        "{}",
+        "true",
+        "\"\\u0041\"",
+    ];
+
+    /// Texts around `object`: each member (and pair) dropped, doubled, given each of
+    /// `VALUES`; an unknown key added; every truncation; inside an array.
+    fn variants(object: &str) -> Vec<String> {
+        let inner = &object[1..object.len() - 1];
+        let members: Vec<&str> = inner.split(",\"").collect();
+        let member =
+            |i: usize| if i == 0 { members[0].to_string() } else { format!("\"{}", members[i]) };
+        let join = |ms: Vec<String>| format!("{{{}}}", ms.join(","));
+        let mut out =
+            vec![object.to_string(), "[]".into(), "[1,2]".into(), "\"s\"".into(), "null".into()];
+        let all = |f: &dyn Fn(usize) -> Vec<String>| join((0..members.len()).flat_map(f).collect());
+        for i in 0..members.len() {
+            for j in 0..i {
+                out.push(all(&|k| if k == i || k == j { vec![] } else { vec![member(k)] }));
+            }
+            out.push(all(&|j| if j == i { vec![] } else { vec![member(j)] }));
+            out.push(all(&|j| if j == i { vec![member(j), member(j)] } else { vec![member(j)] }));
+            out.push(all(&|j| {
+                if j == i {
+                    vec!["\"zz\":1".into(), member(j)]
+                } else {
+                    vec![member(j)]
+                }
+            }));
+            for value in VALUES {
+                let key = member(i).split(':').next().unwrap_or_default().to_string();
+                out.push(all(&|j| {
+                    if j == i {
+                        vec![format!("{key}:{value}")]
+                    } else {
+                        vec![member(j)]
+                    }
+                }));
+            }
+        }
+        out.extend((0..object.len()).map(|n| object[..n].to_string()));
+        let more: Vec<String> = out.iter().map(|t| format!("[{t}, {t}]")).collect();
+        out.extend(more);
+        out
+    }
+
+    /// Each text read both ways gives the same: the same Debug of the
+    /// values (same struct names, same fields) or the same error.
+    fn same(texts: &[String], table: fn(&str) -> String, derived: fn(&str) -> String) {
+        for text in texts {
+            assert_eq!(table(text), derived(text), "{text}");
+        }
+    }
+
+    fn read<'a, T: serde::Deserialize<'a> + std::fmt::Debug>(text: &'a str) -> String {
+        format!("{:?}", objects::from_str::<T>(text).map_err(|e| e.to_string()))
+    }
+
+    #[test]
+    fn a_table_struct_reads_as_the_derived_struct_did() {
+        let probe = r#"{"turn":3,"name":"n","tags":["a","b"],"note":"x","size":"5","flag":true}"#;
+        let texts = variants(probe);
+        assert!(texts.len() > 300);
+        same(&texts, |t| read::<table::Probe>(t), |t| read::<derived::Probe>(t));
+        same(&texts, |t| read::<Vec<table::Probe>>(t), |t| read::<Vec<derived::Probe>>(t));
+        let shut = variants(r#"{"id":"i","type":2}"#);
+        same(&shut, |t| read::<table::Shut>(t), |t| read::<derived::Shut>(t));
+        // The texts hold both outcomes.
+        assert!(texts.iter().any(|t| read::<table::Probe>(t).starts_with("Ok")));
+        assert!(texts.iter().any(|t| read::<table::Probe>(t).contains("duplicate field")));
+        assert!(shut.iter().any(|t| read::<table::Shut>(t).contains("unknown field `zz`")));
     }
 }

@@ -124,10 +124,10 @@ macro_rules! session_events {
                 }
                 let shape = BODY_SHAPES.get(index)?;
                 let mut de = serde_json::Deserializer::from_str(text);
-                let mut slots = match fields::read(&mut de, shape) {
-                    Ok(slots) => slots,
-                    Err(e) => return Some(Err(e)),
-                };
+                let mut slots = fields::Slots::new();
+                if let Err(e) = fields::read(&mut de, shape, &mut slots) {
+                    return Some(Err(e));
+                }
                 // Each kind's builder is a few moves: one dispatch holds them
                 // all, around one read and one drop of the slots.
                 let event = match index {
