@@ -253,22 +253,22 @@ field_types! {
     Raws(Vec<RawJson<'a>>) = Vec::<RawJson<'a>>::deserialize, missing Vec::new();
     Role(Role) = Role::deserialize, missing Role::Other(String::new());
     Content(Content<'a>) = Content::deserialize, missing Content::Parts(Vec::new());
-    Part(ContentPart<'a>) = ContentPart::deserialize, missing ContentPart::Text { text: Str::default() };
+    Part(ContentPart<'a>, boxed) = ContentPart::deserialize, missing ContentPart::Text { text: Str::default() };
     Parts(Vec<ContentPart<'a>>) = Vec::<ContentPart<'a>>::deserialize, missing Vec::new();
     Message(Message<'a>, boxed) = Message::deserialize, missing stand_in();
     Calls(Vec<ToolCall<'a>>) = Vec::<ToolCall<'a>>::deserialize, missing Vec::new();
     Results(Vec<ToolResult<'a>>) = Vec::<ToolResult<'a>>::deserialize, missing Vec::new();
     ErrorKind(ErrorKind) = ErrorKind::deserialize, missing ErrorKind::Other(String::new());
     Durable(DurableContent<'a>) = DurableContent::deserialize, missing stand_in();
-    Block(DurableBlock<'a>) = DurableBlock::deserialize,
+    Block(DurableBlock<'a>, boxed) = DurableBlock::deserialize,
         missing DurableBlock::Text { text: Str::default() };
     Blocks(Vec<DurableBlock<'a>>) = Vec::<DurableBlock<'a>>::deserialize, missing Vec::new();
     Replay(ProviderReplay<'a>, boxed) = ProviderReplay::deserialize, missing stand_in();
     Responder(Responder) = Responder::deserialize, missing Responder::Other(String::new());
     Cancellation(CancellationReason) =
         CancellationReason::deserialize, missing CancellationReason::Other(String::new());
-    Rollback(RollbackReason<'a>) = RollbackReason::deserialize, missing RollbackReason::Timeout;
-    Scope(MemoryScope<'a>) = MemoryScope::deserialize, missing stand_in();
+    Rollback(RollbackReason<'a>, boxed) = RollbackReason::deserialize, missing RollbackReason::Timeout;
+    Scope(MemoryScope<'a>, boxed) = MemoryScope::deserialize, missing stand_in();
     MemoryKind(MemoryKind) = MemoryKind::deserialize, missing MemoryKind::Other(String::new());
     Recalls(Vec<MemoryRecall<'a>>) = Vec::<MemoryRecall<'a>>::deserialize, missing Vec::new();
     Record(MemoryRecord<'a>, boxed) = MemoryRecord::deserialize, missing stand_in();
@@ -276,9 +276,9 @@ field_types! {
     Author(Author) = Author::deserialize, missing Author::Other(String::new());
     Trust(Trust) = Trust::deserialize, missing Trust::Other(String::new());
     Detail(ImageDetail) = ImageDetail::deserialize, missing ImageDetail::Other(String::new());
-    Source(MediaSource<'a>) = MediaSource::deserialize,
+    Source(MediaSource<'a>, boxed) = MediaSource::deserialize,
         missing MediaSource::Url { url: Str::default() };
-    Affinity(FileAffinity<'a>) = FileAffinity::deserialize, missing stand_in();
+    Affinity(FileAffinity<'a>, boxed) = FileAffinity::deserialize, missing stand_in();
     PartType(PartType) = PartType::deserialize, missing PartType::Text;
     BlockType(BlockType) = BlockType::deserialize, missing BlockType::Text;
     SourceKind(SourceKind) = SourceKind::deserialize, missing SourceKind::Url;

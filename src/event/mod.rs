@@ -124,19 +124,21 @@ macro_rules! session_events {
                 }
                 let shape = BODY_SHAPES.get(index)?;
                 let mut de = serde_json::Deserializer::from_str(text);
-                let mut slots = fields::Slots::new();
-                if let Err(e) = fields::read(&mut de, shape, &mut slots) {
-                    return Some(Err(e));
-                }
                 // Each kind's builder is a few moves: one dispatch holds them
-                // all, around one read and one drop of the slots.
-                let event = match index {
-                    $(i if i == Place::$variant as usize => {
-                        SessionEvent::$variant(fields::Body::build(&mut slots))
-                    })*
-                    _ => return None,
+                // all, around one read and one drop of the slots (in place,
+                // at the block's end: they are large).
+                let event = {
+                    let mut slots = fields::Slots::new();
+                    if let Err(e) = fields::read(&mut de, shape, &mut slots) {
+                        return Some(Err(e));
+                    }
+                    match index {
+                        $(i if i == Place::$variant as usize => {
+                            SessionEvent::$variant(fields::Body::build(&mut slots))
+                        })*
+                        _ => return None,
+                    }
                 };
-                drop(slots);
                 Some(de.end().map(|()| event))
             }
         }

@@ -29,7 +29,7 @@ macro_rules! via_wire {
         impl<'a> Body<'a> for $ty<'a> {
             const SHAPE: Shape = converted(<$wire<'static> as Body<'static>>::SHAPE, |slots| {
                 let value = $ty::try_from($wire::build(slots))?;
-                slots.replace(Value::$value(value));
+                slots.replace(Value::$value(Box::new(value)));
                 Ok(())
             });
 
