@@ -1,6 +1,7 @@
 //! Messages, content, tool calls and results: the nested types of the
 //! conversation events (`llm_completed`, `tool_requested`, `tool_completed`).
 
+use super::fields::table;
 use super::text::names;
 use std::fmt;
 
@@ -21,16 +22,16 @@ pub enum Role {
 
 names!(open Role, strict_refuses: true { System = "system", User = "user", Assistant = "assistant", Tool = "tool" });
 
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(bound(deserialize = "'de: 'a"))]
-pub struct Message<'a> {
-    pub role: Role,
-    pub content: Content<'a>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tool_calls: Vec<ToolCall<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub token_count: Option<u32>,
-}
+table!(
+    Message<'a> {
+        role: Role,
+        content: Content<'a>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall<'a>> = default,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        token_count: Option<u32> = default,
+    }
+);
 
 /// Text, or a list of typed parts. Deserialized by hand (not `untagged`)
 /// so the common string case never buffers.
@@ -144,13 +145,13 @@ pub enum ContentPart<'a> {
     },
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(bound(deserialize = "'de: 'a"))]
-pub struct ToolCall<'a> {
-    pub id: Str<'a>,
-    pub name: Str<'a>,
-    pub arguments: RawJson<'a>,
-}
+table!(
+    ToolCall<'a> {
+        id: Str<'a>,
+        name: Str<'a>,
+        arguments: RawJson<'a>,
+    }
+);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -166,28 +167,26 @@ pub enum ErrorKind {
 
 names!(open ErrorKind, strict_refuses: true { Recoverable = "recoverable", Fatal = "fatal", GovernanceDenied = "governance_denied", ProviderFailure = "provider_failure", Timeout = "timeout", UserInterrupt = "user_interrupt" });
 
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(bound(deserialize = "'de: 'a"))]
-pub struct ToolResult<'a> {
-    pub call_id: Str<'a>,
-    pub output: Content<'a>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub durable_content: Option<DurableContent<'a>>,
-    pub is_error: bool,
-    #[serde(default)]
-    pub is_fatal: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error_kind: Option<ErrorKind>,
-    #[serde(default)]
-    pub token_count: Option<u32>,
-}
+table!(
+    ToolResult<'a> {
+        call_id: Str<'a>,
+        output: Content<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        durable_content: Option<DurableContent<'a>> = default,
+        is_error: bool,
+        is_fatal: bool = default,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error_kind: Option<ErrorKind> = default,
+        token_count: Option<u32> = default,
+    }
+);
 
-/// Content a tool result keeps beyond the turn (closed: unknown fields are errors).
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
-pub struct DurableContent<'a> {
-    pub blocks: Vec<DurableBlock<'a>>,
-}
+table!(closed:
+    /// Content a tool result keeps beyond the turn (closed: unknown fields are errors).
+    DurableContent<'a> {
+        blocks: Vec<DurableBlock<'a>>,
+    }
+);
 
 /// Deserialized through `tagged::DurableBlockWire`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -219,30 +218,30 @@ pub enum MediaSource<'a> {
     Object { handle: Str<'a>, owner: Str<'a>, payload_ref: Str<'a> },
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
-pub struct FileAffinity<'a> {
-    pub provider_id: Str<'a>,
-    pub endpoint_id: Str<'a>,
-}
+table!(closed:
+    FileAffinity<'a> {
+        provider_id: Str<'a>,
+        endpoint_id: Str<'a>,
+    }
+);
 
-/// What a provider needs to replay a completion natively (closed).
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
-pub struct ProviderReplay<'a> {
-    pub protocol: Str<'a>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provider: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub native_blocks: Option<Vec<RawJson<'a>>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning_content: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning_details: Option<RawJson<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub native_message: Option<RawJson<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_calls: Option<Vec<RawJson<'a>>>,
-}
+table!(closed:
+    /// What a provider needs to replay a completion natively (closed).
+    ProviderReplay<'a> {
+        protocol: Str<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        provider: Option<Str<'a>> = default,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        model: Option<Str<'a>> = default,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        native_blocks: Option<Vec<RawJson<'a>>> = default,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reasoning_content: Option<Str<'a>> = default,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reasoning_details: Option<RawJson<'a>> = default,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        native_message: Option<RawJson<'a>> = default,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tool_calls: Option<Vec<RawJson<'a>>> = default,
+    }
+);

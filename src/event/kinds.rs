@@ -5,43 +5,21 @@
 //! `kind` tag lives on `SessionEvent`; unknown top-level fields are ignored
 //! (the event's original text keeps them).
 
+use super::fields::{table, Body, FieldSpec, FieldType, Object, Shape, Slots, Value};
 use super::text::names;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::content::{ContentPart, Message, ProviderReplay, ToolCall, ToolResult};
 use super::records::{CancellationReason, MemoryKind, MemoryRecall, MemoryScope, RollbackReason};
 use super::Str;
 
-/// Declares a kind's body struct; with `<'a>` its strings borrow from the log.
-macro_rules! body {
-    ($(#[$m:meta])* $name:ident<'a> { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-        #[serde(bound(deserialize = "'de: 'a"))]
-        pub struct $name<'a> {
-            $($(#[$fm])* pub $field: $ty,)*
-        }
-    };
-    ($(#[$m:meta])* $name:ident { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-        pub struct $name {
-            $($(#[$fm])* pub $field: $ty,)*
-        }
-    };
-}
-
-body!(RunStarted<'a> {
+table!(RunStarted<'a> {
     run_id: Str<'a>,
     goal: Str<'a>,
-    #[serde(default)]
-    criteria: Vec<Str<'a>>,
-    #[serde(default)]
-    agent_id: Option<Str<'a>>,
-    #[serde(default)]
-    system_prompt: Option<Str<'a>>,
-    #[serde(default)]
-    attachments: Vec<ContentPart<'a>>,
+    criteria: Vec<Str<'a>> = default,
+    agent_id: Option<Str<'a>> = default,
+    system_prompt: Option<Str<'a>> = default,
+    attachments: Vec<ContentPart<'a>> = default,
 });
 
 /// An assistant completion. Also accepts the Node SDK's flat shape
@@ -50,99 +28,104 @@ body!(RunStarted<'a> {
 pub struct LlmCompleted<'a> {
     pub turn: u32,
     pub message: Message<'a>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub provider_replay: Option<ProviderReplay<'a>>,
 }
 
-super::tagged::via_wire!(LlmCompleted, LlmCompletedWire<'a>);
+impl<'a> Body<'a> for LlmCompleted<'a> {
+    const SHAPE: Shape = Shape::Object(Object {
+        // What `tagged::read_via_wire`, which read it before, expected.
+        expecting: "an object",
+        names: &["turn", "message", "content", "tool_calls", "token_count", "provider_replay"],
+        fields: &[
+            FieldSpec { ty: FieldType::U32, nullable: false, required: true },
+            FieldSpec { ty: FieldType::Message, nullable: true, required: false },
+            FieldSpec { ty: FieldType::Content, nullable: true, required: false },
+            FieldSpec { ty: FieldType::Calls, nullable: true, required: false },
+            FieldSpec { ty: FieldType::U32, nullable: true, required: false },
+            FieldSpec { ty: FieldType::Replay, nullable: true, required: false },
+        ],
+        closed: false,
+        finish: Some(|slots| {
+            // A field written `null` is as good as missing here.
+            let message = matches!(slots.get(1), Some(Value::Message(_)));
+            let content = matches!(slots.get(2), Some(Value::Content(_)));
+            let tool_calls = matches!(slots.get(3), Some(Value::Calls(_)));
+            match (message, content, tool_calls) {
+                (true, _, _) | (false, true, true) => Ok(()),
+                (false, true, false) => Err("missing field `tool_calls`".into()),
+                (false, false, _) => Err("missing field `message`".into()),
+            }
+        }),
+    });
 
-#[derive(Deserialize)]
-#[serde(bound(deserialize = "'de: 'a"))]
-struct LlmCompletedWire<'a> {
-    turn: u32,
-    #[serde(default)]
-    message: Option<Message<'a>>,
-    #[serde(default)]
-    content: Option<super::Content<'a>>,
-    #[serde(default)]
-    tool_calls: Option<Vec<ToolCall<'a>>>,
-    #[serde(default)]
-    token_count: Option<u32>,
-    #[serde(default)]
-    provider_replay: Option<ProviderReplay<'a>>,
-}
-
-impl<'a> TryFrom<LlmCompletedWire<'a>> for LlmCompleted<'a> {
-    type Error = String;
-    fn try_from(w: LlmCompletedWire<'a>) -> Result<Self, String> {
-        let message = match (w.message, w.content) {
-            (Some(message), _) => message,
-            (None, Some(content)) => Message {
-                role: super::Role::Assistant,
-                content,
-                tool_calls: w.tool_calls.ok_or("missing field `tool_calls`")?,
-                token_count: w.token_count,
-            },
-            (None, None) => return Err("missing field `message`".into()),
-        };
-        Ok(LlmCompleted { turn: w.turn, message, provider_replay: w.provider_replay })
+    fn build(slots: &mut Slots<'a>) -> Self {
+        let turn = slots.next();
+        let message: Option<Message<'a>> = slots.next();
+        let content: Option<super::Content<'a>> = slots.next();
+        let tool_calls: Option<Vec<ToolCall<'a>>> = slots.next();
+        let token_count = slots.next();
+        // `finish` saw `message`, or `content` and `tool_calls`.
+        let message = message.unwrap_or_else(|| Message {
+            role: super::Role::Assistant,
+            content: content.unwrap_or(super::Content::Parts(Vec::new())),
+            tool_calls: tool_calls.unwrap_or_default(),
+            token_count,
+        });
+        LlmCompleted { turn, message, provider_replay: slots.next() }
     }
 }
 
-body!(ToolRequested<'a> { turn: u32, calls: Vec<ToolCall<'a>> });
+table!(ToolRequested<'a> { turn: u32, calls: Vec<ToolCall<'a>> });
 
-body!(ToolCompleted<'a> { turn: u32, results: Vec<ToolResult<'a>> });
+table!(ToolCompleted<'a> { turn: u32, results: Vec<ToolResult<'a>> });
 
-body!(Compressed<'a> {
+table!(Compressed<'a> {
     turn: u32,
-    #[serde(deserialize_with = "super::text::u64_pair_lenient")]
     archived_seq_range: (u64, u64),
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    action: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    summary: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    summary_tokens: Option<u32>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    preserved_refs: Vec<Str<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    action: Option<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary_tokens: Option<u32> = default,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    preserved_refs: Vec<Str<'a>> = default,
 });
 
-body!(PageOut<'a> {
+table!(PageOut<'a> {
     turn: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    action: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    summary: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    tier_hint: Option<Str<'a>>,
-    #[serde(default)]
-    message_count: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    archive_ref: Option<Str<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    action: Option<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tier_hint: Option<Str<'a>> = default,
+    message_count: u32 = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    archive_ref: Option<Str<'a>> = default,
 });
 
-body!(PageIn { turn: u32, entry_count: u32 });
+table!(PageIn { turn: u32, entry_count: u32 });
 
-body!(RunTerminal<'a> {
+table!(RunTerminal<'a> {
     reason: Str<'a>,
     turns_used: u32,
-    #[serde(deserialize_with = "super::text::u64_lenient")]
     total_tokens: u64,
 });
 
-body!(ToolArgumentRepaired<'a> {
+table!(ToolArgumentRepaired<'a> {
     turn: u32,
     tool: Str<'a>,
     original_arguments: Str<'a>,
     repaired_arguments: Str<'a>,
 });
 
-body!(PermissionRequested<'a> {
+table!(PermissionRequested<'a> {
     turn: u32,
     tool: Str<'a>,
     arguments: Str<'a>,
-    #[serde(default)]
-    reason: Option<Str<'a>>,
+    reason: Option<Str<'a>> = default,
 });
 
 /// Who resolved a permission request. The kernel types it as a plain
@@ -166,48 +149,48 @@ names!(open Responder, strict_refuses: false {
     PermissionHandler = "permission_handler",
 });
 
-body!(PermissionResolved { turn: u32, approved: bool, responder: Responder });
+table!(PermissionResolved { turn: u32, approved: bool, responder: Responder });
 
-body!(ToolDenied<'a> { turn: u32, call_id: Str<'a>, tool_name: Str<'a>, reason: Str<'a> });
+table!(ToolDenied<'a> { turn: u32, call_id: Str<'a>, tool_name: Str<'a>, reason: Str<'a> });
 
-body!(CapabilityChanged<'a> {
+table!(CapabilityChanged<'a> {
     turn: u32,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    added: Vec<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    removed: Vec<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    change_kind: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    capability_id: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    version: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    mounted_by: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    mount_reason: Option<Str<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    added: Vec<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    removed: Vec<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    change_kind: Option<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capability_id: Option<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    version: Option<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mounted_by: Option<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mount_reason: Option<Str<'a>> = default,
 });
 
-body!(ContextRenewed<'a> { turn: u32, sprint: u32, handoff_ref: Str<'a> });
+table!(ContextRenewed<'a> { turn: u32, sprint: u32, handoff_ref: Str<'a> });
 
-body!(Suspended<'a> {
+table!(Suspended<'a> {
     turn: u32,
     reason: Str<'a>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pending_calls: Vec<Str<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pending_calls: Vec<Str<'a>> = default,
 });
 
-body!(Resumed<'a> {
+table!(Resumed<'a> {
     turn: u32,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    approved: Vec<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    denied: Vec<Str<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    approved: Vec<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    denied: Vec<Str<'a>> = default,
 });
 
-body!(ToolGated<'a> { turn: u32, call_id: Str<'a>, tool: Str<'a>, reason: Str<'a> });
+table!(ToolGated<'a> { turn: u32, call_id: Str<'a>, tool: Str<'a>, reason: Str<'a> });
 
-body!(SignalDeliveryDisposed<'a> {
+table!(SignalDeliveryDisposed<'a> {
     turn: u32,
     operation_id: Str<'a>,
     delivery_id: Str<'a>,
@@ -217,35 +200,33 @@ body!(SignalDeliveryDisposed<'a> {
     queue_depth: u32,
 });
 
-body!(BudgetExceeded<'a> {
+table!(BudgetExceeded<'a> {
     turn: u32,
     operation_id: Str<'a>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    reservation_id: Option<Str<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reservation_id: Option<Str<'a>> = default,
     budget: Str<'a>,
 });
 
-body!(BudgetUsageReported<'a> {
+table!(BudgetUsageReported<'a> {
     turn: u32,
     operation_id: Str<'a>,
     reservation_id: Str<'a>,
-    #[serde(deserialize_with = "super::text::u64_lenient")]
     tokens: u64,
     subagents: u32,
     rounds: u32,
 });
 
-body!(OperationCancelled<'a> {
+table!(OperationCancelled<'a> {
     turn: u32,
     operation_id: Str<'a>,
     reason: CancellationReason,
-    #[serde(default)]
-    pending_call_ids: Vec<Str<'a>>,
+    pending_call_ids: Vec<Str<'a>> = default,
 });
 
-body!(CheckpointTaken { turn: u32, history_len: u32 });
+table!(CheckpointTaken { turn: u32, history_len: u32 });
 
-body!(EntropySample {
+table!(EntropySample {
     turn: u32,
     score: f64,
     rho: f64,
@@ -255,45 +236,44 @@ body!(EntropySample {
     window_turns: u32,
 });
 
-body!(EntropyAlert { turn: u32, score: f64, threshold: f64 });
+table!(EntropyAlert { turn: u32, score: f64, threshold: f64 });
 
-body!(Rollbacked<'a> {
+table!(Rollbacked<'a> {
     turn: u32,
     checkpoint_history_len: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    reason: Option<RollbackReason<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<RollbackReason<'a>> = default,
 });
 
 // deepstrike-core 0.2.60 writes (and strictly requires) `parent_session_id`;
 // the SDKs write `parent_task_id` instead (the spawning task: `root` or an
 // agent id).
-body!(AgentProcessChanged<'a> {
+table!(AgentProcessChanged<'a> {
     turn: u32,
     agent_id: Str<'a>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    parent_session_id: Option<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    parent_task_id: Option<Str<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent_session_id: Option<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent_task_id: Option<Str<'a>> = default,
     role: Str<'a>,
     isolation: Str<'a>,
     context_inheritance: Str<'a>,
     state: Str<'a>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    permitted_capability_ids: Vec<Str<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    result_termination: Option<Str<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    permitted_capability_ids: Vec<Str<'a>> = default,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result_termination: Option<Str<'a>> = default,
 });
 
-body!(MilestoneAdvanced<'a> {
+table!(MilestoneAdvanced<'a> {
     turn: u32,
     phase_id: Str<'a>,
-    #[serde(default)]
-    capabilities_unlocked: Vec<Str<'a>>,
+    capabilities_unlocked: Vec<Str<'a>> = default,
 });
 
-body!(MilestoneBlocked<'a> { turn: u32, phase_id: Str<'a>, reason: Str<'a> });
+table!(MilestoneBlocked<'a> { turn: u32, phase_id: Str<'a>, reason: Str<'a> });
 
-body!(MemoryWritten<'a> {
+table!(MemoryWritten<'a> {
     turn: u32,
     record_id: Str<'a>,
     scope: MemoryScope<'a>,
@@ -302,42 +282,39 @@ body!(MemoryWritten<'a> {
     size_bytes: u32,
 });
 
-body!(MemoryQueried<'a> {
+table!(MemoryQueried<'a> {
     turn: u32,
     scope: MemoryScope<'a>,
     query: Str<'a>,
-    #[serde(deserialize_with = "super::text::u64_lenient")]
     requested_k: u64,
     requires_async_response: bool,
 });
 
-body!(MemoryValidationFailed<'a> { turn: u32, record_id: Str<'a>, error: Str<'a> });
+table!(MemoryValidationFailed<'a> { turn: u32, record_id: Str<'a>, error: Str<'a> });
 
-body!(MemoryRetrievalResult<'a> { hits: Vec<MemoryRecall<'a>> });
+table!(MemoryRetrievalResult<'a> { hits: Vec<MemoryRecall<'a>> });
 
 // ---- The kinds deepstrike 0.2.77 adds (docs/spec/deepstrike-0.2.77.md) ----
 
-body!(
+table!(
     /// A prompt's size, measured before the provider call (an estimate) and
     /// after it (the provider's count), both for the same request.
     PromptMeasured<'a> {
         turn: u32,
-        #[serde(default)]
-        measurement: PromptMeasurement<'a>,
+        measurement: PromptMeasurement<'a> = default,
     }
 );
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(bound(deserialize = "'de: 'a"))]
-pub struct PromptMeasurement<'a> {
-    /// The request measured: a later measurement of it replaces the earlier.
-    #[serde(default)]
-    pub request_fingerprint: Str<'a>,
-    #[serde(default, deserialize_with = "super::text::u64_lenient")]
-    pub input_tokens: u64,
-}
+table!(
+    #[derive(Default)]
+    PromptMeasurement<'a> {
+        /// The request measured: a later measurement of it replaces the earlier.
+        request_fingerprint: Str<'a> = default,
+        input_tokens: u64 = default,
+    }
+);
 
-body!(
+table!(
     /// The body of a kind the view reads only the turn of.
     Turned { turn: u32 }
 );
@@ -347,9 +324,11 @@ body!(
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Untyped {}
 
-impl<'de> Deserialize<'de> for Untyped {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        serde::de::IgnoredAny::deserialize(d).map(|_| Untyped {})
+impl Body<'_> for Untyped {
+    const SHAPE: Shape = Shape::Any;
+
+    fn build(_: &mut Slots<'_>) -> Self {
+        Untyped {}
     }
 }
 

@@ -4,6 +4,7 @@
 //! were parsed from; see `Str`.
 
 mod content;
+mod fields;
 mod kinds;
 pub(crate) mod objects;
 mod parse;
@@ -121,45 +122,42 @@ macro_rules! session_events {
                 if !KIND_TABLE.get(index).is_some_and(|k| k.core || !strict) {
                     return None;
                 }
+                let shape = BODY_SHAPES.get(index)?;
                 let mut de = serde_json::Deserializer::from_str(text);
-                let body = serde::de::DeserializeSeed::deserialize(
-                    BodySeed { index },
-                    objects::ObjectsOnly(&mut de),
-                )
-                    .and_then(|event| de.end().map(|()| event));
-                Some(body)
+                // Each kind's builder is a few moves: one dispatch holds them
+                // all, around one read and one drop of the slots (in place,
+                // at the block's end: they are large).
+                let event = {
+                    let mut slots = fields::Slots::new();
+                    if let Err(e) = fields::read(&mut de, shape, &mut slots) {
+                        return Some(Err(e));
+                    }
+                    match index {
+                        $(i if i == Place::$variant as usize => {
+                            SessionEvent::$variant(fields::Body::build(&mut slots))
+                        })*
+                        _ => return None,
+                    }
+                };
+                Some(de.end().map(|()| event))
             }
         }
 
-        /// One kind's body, built out of line into its variant: the dispatch
-        /// stays a table of calls instead of every body's deserializer
-        /// inlined and moved into place (the larger .wasm).
-        #[inline(never)]
-        fn body<'a, T: serde::Deserialize<'a>, D: serde::Deserializer<'a>>(
-            d: D,
-            variant: fn(T) -> SessionEvent<'a>,
-        ) -> Result<SessionEvent<'a>, D::Error> {
-            T::deserialize(d).map(variant)
-        }
+        /// Each known kind's body table (`fields::Body`), in schema order.
+        const BODY_SHAPES: &[&fields::Shape] = &[
+            $(body_shape!($variant $($lt)?)),*
+        ];
+    };
+}
 
-        /// Deserializes the body of the kind at `index` in `KINDS` (found
-        /// once, by the caller: the dispatch compares numbers, not names).
-        struct BodySeed {
-            index: usize,
-        }
-
-        impl<'a> serde::de::DeserializeSeed<'a> for BodySeed {
-            type Value = SessionEvent<'a>;
-
-            fn deserialize<D: serde::Deserializer<'a>>(self, d: D) -> Result<SessionEvent<'a>, D::Error> {
-                match self.index {
-                    $(i if i == Place::$variant as usize => {
-                        body::<$variant $(<$lt>)?, D>(d, SessionEvent::$variant)
-                    })*
-                    _ => Err(serde::de::Error::custom("unknown event kind")),
-                }
-            }
-        }
+/// The table of a kind's body type, its lifetime (if any) taken as
+/// `'static` (a shape does not depend on it).
+macro_rules! body_shape {
+    ($body:ident) => {
+        &<$body as fields::Body<'static>>::SHAPE
+    };
+    ($body:ident $lt:lifetime) => {
+        &<$body<'static> as fields::Body<'static>>::SHAPE
     };
 }
 

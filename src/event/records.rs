@@ -1,9 +1,10 @@
 //! Nested types of the kernel OS events: cancellation and rollback reasons,
 //! and the closed memory types.
 
+use super::fields::table;
 use super::text::names;
 use super::text::RawJson;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::Str;
 
@@ -31,12 +32,13 @@ pub enum RollbackReason<'a> {
     MalformedReplay { reason: Str<'a> },
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
-pub struct MemoryScope<'a> {
-    pub tenant_id: Str<'a>,
-    pub namespace: Str<'a>,
-}
+table!(closed:
+    #[derive(Eq)]
+    MemoryScope<'a> {
+        tenant_id: Str<'a>,
+        namespace: Str<'a>,
+    }
+);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MemoryKind {
@@ -50,56 +52,48 @@ pub enum MemoryKind {
 
 names!(open MemoryKind, strict_refuses: true { User = "user", Feedback = "feedback", Project = "project", Reference = "reference" });
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
-pub struct MemoryRecall<'a> {
-    pub record: MemoryRecord<'a>,
-    pub score: f64,
-    pub why: Str<'a>,
-}
+table!(closed:
+    MemoryRecall<'a> {
+        record: MemoryRecord<'a>,
+        score: f64,
+        why: Str<'a>,
+    }
+);
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
-pub struct MemoryRecord<'a> {
-    pub record_id: Str<'a>,
-    pub scope: MemoryScope<'a>,
-    pub name: Str<'a>,
-    pub kind: MemoryKind,
-    pub content: Str<'a>,
-    pub description: Str<'a>,
-    pub provenance: Provenance<'a>,
-    #[serde(deserialize_with = "super::text::u64_lenient")]
-    pub created_at: u64,
-    #[serde(deserialize_with = "super::text::u64_lenient")]
-    pub updated_at: u64,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "super::text::opt_u64_lenient"
-    )]
-    pub last_recalled_at: Option<u64>,
-    #[serde(default)]
-    #[serde(deserialize_with = "super::text::u64_lenient")]
-    pub recall_count: u64,
-    pub confidence: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub links: Option<Vec<RawJson<'a>>>,
-    #[serde(default)]
-    pub pinned: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_days: Option<u32>,
-}
+table!(closed:
+    MemoryRecord<'a> {
+        record_id: Str<'a>,
+        scope: MemoryScope<'a>,
+        name: Str<'a>,
+        kind: MemoryKind,
+        content: Str<'a>,
+        description: Str<'a>,
+        provenance: Provenance<'a>,
+        created_at: u64,
+        updated_at: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        last_recalled_at: Option<u64> = default,
+        recall_count: u64 = default,
+        confidence: f64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        links: Option<Vec<RawJson<'a>>> = default,
+        pinned: bool = default,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ttl_days: Option<u32> = default,
+    }
+);
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
-pub struct Provenance<'a> {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session_id: Option<Str<'a>>,
-    pub author: Author,
-    pub trust: Trust,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub evidence_refs: Option<Vec<Str<'a>>>,
-}
+table!(closed:
+    #[derive(Eq)]
+    Provenance<'a> {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        session_id: Option<Str<'a>> = default,
+        author: Author,
+        trust: Trust,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        evidence_refs: Option<Vec<Str<'a>>> = default,
+    }
+);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Author {

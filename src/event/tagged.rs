@@ -3,15 +3,14 @@
 //! structs: the tag and every variant's fields in one struct, then the
 //! variant built by hand. serde's derive for `#[serde(tag = ...)]` buffers
 //! each object into an intermediate tree first; this reads it once and
-//! keeps that machinery (15% of the .wasm) out of the binary.
-//! Serialization stays derived on the enums themselves.
+//! keeps that machinery (15% of the .wasm) out of the binary. The wire
+//! structs are read through the table (`fields::table!`), with every other
+//! struct of the schema. Serialization stays derived on the enums themselves.
 
-use std::marker::PhantomData;
-
+use super::fields::table;
+use super::fields::{read_struct, Body, Finish, Object, Shape, Slots, Value};
 use super::text::names;
 use super::text::RawJson;
-use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Visitor};
-use serde::Deserialize;
 
 use super::content::{
     ContentPart, DurableBlock, DurableContent, FileAffinity, ImageDetail, MediaBlock, MediaSource,
@@ -19,50 +18,49 @@ use super::content::{
 use super::records::RollbackReason;
 use super::Str;
 
-/// Reads a `T` as its wire type `W` and converts it inside the object's own
-/// visit, so that serde_json places a conversion error at the object's
-/// closing brace, as it does a derived struct's missing field: the error's
-/// field path is then the object's (`parse::field_path`). serde's
+/// `T` read as its wire type `W`, converted inside the object's own visit
+/// (`fields::Finish`), so that serde_json places a conversion error at the
+/// object's closing brace, as it does a derived struct's missing field: the
+/// error's field path is then the object's (`parse::field_path`). serde's
 /// `try_from` converts after the object is read, and its errors land where
 /// the enclosing value ends.
-pub(super) fn read_via_wire<'de, D, W, T>(d: D) -> Result<T, D::Error>
-where
-    D: Deserializer<'de>,
-    W: Deserialize<'de>,
-    T: TryFrom<W, Error = String>,
-{
-    struct WireVisitor<W, T>(PhantomData<(W, T)>);
-
-    impl<'de, W: Deserialize<'de>, T: TryFrom<W, Error = String>> Visitor<'de> for WireVisitor<W, T> {
-        type Value = T;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("an object")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
-            let wire = W::deserialize(MapAccessDeserializer::new(map))?;
-            T::try_from(wire).map_err(de::Error::custom)
-        }
-    }
-
-    d.deserialize_map(WireVisitor(PhantomData))
-}
-
-/// `Deserialize` for a type read through its wire struct (`read_via_wire`).
 macro_rules! via_wire {
-    ($ty:ident, $wire:ty) => {
+    ($ty:ident, $wire:ident, $value:ident) => {
+        impl<'a> Body<'a> for $ty<'a> {
+            const SHAPE: Shape = converted(<$wire<'static> as Body<'static>>::SHAPE, |slots| {
+                let value = $ty::try_from($wire::build(slots))?;
+                slots.replace(Value::$value(Box::new(value)));
+                Ok(())
+            });
+
+            fn build(slots: &mut Slots<'a>) -> Self {
+                slots.next()
+            }
+        }
+
         impl<'de: 'a, 'a> serde::Deserialize<'de> for $ty<'a> {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                super::tagged::read_via_wire::<D, $wire, Self>(d)
+                read_struct::<$ty<'de>, D>(d)
             }
         }
     };
 }
-pub(super) use via_wire;
 
-via_wire!(ContentPart, ContentPartWire<'a>);
-via_wire!(DurableBlock, DurableBlockWire<'a>);
-via_wire!(MediaSource, MediaSourceWire<'a>);
-via_wire!(RollbackReason, RollbackReasonWire<'a>);
+/// A wire struct's shape, converted by `convert` once read; a value that is
+/// not an object is refused with what `read_via_wire` expected before.
+const fn converted(wire: Shape, convert: Finish) -> Shape {
+    match wire {
+        Shape::Object(object) => {
+            Shape::Object(Object { expecting: "an object", finish: Some(convert), ..object })
+        }
+        Shape::Any => Shape::Any,
+    }
+}
+
+via_wire!(ContentPart, ContentPartWire, Part);
+via_wire!(DurableBlock, DurableBlockWire, Block);
+via_wire!(MediaSource, MediaSourceWire, Source);
+via_wire!(RollbackReason, RollbackReasonWire, Rollback);
 
 /// serde's own wording, so error paths name the field.
 fn missing(field: &str) -> String {
@@ -81,7 +79,7 @@ fn only(present: &[(&str, bool)], allowed: &[&str]) -> Result<(), String> {
     }
 }
 
-enum PartType {
+pub enum PartType {
     Text,
     Image,
     Audio,
@@ -90,21 +88,20 @@ enum PartType {
 
 names!(PartType { Text = "text", Image = "image", Audio = "audio", ToolResult = "tool_result" });
 
-#[derive(Deserialize)]
-#[serde(bound(deserialize = "'de: 'a"))]
-pub(super) struct ContentPartWire<'a> {
-    #[serde(rename = "type")]
-    tag: PartType,
-    text: Option<Str<'a>>,
-    url: Option<Str<'a>>,
-    data: Option<Str<'a>>,
-    media_type: Option<Str<'a>>,
-    detail: Option<ImageDetail>,
-    call_id: Option<Str<'a>>,
-    output: Option<Str<'a>>,
-    is_error: Option<bool>,
-    durable_content: Option<DurableContent<'a>>,
-}
+table!(wire:
+    ContentPartWire<'a> {
+        tag as "type": PartType,
+        text: Option<Str<'a>> = default,
+        url: Option<Str<'a>> = default,
+        data: Option<Str<'a>> = default,
+        media_type: Option<Str<'a>> = default,
+        detail: Option<ImageDetail> = default,
+        call_id: Option<Str<'a>> = default,
+        output: Option<Str<'a>> = default,
+        is_error: Option<bool> = default,
+        durable_content: Option<DurableContent<'a>> = default,
+    }
+);
 
 impl<'a> TryFrom<ContentPartWire<'a>> for ContentPart<'a> {
     type Error = String;
@@ -131,7 +128,7 @@ impl<'a> TryFrom<ContentPartWire<'a>> for ContentPart<'a> {
     }
 }
 
-enum BlockType {
+pub enum BlockType {
     Text,
     Image,
     Audio,
@@ -141,16 +138,15 @@ enum BlockType {
 
 names!(BlockType { Text = "text", Image = "image", Audio = "audio", Video = "video", File = "file" });
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
-pub(super) struct DurableBlockWire<'a> {
-    #[serde(rename = "type")]
-    tag: BlockType,
-    text: Option<Str<'a>>,
-    source: Option<MediaSource<'a>>,
-    media_type: Option<Str<'a>>,
-    provider_options: Option<RawJson<'a>>,
-}
+table!(wire closed:
+    DurableBlockWire<'a> {
+        tag as "type": BlockType,
+        text: Option<Str<'a>> = default,
+        source: Option<MediaSource<'a>> = default,
+        media_type: Option<Str<'a>> = default,
+        provider_options: Option<RawJson<'a>> = default,
+    }
+);
 
 impl<'a> TryFrom<DurableBlockWire<'a>> for DurableBlock<'a> {
     type Error = String;
@@ -180,7 +176,7 @@ impl<'a> TryFrom<DurableBlockWire<'a>> for DurableBlock<'a> {
     }
 }
 
-enum SourceKind {
+pub enum SourceKind {
     Url,
     Base64,
     FileId,
@@ -189,18 +185,18 @@ enum SourceKind {
 
 names!(SourceKind { Url = "url", Base64 = "base64", FileId = "file_id", Object = "object" });
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
-pub(super) struct MediaSourceWire<'a> {
-    kind: SourceKind,
-    url: Option<Str<'a>>,
-    data: Option<Str<'a>>,
-    id: Option<Str<'a>>,
-    affinity: Option<FileAffinity<'a>>,
-    handle: Option<Str<'a>>,
-    owner: Option<Str<'a>>,
-    payload_ref: Option<Str<'a>>,
-}
+table!(wire closed:
+    MediaSourceWire<'a> {
+        kind: SourceKind,
+        url: Option<Str<'a>> = default,
+        data: Option<Str<'a>> = default,
+        id: Option<Str<'a>> = default,
+        affinity: Option<FileAffinity<'a>> = default,
+        handle: Option<Str<'a>> = default,
+        owner: Option<Str<'a>> = default,
+        payload_ref: Option<Str<'a>> = default,
+    }
+);
 
 impl<'a> TryFrom<MediaSourceWire<'a>> for MediaSource<'a> {
     type Error = String;
@@ -242,7 +238,7 @@ impl<'a> TryFrom<MediaSourceWire<'a>> for MediaSource<'a> {
     }
 }
 
-enum RollbackKind {
+pub enum RollbackKind {
     FatalToolError,
     GovernanceDenied,
     ProviderFailure,
@@ -253,14 +249,14 @@ enum RollbackKind {
 
 names!(RollbackKind { FatalToolError = "fatal_tool_error", GovernanceDenied = "governance_denied", ProviderFailure = "provider_failure", Timeout = "timeout", UserInterrupt = "user_interrupt", MalformedReplay = "malformed_replay" });
 
-#[derive(Deserialize)]
-#[serde(bound(deserialize = "'de: 'a"))]
-pub(super) struct RollbackReasonWire<'a> {
-    kind: RollbackKind,
-    tool_name: Option<Str<'a>>,
-    error: Option<Str<'a>>,
-    reason: Option<Str<'a>>,
-}
+table!(wire:
+    RollbackReasonWire<'a> {
+        kind: RollbackKind,
+        tool_name: Option<Str<'a>> = default,
+        error: Option<Str<'a>> = default,
+        reason: Option<Str<'a>> = default,
+    }
+);
 
 impl<'a> TryFrom<RollbackReasonWire<'a>> for RollbackReason<'a> {
     type Error = String;

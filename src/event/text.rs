@@ -160,10 +160,6 @@ pub fn u64_pair_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<(u64, u64), D
     <(LenientU64, LenientU64)>::deserialize(d).map(|(a, b)| (a.0, b.0))
 }
 
-pub fn opt_u64_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    Option::<LenientU64>::deserialize(d).map(|n| n.map(|n| n.0))
-}
-
 /// `Deserialize` for an enum of names (unit variants): read through `Str`'s
 /// one string path, then matched. A derived impl per enum costs ~1 KB of
 /// .wasm each (its own identifier visitor); this costs the match.
