@@ -123,6 +123,8 @@ const wasmOpt = join(root, "node_modules/.bin/wasm-opt");
 if (existsSync(wasmOpt)) {
   run(wasmOpt, [
     "-O3",
+    // Repeats the passes while they still shrink the module.
+    "--converge",
     // The toolchain's metadata sections: nothing reads them at run time.
     "--strip-producers",
     "--strip-target-features",
