@@ -32,6 +32,7 @@ pub use event::SessionEvent;
 pub mod compare;
 pub mod error;
 pub mod generate;
+pub mod hash;
 pub mod index;
 pub mod json;
 pub mod live;
