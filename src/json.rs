@@ -12,10 +12,18 @@ pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 struct JsSafe;
 
+/// Writes `digits` as a JSON string. (`itoa`, not `write!`: no formatting
+/// machinery, and no I/O error to make, behind the writer.)
+fn quoted<W: ?Sized + io::Write>(w: &mut W, digits: &str) -> io::Result<()> {
+    w.write_all(b"\"")?;
+    w.write_all(digits.as_bytes())?;
+    w.write_all(b"\"")
+}
+
 impl Formatter for JsSafe {
     fn write_u64<W: ?Sized + io::Write>(&mut self, w: &mut W, v: u64) -> io::Result<()> {
         if v > MAX_SAFE_INTEGER {
-            write!(w, "\"{v}\"")
+            quoted(w, itoa::Buffer::new().format(v))
         } else {
             CompactFormatter.write_u64(w, v)
         }
@@ -23,7 +31,7 @@ impl Formatter for JsSafe {
 
     fn write_i64<W: ?Sized + io::Write>(&mut self, w: &mut W, v: i64) -> io::Result<()> {
         if v.unsigned_abs() > MAX_SAFE_INTEGER {
-            write!(w, "\"{v}\"")
+            quoted(w, itoa::Buffer::new().format(v))
         } else {
             CompactFormatter.write_i64(w, v)
         }

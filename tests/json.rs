@@ -30,6 +30,20 @@ fn only_unsafe_integers_are_quoted_and_the_rest_stays_as_written() {
 }
 
 #[test]
+fn integers_past_the_safe_range_are_written_as_strings() {
+    let safe = (1u64 << 53) - 1;
+    assert_eq!(
+        to_js_json(&[safe, safe + 1, u64::MAX]),
+        r#"[9007199254740991,"9007199254740992","18446744073709551615"]"#
+    );
+    let (low, high) = (-(safe as i64), safe as i64);
+    assert_eq!(
+        to_js_json(&[low, low - 1, high + 1, i64::MIN]),
+        r#"[-9007199254740991,"-9007199254740992","9007199254740992","-9223372036854775808"]"#
+    );
+}
+
+#[test]
 fn view_records_keep_events_as_written() {
     let log = r#"{"kind":"page_out","turn":1,"message_count":2,"future_field":{"x":[1,2]}}
 {"kind":"budget_usage_reported","turn":1,"operation_id":"o","reservation_id":"r","tokens":18446744073709551615,"subagents":0,"rounds":1}
