@@ -32,7 +32,6 @@ pub use event::SessionEvent;
 pub mod compare;
 pub mod error;
 pub mod generate;
-pub mod hash;
 pub mod index;
 pub mod json;
 pub mod live;

@@ -2,10 +2,11 @@
 //! `memory_retrieval_result`), exactly as the kernel computes it, kept
 //! incrementally so one event at a time gives the whole-log result.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::event::{AgentProcessChanged, CancellationReason, SessionEvent, Str};
-use crate::hash::Map as HashMap;
 use crate::log::{self, LoadReport, LogError, LogOptions};
 use crate::shared_list::SharedList;
 

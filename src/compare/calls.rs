@@ -1,7 +1,8 @@
 //! A turn's transcript entries as the comparison reads them (its calls,
 //! its goal and messages, its suspensions, resumptions and rollbacks), and the alignment of two turns' calls.
 
-use crate::hash::Map as HashMap;
+use std::collections::HashMap;
+
 use crate::units::Position;
 use crate::view::{ToolOutcome, TranscriptEntry};
 

@@ -9,9 +9,10 @@
 
 mod calls;
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
-use crate::hash::Map as HashMap;
 use crate::log::LogError;
 use crate::units::Position;
 use crate::view::{readable, SessionView, Status, TurnSummary};

@@ -12,10 +12,9 @@ mod texts;
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::event::{SessionEvent, KINDS};
-use crate::hash::Map as HashMap;
 use crate::log::{self, EventSink, LoadReport, LogError, LogOptions, LogReader};
 use crate::state::SessionState;
 pub use crate::state::MAX_UNKNOWN_KINDS;
@@ -153,7 +152,7 @@ impl SessionIndex {
                 texts: RetainedTexts::default(),
                 slots: Vec::new(),
                 unknown_kinds: Vec::new(),
-                unknown_ids: HashMap::default(),
+                unknown_ids: HashMap::new(),
                 checkpoints: Checkpoints::new(spacing, max_kept),
                 adopting: None,
             },

@@ -6,7 +6,7 @@
 //! where they stopped and an old cursor gets a gap, never a wrong replay.
 //! Single-threaded: the clock is passed in (`now`, milliseconds).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
 use serde::Serialize;
@@ -17,7 +17,6 @@ use super::cursor::{
 use super::subscription::{SubQueue, Subscription};
 use crate::error::{Error, ErrorCode};
 use crate::event::{EventError, SessionEvent};
-use crate::hash::Map as HashMap;
 use crate::json::MAX_SAFE_INTEGER;
 use crate::units::{Millis, Position, Revision};
 
@@ -340,7 +339,7 @@ impl ReplayStore {
         Ok(ReplayStore {
             config,
             incarnation: Rc::from(incarnation),
-            sessions: HashMap::default(),
+            sessions: HashMap::new(),
             live: 0,
             lru: VecDeque::new(),
             tick: 0,

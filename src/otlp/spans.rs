@@ -3,11 +3,12 @@
 //! `invoke_agent` span per sub-agent. (The run's own `invoke_agent` span,
 //! their root, is built in `mod.rs` around them.)
 
+use std::collections::HashMap;
+
 use super::attempts::Attempt;
 use super::clock::{self, Clock, Moment};
 use super::ids::Ids;
 use super::model::{push_str, Attributes, Span, SpanEvent, SpanKind, Status};
-use crate::hash::Map as HashMap;
 use crate::json::JsonText;
 use crate::units::Position;
 use crate::view::{ProcessView, RunHeader, SessionView, ToolOutcome, TranscriptEntry};
@@ -72,7 +73,7 @@ fn call_key(life: u32, call_id: &str) -> String {
 
 impl<'v> Calls<'v> {
     fn of(view: &'v SessionView) -> Self {
-        let mut index = HashMap::default();
+        let mut index = HashMap::new();
         for (i, e) in view.transcript.iter().enumerate() {
             if let TranscriptEntry::ToolCall { life, call_id, .. } = e {
                 index.insert(call_key(*life, call_id), i);

@@ -10,13 +10,12 @@ pub(crate) mod raw;
 mod restore;
 mod transcript;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 pub(crate) use raw::readable;
 use serde::Serialize;
 
 use crate::event::{AgentProcessChanged, PromptMeasured, SessionEvent, Str};
-use crate::hash::Map as HashMap;
 use crate::json::JsonText;
 use crate::log::LogError;
 use crate::shared_list::SharedList;
@@ -421,8 +420,8 @@ impl SessionViewFolder {
                 unknown: Vec::new(),
                 load_errors: Vec::new(),
             },
-            turn_index: HashMap::default(),
-            process_index: HashMap::default(),
+            turn_index: HashMap::new(),
+            process_index: HashMap::new(),
             transcript: transcript::TranscriptFolder::default(),
             current_turn: 0,
             reported_tokens: 0,

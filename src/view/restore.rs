@@ -4,11 +4,12 @@
 //! definitions that write it (`raw::FromView`, `readable!`); recorded
 //! events stay byte for byte.
 
+use std::collections::HashMap;
+
 use super::raw::read_whole;
 use super::transcript::TranscriptFolder;
 use super::*;
 use crate::event::SessionEvent;
-use crate::hash::Map as HashMap;
 use crate::snapshot::{OsSnapshot, OsSnapshotFolder};
 
 impl SessionViewFolder {
@@ -16,7 +17,7 @@ impl SessionViewFolder {
     /// what folding the whole log would have.
     pub fn restore(json: &str) -> std::result::Result<Self, String> {
         let view: SessionView = read_whole(json, "view").map_err(|e| e.to_string())?;
-        let mut checkpoints = HashMap::default();
+        let mut checkpoints = HashMap::new();
         for entry in &view.checkpoints {
             match SessionEvent::from_json(entry.event.get()) {
                 Ok(SessionEvent::CheckpointTaken(e)) => {

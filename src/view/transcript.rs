@@ -5,10 +5,11 @@
 //! it record that rollback's position (`rolled_back_at`), so time travel
 //! knows when they were undone.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::event::{ErrorKind, SessionEvent, ToolCall};
-use crate::hash::Map as HashMap;
 use crate::json::JsonText;
 use crate::units::Position;
 
