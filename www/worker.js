@@ -740,7 +740,9 @@ self.onmessage = async ({ data: msg }) => {
         break;
       case "filter": {
         const positions = filter(msg);
-        post({ op: "filtered", seq: msg.seq, positions: positions.slice() });
+        // A copy of its own, moved to the page rather than cloned again.
+        const copy = positions.slice();
+        post({ op: "filtered", seq: msg.seq, positions: copy }, [copy.buffer]);
         break;
       }
       case "rows":
