@@ -380,13 +380,6 @@ function positionOf(value, name) {
   return value;
 }
 
-/** Moves a transcript entry folded from a range to the log's positions. */
-function shiftEntry(entry, shift) {
-  entry.position += shift;
-  if (entry.rolled_back_at != null) entry.rolled_back_at += shift;
-  if (entry.result?.position != null) entry.result.position += shift;
-}
-
 /**
  * A paged index of a session log, for logs too large to read out as a view
  * (docs/api.md, "Large logs"): it folds the OS snapshot, the summary and the
@@ -532,9 +525,7 @@ export class SessionIndex {
         "invalid_input",
         "SessionIndex.transcript: last must be an integer ≥ 0",
       );
-    const entries = this.#json((core) => core.transcript(start, end, last));
-    for (const entry of entries) shiftEntry(entry, start - 1);
-    return entries;
+    return this.#json((core) => core.transcript(start, end, last));
   }
 
   summary() {

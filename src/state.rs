@@ -176,6 +176,11 @@ impl SessionState {
         self.view.view()
     }
 
+    /// The full view, the state done with (no copy of its lists).
+    pub fn into_view(self) -> SessionView {
+        self.view.into_view()
+    }
+
     /// Cuts the lists that grow with the log (the OS snapshot's records,
     /// each process's history) to their last `n` items, for display: the
     /// state then describes less than it folded, so it is for showing, not

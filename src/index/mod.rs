@@ -18,7 +18,7 @@ use crate::event::{SessionEvent, KINDS};
 use crate::log::{self, EventSink, LoadReport, LogError, LogOptions, LogReader};
 use crate::state::SessionState;
 pub use crate::state::MAX_UNKNOWN_KINDS;
-use crate::view::{Detail, TurnSummary};
+use crate::view::{Detail, TranscriptEntry, TurnSummary};
 use checkpoints::Checkpoints;
 use search::Query;
 pub use shown::shown_state_json;
@@ -293,14 +293,20 @@ impl SessionIndex {
         }
     }
 
-    /// A full state (every list of the view, the transcript among them) of
-    /// the events at positions `from..=to` alone, as if the log began at
-    /// `from`: its positions count from there. What a page's transcript
-    /// around a position is read from, in one call.
-    pub fn fold_range(&self, from: u64, to: u64) -> SessionState {
+    /// The last `last` transcript entries of the events at positions
+    /// `from..=to` folded on their own, as if the log began at `from` (an
+    /// entry begun before it is not there; lives count from it), at the
+    /// log's positions: a page's transcript around a position, in one call.
+    pub fn transcript(&self, from: u64, to: u64, last: usize) -> Vec<TranscriptEntry> {
+        let from = from.max(1);
         let mut state = SessionState::new(None);
         self.fold_into(&mut state, from, to);
-        state
+        let mut entries = state.into_view().transcript;
+        entries.drain(..entries.len().saturating_sub(last));
+        for entry in &mut entries {
+            entry.shift(from.saturating_sub(1));
+        }
+        entries
     }
 
     fn empty_light_state(&self) -> SessionState {

@@ -440,6 +440,11 @@ impl SessionViewFolder {
         &self.view
     }
 
+    /// The view, the folder done with.
+    pub fn into_view(self) -> SessionView {
+        self.view
+    }
+
     pub fn summary(&self) -> SessionSummary<'_> {
         let v = &self.view;
         SessionSummary {

@@ -98,6 +98,27 @@ impl TranscriptEntry {
         }
     }
 
+    /// Moves the entry `by` positions later: an entry folded from a range
+    /// of a log that began `by` events in, to the log's positions.
+    pub fn shift(&mut self, by: u64) {
+        let later = |p: &mut Position| p.0 = p.0.saturating_add(by);
+        match self {
+            TranscriptEntry::Goal { position, .. }
+            | TranscriptEntry::Suspended { position, .. }
+            | TranscriptEntry::Resumed { position, .. }
+            | TranscriptEntry::Rollback { position, .. } => later(position),
+            TranscriptEntry::Assistant { position, rolled_back_at, .. } => {
+                later(position);
+                rolled_back_at.iter_mut().for_each(later);
+            }
+            TranscriptEntry::ToolCall { position, rolled_back_at, result, .. } => {
+                later(position);
+                rolled_back_at.iter_mut().for_each(later);
+                result.iter_mut().for_each(|r| later(&mut r.position));
+            }
+        }
+    }
+
     pub(super) fn position(&self) -> Position {
         match self {
             TranscriptEntry::Goal { position, .. }
@@ -282,5 +303,41 @@ impl TranscriptFolder {
         });
         self.calls.insert(call_id.to_string(), index);
         index
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shifted_entry_moves_every_position_it_holds() {
+        let call = TranscriptEntry::ToolCall {
+            position: Position(2),
+            life: 1,
+            turn: 1,
+            call_id: "c".into(),
+            name: Some("t".into()),
+            arguments: JsonText::from_raw_str("{}"),
+            result: Some(ToolOutcome {
+                position: Position(3),
+                output: "ok".into(),
+                is_error: false,
+                is_fatal: false,
+                error_kind: None,
+                token_count: None,
+            }),
+            denied: None,
+            gated: None,
+            rolled_back_at: Some(Position(5)),
+        };
+        let mut call = call;
+        call.shift(10);
+        let TranscriptEntry::ToolCall { position, result, rolled_back_at, .. } = call else {
+            panic!("a tool call stays one");
+        };
+        assert_eq!(position, Position(12));
+        assert_eq!(result.map(|r| r.position), Some(Position(13)));
+        assert_eq!(rolled_back_at, Some(Position(15)));
     }
 }

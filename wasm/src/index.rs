@@ -118,14 +118,10 @@ impl SessionIndex {
     }
 
     /// The last `last` transcript entries of the events `from..=to` folded
-    /// on their own (`fold_range`), as JSON; their positions count from
-    /// `from`.
+    /// on their own, at the log's positions, as JSON.
     pub fn transcript(&self, from: f64, to: f64, last: u32) -> Result<String, JsValue> {
         self.inner.read("transcript", |i| {
-            let state = i.fold_range(from as u64, to as u64);
-            let entries = &state.view().transcript;
-            let skip = entries.len().saturating_sub(last as usize);
-            Ok(to_js_json(&entries.get(skip..).unwrap_or_default()))
+            Ok(to_js_json(&i.transcript(from as u64, to as u64, last as usize)))
         })
     }
 
