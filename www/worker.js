@@ -756,9 +756,12 @@ self.onmessage = async ({ data: msg }) => {
         break;
       case "filter": {
         const positions = filter(msg);
-        // A copy of its own, moved to the page rather than cloned again.
+        // A copy of its own, moved to the page rather than cloned again; the
+        // events among them counted here (every gap is among them), not by
+        // the page in a pass over millions of positions.
         const copy = positions.slice();
-        post({ op: "filtered", seq: msg.seq, positions: copy }, [copy.buffer]);
+        const events = positions.length - (index ? 0 : gaps.length);
+        post({ op: "filtered", seq: msg.seq, positions: copy, events }, [copy.buffer]);
         break;
       }
       case "rows":
