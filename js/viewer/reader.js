@@ -20,6 +20,15 @@ async function openSource({ url, file }) {
   return { stream: response.body, total: Number(response.headers.get("content-length")) || 0 };
 }
 
+/** A BYOB reader of `stream`, or null when it is not a byte stream. */
+function byteReader(stream) {
+  try {
+    return stream.getReader({ mode: "byob" });
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The reader's end: answers `{op: "read", id, url | file, limit}` on `port`
  * with `{id, op: "head", total}`, then the bytes in pieces `{id, op:
@@ -49,7 +58,7 @@ export function serveReads(port, { piece = PIECE, open = openSource } = {}) {
     let filled = 0;
     let handedOver = 0; // bytes sent and not given back
     let waiting = null; // resolves when bytes come back or the read is cancelled
-    let reading = false; // waiting for the stream's next chunk
+    let idle = false; // waiting for the stream, the piece in hand (not lent to a byte read)
     let cancelled = false;
     let stream = null;
     const wake = () => {
@@ -72,7 +81,7 @@ export function serveReads(port, { piece = PIECE, open = openSource } = {}) {
       took(length) {
         handedOver -= length;
         // The fold has nothing left while the stream is slow: what is here goes now.
-        if (handedOver === 0 && filled > 0 && reading) handOver();
+        if (handedOver === 0 && filled > 0 && idle) handOver();
         wake();
       },
       cancel() {
@@ -84,20 +93,31 @@ export function serveReads(port, { piece = PIECE, open = openSource } = {}) {
     try {
       const opened = await open(source);
       if (cancelled) return opened.stream.cancel().catch(() => {});
-      stream = opened.stream.getReader();
+      // A byte stream (a response's, a file's) reads straight into the
+      // piece: no chunk of its own to copy, then to collect.
+      const bytes = byteReader(opened.stream);
+      stream = bytes ?? opened.stream.getReader();
       port.postMessage({ id, op: "head", total: opened.total });
       for (;;) {
-        reading = true;
-        const { done, value } = await stream.read();
-        reading = false;
+        if (filled === piece && !(await handOverWhenAllowed())) return;
+        idle = !bytes;
+        const { done, value } = await (bytes
+          ? bytes.read(new Uint8Array(buffer.buffer, filled))
+          : stream.read());
+        idle = false;
         if (cancelled) return;
+        // The piece's buffer came back from the byte read (empty at the end).
+        if (bytes) buffer = new Uint8Array(value.buffer);
         if (done) break;
-        for (let at = 0; at < value.length; ) {
-          if (filled === piece && !(await handOverWhenAllowed())) return;
-          const n = Math.min(piece - filled, value.length - at);
-          buffer.set(value.subarray(at, at + n), filled);
-          filled += n;
-          at += n;
+        if (bytes) filled += value.length;
+        else {
+          for (let at = 0; at < value.length; ) {
+            if (filled === piece && !(await handOverWhenAllowed())) return;
+            const n = Math.min(piece - filled, value.length - at);
+            buffer.set(value.subarray(at, at + n), filled);
+            filled += n;
+            at += n;
+          }
         }
         if ((filled === piece || handedOver === 0) && !(await handOverWhenAllowed())) return;
       }

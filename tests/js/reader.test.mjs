@@ -28,16 +28,22 @@ function source(total, seed = 11) {
   return { bytes, cuts };
 }
 
-/** A stream of the cuts, each after a turn of the event loop; `pulled()`
- * is how many bytes it gave, `cancelled()` whether it was cancelled. */
-function streamOf({ bytes, cuts }) {
+/** A stream of the cuts (a byte stream, read into the reader's pieces, or
+ * a stream of chunks), each after a turn of the event loop; `pulled()` is
+ * how many bytes it gave, `cancelled()` whether it was cancelled. */
+function streamOf({ bytes, cuts }, { byteStream }) {
   let next = 0;
   let pulled = 0;
   let cancelled = false;
   const stream = new ReadableStream({
+    type: byteStream ? "bytes" : undefined,
     async pull(controller) {
       await new Promise((resolve) => setImmediate(resolve));
-      if (next === cuts.length) return controller.close();
+      if (next === cuts.length) {
+        controller.close();
+        controller.byobRequest?.respond(0);
+        return;
+      }
       const [from, to] = cuts[next++];
       pulled += to - from;
       controller.enqueue(bytes.slice(from, to));
@@ -71,52 +77,56 @@ async function drain(reading, pause = () => Promise.resolve()) {
   return Buffer.concat(parts);
 }
 
-test("a log read on the other end arrives whole and in order, its size first", async () => {
-  const log = source(3_000_000);
-  const { read, close } = ends({
-    piece: 256 * 1024,
-    limit: 1 << 20,
-    open: async () => ({ stream: streamOf(log).stream, total: log.bytes.length }),
-  });
-  try {
-    const reading = read({ url: "log" });
-    assert.deepEqual(await reading.head, { total: 3_000_000 });
-    const slow = () => new Promise((resolve) => setTimeout(resolve, 1));
-    assert.deepEqual(await drain(reading, slow), Buffer.from(log.bytes));
-    assert.equal(await reading.next(), null, "the end stays the end");
-  } finally {
-    close();
-  }
-});
+for (const byteStream of [true, false]) {
+  const kind = byteStream ? "a byte stream" : "a stream of chunks";
 
-test("the reader reads ahead while the fold works, up to the limit, and stops on cancel", async () => {
-  const log = source(8_000_000);
-  const s = streamOf(log);
-  const piece = 128 * 1024;
-  const limit = 1 << 20;
-  const { read, close } = ends({ piece, limit, open: async () => ({ stream: s.stream }) });
-  try {
-    const reading = read({ url: "log" });
-    const first = await reading.next();
-    // The fold holds its piece and works: the reading goes on, bounded.
-    for (let i = 0; i < 300; i++) await new Promise((resolve) => setImmediate(resolve));
-    const largestCut = Math.max(...log.cuts.map(([a, b]) => b - a));
-    assert.ok(s.pulled() > limit / 2, `read ahead: ${s.pulled()} bytes`);
-    assert.ok(s.pulled() <= limit + piece + largestCut, `bounded: ${s.pulled()}`);
-    assert.ok(first.length <= piece);
-    // Giving the piece back (asking for the next) lets the reading go on.
-    const before = s.pulled();
-    await reading.next();
-    for (let i = 0; i < 300; i++) await new Promise((resolve) => setImmediate(resolve));
-    assert.ok(s.pulled() > before, "a piece given back makes room");
-    reading.cancel();
-    for (let i = 0; i < 50 && !s.cancelled(); i++)
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    assert.ok(s.cancelled(), "cancel() cancels the reader's stream");
-  } finally {
-    close();
-  }
-});
+  test(`${kind} read on the other end arrives whole and in order, its size first`, async () => {
+    const log = source(3_000_000);
+    const { read, close } = ends({
+      piece: 256 * 1024,
+      limit: 1 << 20,
+      open: async () => ({ stream: streamOf(log, { byteStream }).stream, total: log.bytes.length }),
+    });
+    try {
+      const reading = read({ url: "log" });
+      assert.deepEqual(await reading.head, { total: 3_000_000 });
+      const slow = () => new Promise((resolve) => setTimeout(resolve, 1));
+      assert.deepEqual(await drain(reading, slow), Buffer.from(log.bytes));
+      assert.equal(await reading.next(), null, "the end stays the end");
+    } finally {
+      close();
+    }
+  });
+
+  test(`${kind} is read ahead while the fold works, up to the limit, and stops on cancel`, async () => {
+    const log = source(8_000_000);
+    const s = streamOf(log, { byteStream });
+    const piece = 128 * 1024;
+    const limit = 1 << 20;
+    const { read, close } = ends({ piece, limit, open: async () => ({ stream: s.stream }) });
+    try {
+      const reading = read({ url: "log" });
+      const first = await reading.next();
+      // The fold holds its piece and works: the reading goes on, bounded.
+      for (let i = 0; i < 300; i++) await new Promise((resolve) => setImmediate(resolve));
+      const largestCut = Math.max(...log.cuts.map(([a, b]) => b - a));
+      assert.ok(s.pulled() > limit / 2, `read ahead: ${s.pulled()} bytes`);
+      assert.ok(s.pulled() <= limit + piece + largestCut, `bounded: ${s.pulled()}`);
+      assert.ok(first.length <= piece);
+      // Giving the piece back (asking for the next) lets the reading go on.
+      const before = s.pulled();
+      await reading.next();
+      for (let i = 0; i < 300; i++) await new Promise((resolve) => setImmediate(resolve));
+      assert.ok(s.pulled() > before, "a piece given back makes room");
+      reading.cancel();
+      for (let i = 0; i < 50 && !s.cancelled(); i++)
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      assert.ok(s.cancelled(), "cancel() cancels the reader's stream");
+    } finally {
+      close();
+    }
+  });
+}
 
 test("what the reader has goes at once while the fold waits for a slow stream", async () => {
   // Two chunks far apart: the first must not wait for a piece to fill.
