@@ -57,7 +57,7 @@ worker.onmessage = ({ data: msg }) => {
       return showState(msg);
     case "filtered":
       if (msg.seq !== seq) return;
-      showFiltered(msg.positions);
+      showFiltered(msg.positions, msg.events);
       return filterAnswered();
     case "rows":
       return msg.seq === seq ? addRows(msg.start, msg.rows) : undefined;
@@ -412,7 +412,8 @@ function refilter(keepScroll = false) {
   writeHash();
 }
 
-function showFiltered(positions) {
+/** Shows the filter's `positions` (gaps negative), `events` of them events. */
+function showFiltered(positions, events) {
   const atBottom = timeline.scrollTop + timeline.clientHeight >= space.offsetHeight - ROW;
   filtered = positions;
   rows = new Map();
@@ -420,7 +421,6 @@ function showFiltered(positions) {
   for (const el of drawn.values()) el.remove();
   drawn = new Map();
   space.style.height = `${filtered.length * ROW}px`;
-  const events = filtered.reduce((n, p) => n + (p > 0 ? 1 : 0), 0);
   const filtering =
     filters.kinds.length ||
     filters.categories.length ||

@@ -24,6 +24,7 @@ import { upperBound, viewDigest } from "/agent-replay/js/viewer/digest.js";
 import { chartSeries } from "/agent-replay/js/viewer/series.js";
 import { chartBuffers, chartTables } from "/agent-replay/js/viewer/chart-data.js";
 import { readAhead } from "/agent-replay/js/viewer/read-ahead.js";
+import { readThrough } from "/agent-replay/js/viewer/reader.js";
 import {
   eachEntryAt,
   headlineSummary,
@@ -172,14 +173,13 @@ function headerOf(summary) {
 }
 
 /**
- * Reads a stream to its end, read ahead of `fold(slice)`, which gets it in
- * slices: progress every PROGRESS_MS and the header so far (`partial()`,
- * a summary) every PARTIAL_MS or more. Resolves to the bytes read, or
- * null when a newer source took over.
+ * Reads a source (`readAhead`'s or `readThrough`'s) to its end, passing it
+ * to `fold(slice)` in slices: progress every PROGRESS_MS and the header so
+ * far (`partial()`, a summary) every PARTIAL_MS or more. Resolves to the
+ * bytes read, or null when a newer source took over.
  */
-async function pump(stream, total, name, { fold, count, partial }) {
+async function pump(source, total, name, { fold, count, partial }) {
   const mine = generation;
-  const source = readAhead(stream, { limit: READ_AHEAD });
   let bytes = 0;
   let lastPost = 0;
   let nextPartial = 0;
@@ -216,10 +216,10 @@ async function pump(stream, total, name, { fold, count, partial }) {
   }
 }
 
-async function load(stream, total, name) {
+async function load(source, total, name) {
   reset();
   const started = performance.now();
-  const bytes = await pump(stream, total, name, {
+  const bytes = await pump(source, total, name, {
     fold: (slice) => {
       state.write(slice, { onEvent: keep });
       maybeCheckpoint();
@@ -281,31 +281,47 @@ function callsAround(entries, at) {
   return calls.slice(first, last);
 }
 
+/** The reader worker (reader.js): files and URLs are read there, beside
+ * the fold, on the machine's other core. A report's worker (a blob: URL
+ * on a file:// page) cannot start one: it reads them itself. */
+const readElsewhere = self.location.protocol.startsWith("http")
+  ? readThrough(new Worker("/agent-replay/js/viewer/reader-worker.js", { type: "module" }), {
+      limit: READ_AHEAD,
+    })
+  : null;
+
 /** Opens a file, a text or a URL: as a view, or as a paged index when it
  * is large (or `paged` says so), read in slices either way. */
 async function open(msg) {
   await ready;
-  const start = (stream, total, name) =>
+  const start = (source, total, name) =>
     (msg.paged ?? total > PAGED_ABOVE)
-      ? loadIndexed(stream, total, name)
-      : load(stream, total, name);
-  if (msg.file) return start(msg.file.stream(), msg.file.size, msg.file.name);
+      ? loadIndexed(source, total, name)
+      : load(source, total, name);
+  const here = (stream) => readAhead(stream, { limit: READ_AHEAD });
   if (msg.text !== undefined) {
     const bytes = typeof msg.text === "string" ? new TextEncoder().encode(msg.text) : msg.text;
-    return start(new Blob([bytes]).stream(), bytes.length, msg.name ?? "log");
+    return start(here(new Blob([bytes]).stream()), bytes.length, msg.name ?? "log");
   }
+  if (readElsewhere) {
+    const url = msg.file ? undefined : new URL(msg.url, self.location.href).href;
+    const source = readElsewhere(msg.file ? { file: msg.file } : { url });
+    const { total } = await source.head;
+    return start(source, total, msg.file?.name ?? msg.url);
+  }
+  if (msg.file) return start(here(msg.file.stream()), msg.file.size, msg.file.name);
   const response = await fetch(msg.url);
   if (!response.ok) throw new Error(`${msg.url}: HTTP ${response.status}`);
   const total = Number(response.headers.get("content-length")) || 0;
-  return start(response.body, total, msg.url);
+  return start(here(response.body), total, msg.url);
 }
 
 /** Loads a large log into a paged index: its bytes go to WebAssembly slice
  * by slice and are kept there once; JS holds no event. */
-async function loadIndexed(stream, total, name) {
+async function loadIndexed(source, total, name) {
   reset({ paged: true });
   const started = performance.now();
-  const bytes = await pump(stream, total, name, {
+  const bytes = await pump(source, total, name, {
     fold: (slice) => index.write(slice),
     count: () => index.eventCount,
     partial: () => headlineSummary(index),
@@ -740,9 +756,12 @@ self.onmessage = async ({ data: msg }) => {
         break;
       case "filter": {
         const positions = filter(msg);
-        // A copy of its own, moved to the page rather than cloned again.
+        // A copy of its own, moved to the page rather than cloned again; the
+        // events among them counted here (every gap is among them), not by
+        // the page in a pass over millions of positions.
         const copy = positions.slice();
-        post({ op: "filtered", seq: msg.seq, positions: copy }, [copy.buffer]);
+        const events = positions.length - (index ? 0 : gaps.length);
+        post({ op: "filtered", seq: msg.seq, positions: copy, events }, [copy.buffer]);
         break;
       }
       case "rows":

@@ -21,10 +21,14 @@ function theme(el) {
   };
 }
 
+/** A plot of `spec` in `box`, made but not drawn: `{plot, draw}`, where
+ * `draw()` gives it its data and size (the first draw of a plot is about
+ * as costly as making it: the two can go in tasks of their own). */
 function plot(box, spec, width, lives) {
   const t = theme(box);
   const axis = { stroke: t.text, grid: { stroke: t.grid, width: 1 }, ticks: { stroke: t.grid } };
-  return new uPlot(
+  let drawn;
+  const made = new uPlot(
     {
       width,
       height: 170,
@@ -65,8 +69,12 @@ function plot(box, spec, width, lives) {
       ],
     },
     spec.data,
-    box,
+    (u, draw) => {
+      box.append(u.root);
+      drawn = draw;
+    },
   );
+  return { plot: made, draw: () => drawn() };
 }
 
 /** The chart tables of a session's series (`chartTables`), or the tables
@@ -127,27 +135,46 @@ export function renderCharts(host, series, at = Infinity) {
     } else {
       plots[i]?.destroy();
       area.replaceChildren();
-      plots[i] = plot(area, spec, width(), full.lives ?? []);
+      const made = plot(area, spec, width(), full.lives ?? []);
+      plots[i] = made.plot;
+      shapes[i] = shape;
+      return made.draw;
     }
     shapes[i] = shape;
+    return null;
   };
   let shown = { full: series, position: at };
   let made = 0;
   let timer = 0;
   let waiting = [];
-  const makeNext = () => {
-    const tables = tablesFor(shown.full);
-    drawChart(tables.charts[made], made, tables, shown.position);
+  const madeOne = () => {
     made += 1;
-    if (made < tables.charts.length) timer = setTimeout(makeNext);
+    if (made < tablesFor(shown.full).charts.length) timer = setTimeout(makeNext);
     else for (const f of waiting.splice(0)) f();
+  };
+  /** Makes the next chart, and draws it in the task after (then again if
+   * the position moved meanwhile). */
+  const makeNext = () => {
+    const asked = shown;
+    const tables = tablesFor(asked.full);
+    const draw = drawChart(tables.charts[made], made, tables, asked.position);
+    if (!draw) return madeOne();
+    timer = setTimeout(() => {
+      draw();
+      if (shown !== asked) redraw(made);
+      madeOne();
+    });
+  };
+  /** Gives chart `i` the data as of the position shown. */
+  const redraw = (i) => {
+    const tables = tablesFor(shown.full);
+    drawChart(tables.charts[i], i, tables, shown.position)?.();
   };
   makeNext();
   return {
     update(full, position = Infinity) {
       shown = { full, position };
-      const tables = tablesFor(full);
-      for (let i = 0; i < made; i++) drawChart(tables.charts[i], i, tables, position);
+      for (let i = 0; i < made; i++) redraw(i);
     },
     whenDrawn(f) {
       if (made < tablesFor(shown.full).charts.length) waiting.push(f);
