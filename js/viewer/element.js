@@ -17,6 +17,10 @@ import {
 } from "./render.js";
 import { adoptStyles } from "./styles.js";
 
+/** How far past the viewport's edges transcript entries are laid out, as
+ * a share of its height: scrolling then finds them drawn. */
+const NEAR = 0.5;
+
 export class SessionViewer extends HTMLElement {
   static observedAttributes = ["src"];
   #data = null;
@@ -24,6 +28,7 @@ export class SessionViewer extends HTMLElement {
   #pending = false;
   #drawn = 0; // renders started: a stale chart task gives way
   #inputs = new Map(); // panel id → its input (JSON) at the last render
+  #later = null; // reveals skipped transcript entries as they come near
 
   connectedCallback() {
     this.classList.add("asv-root");
@@ -33,6 +38,7 @@ export class SessionViewer extends HTMLElement {
 
   disconnectedCallback() {
     this.#dropCharts();
+    this.#later?.disconnect();
   }
 
   /** Draws everything again (e.g. after a theme change: charts are canvases). */
@@ -120,6 +126,45 @@ export class SessionViewer extends HTMLElement {
     return h(shown.localName, { "data-testid": id });
   }
 
+  /**
+   * Lays out only the transcript entries in or near the viewport. The
+   * others stay in the tree (text, keys, listeners) but skipped, at their
+   * last or an estimated height (`asv-later`: `content-visibility:
+   * hidden`), until scrolling brings them near. `content-visibility: auto`
+   * would lay out every entry within its much wider margin, at each step.
+   * Reading an entry's place lays out the ones before it: layout the
+   * frame would do anyway.
+   */
+  #layOutNear() {
+    this.#later?.disconnect();
+    const entries = this.querySelectorAll('[data-testid="transcript"] > .asv-t');
+    if (!entries.length) return;
+    for (const entry of entries) entry.classList.add("asv-later");
+    const margin = innerHeight * NEAR;
+    const later = [];
+    for (const [i, entry] of entries.entries()) {
+      const { top, bottom } = entry.getBoundingClientRect();
+      if (top > innerHeight + margin) {
+        later.push(...[...entries].slice(i));
+        break;
+      }
+      if (bottom >= -margin) entry.classList.remove("asv-later");
+      else later.push(entry);
+    }
+    if (!later.length) return;
+    this.#later ??= new IntersectionObserver(
+      (seen, observer) => {
+        for (const { isIntersecting, target } of seen) {
+          if (!isIntersecting) continue;
+          target.classList.remove("asv-later");
+          observer.unobserve(target);
+        }
+      },
+      { rootMargin: `${NEAR * 100}% 0px` },
+    );
+    for (const entry of later) this.#later.observe(entry);
+  }
+
   #dropCharts() {
     this.#charts?.plots.destroy();
     this.#charts = null;
@@ -180,6 +225,7 @@ export class SessionViewer extends HTMLElement {
     // A step changes the tree only where the new state differs: the charts'
     // section and its plots stay as they are and get new data below.
     morphChildren(this, h("div", {}, fresh), keep);
+    this.#layOutNear();
     const series = d.charts ?? d.series ?? chartSeries(d.view);
     const rendered = () => this.dispatchEvent(new CustomEvent("rendered"));
     if (kept) {
