@@ -29,6 +29,7 @@ export class SessionViewer extends HTMLElement {
   #drawn = 0; // renders started: a stale chart task gives way
   #inputs = new Map(); // panel id → its input (JSON) at the last render
   #later = null; // reveals skipped transcript entries as they come near
+  #entryHeight = 200; // the mean height of the entries laid out last, in px
 
   connectedCallback() {
     this.classList.add("asv-root");
@@ -132,25 +133,37 @@ export class SessionViewer extends HTMLElement {
    * last or an estimated height (`asv-later`: `content-visibility:
    * hidden`), until scrolling brings them near. `content-visibility: auto`
    * would lay out every entry within its much wider margin, at each step.
-   * Reading an entry's place lays out the ones before it: layout the
-   * frame would do anyway.
+   * Reading places lays the page out, layout the frame would do anyway;
+   * entries are laid out in batches (as many as the room left holds at the
+   * entries' mean height) so that takes a few layouts, not one per entry.
    */
   #layOutNear() {
     this.#later?.disconnect();
-    const entries = this.querySelectorAll('[data-testid="transcript"] > .asv-t');
+    const entries = [...this.querySelectorAll('[data-testid="transcript"] > .asv-t')];
     if (!entries.length) return;
     for (const entry of entries) entry.classList.add("asv-later");
     const margin = innerHeight * NEAR;
+    const end = innerHeight + margin;
     const later = [];
-    for (const [i, entry] of entries.entries()) {
-      const { top, bottom } = entry.getBoundingClientRect();
-      if (top > innerHeight + margin) {
-        later.push(...[...entries].slice(i));
-        break;
-      }
-      if (bottom >= -margin) entry.classList.remove("asv-later");
-      else later.push(entry);
+    let i = 0;
+    // Entries wholly above the near region stay skipped.
+    for (; i < entries.length && entries[i].getBoundingClientRect().bottom < -margin; i++)
+      later.push(entries[i]);
+    while (i < entries.length) {
+      const room = end - entries[i].getBoundingClientRect().top;
+      if (room < 0) break;
+      const batch = entries.slice(i, i + Math.ceil(room / this.#entryHeight) || 1);
+      for (const entry of batch) entry.classList.remove("asv-later");
+      // Places first (one layout), then the entries past the end skipped again.
+      const boxes = batch.map((entry) => entry.getBoundingClientRect());
+      const shown = boxes.filter((box) => box.top <= end);
+      for (const entry of batch.slice(shown.length)) entry.classList.add("asv-later");
+      const height = shown.reduce((sum, box) => sum + box.height, 0);
+      if (height > 0) this.#entryHeight = height / shown.length;
+      i += shown.length;
+      if (shown.length < batch.length) break;
     }
+    later.push(...entries.slice(i));
     if (!later.length) return;
     this.#later ??= new IntersectionObserver(
       (seen, observer) => {
