@@ -128,42 +128,45 @@ export class SessionViewer extends HTMLElement {
   }
 
   /**
-   * Lays out only the transcript entries in or near the viewport. The
-   * others stay in the tree (text, keys, listeners) but skipped, at their
-   * last or an estimated height (`asv-later`: `content-visibility:
-   * hidden`), until scrolling brings them near. `content-visibility: auto`
-   * would lay out every entry within its much wider margin, at each step.
-   * Reading places lays the page out, layout the frame would do anyway;
-   * entries are laid out in batches (as many as the room left holds at the
-   * entries' mean height) so that takes a few layouts, not one per entry.
+   * Where the transcript's list is in the viewport (its top, or null when
+   * none is shown), and the mean height of its laid-out entries (kept in
+   * `#entryHeight`). Read before a render changes the tree: the layout is
+   * then the last frame's, and reading it lays nothing out again.
    */
-  #layOutNear() {
-    this.#later?.disconnect();
-    const entries = [...this.querySelectorAll('[data-testid="transcript"] > .asv-t')];
-    if (!entries.length) return;
-    for (const entry of entries) entry.classList.add("asv-later");
-    const margin = innerHeight * NEAR;
-    const end = innerHeight + margin;
-    const later = [];
-    let i = 0;
-    // Entries wholly above the near region stay skipped.
-    for (; i < entries.length && entries[i].getBoundingClientRect().bottom < -margin; i++)
-      later.push(entries[i]);
-    while (i < entries.length) {
-      const room = end - entries[i].getBoundingClientRect().top;
-      if (room < 0) break;
-      const batch = entries.slice(i, i + Math.ceil(room / this.#entryHeight) || 1);
-      for (const entry of batch) entry.classList.remove("asv-later");
-      // Places first (one layout), then the entries past the end skipped again.
-      const boxes = batch.map((entry) => entry.getBoundingClientRect());
-      const shown = boxes.filter((box) => box.top <= end);
-      for (const entry of batch.slice(shown.length)) entry.classList.add("asv-later");
-      const height = shown.reduce((sum, box) => sum + box.height, 0);
-      if (height > 0) this.#entryHeight = height / shown.length;
-      i += shown.length;
-      if (shown.length < batch.length) break;
+  #listTop() {
+    const list = this.querySelector('[data-testid="transcript"]');
+    if (!list) return null;
+    let height = 0;
+    let n = 0;
+    for (const entry of list.querySelectorAll(":scope > .asv-t:not(.asv-later)")) {
+      height += entry.getBoundingClientRect().height;
+      n += 1;
     }
-    later.push(...entries.slice(i));
+    if (height > 0) this.#entryHeight = height / n;
+    return list.getBoundingClientRect().top;
+  }
+
+  /**
+   * Lays out only the transcript entries in or near the viewport, where
+   * the list's last top and mean entry height place them. The others stay
+   * in the tree (text, keys, listeners) but skipped, at their last or an
+   * estimated height (`asv-later`: `content-visibility: hidden`), until
+   * scrolling brings them near. (`content-visibility: auto` lays out every
+   * entry within its much wider margin, at each step.) The margin past the
+   * viewport's edges covers a misplaced estimate; an entry that still
+   * turns out near is laid out a frame later.
+   */
+  #layOutNear(top) {
+    this.#later?.disconnect();
+    const margin = innerHeight * NEAR;
+    const later = [];
+    let y = top ?? 0;
+    for (const entry of this.querySelectorAll('[data-testid="transcript"] > .asv-t')) {
+      const near = y <= innerHeight + margin && y + this.#entryHeight >= -margin;
+      entry.classList.toggle("asv-later", !near);
+      if (!near) later.push(entry);
+      y += this.#entryHeight;
+    }
     if (!later.length) return;
     this.#later ??= new IntersectionObserver(
       (seen, observer) => {
@@ -186,6 +189,7 @@ export class SessionViewer extends HTMLElement {
   #render() {
     const d = this.#data;
     if (!d) return;
+    const top = this.#listTop();
     const at = d.at ?? Infinity;
     const state = d.summary ?? d.view;
     const digest = d.digest ?? viewDigest(d.view);
@@ -238,7 +242,7 @@ export class SessionViewer extends HTMLElement {
     // A step changes the tree only where the new state differs: the charts'
     // section and its plots stay as they are and get new data below.
     morphChildren(this, h("div", {}, fresh), keep);
-    this.#layOutNear();
+    this.#layOutNear(top);
     const series = d.charts ?? d.series ?? chartSeries(d.view);
     const rendered = () => this.dispatchEvent(new CustomEvent("rendered"));
     if (kept) {

@@ -837,7 +837,8 @@ test("a step lays out the transcript entries near the viewport; scrolling lays o
   const log = corpus("long_run.jsonl");
   const view = { ...contractView(log), snapshot: rebuildOsSnapshot(log) };
   const at = view.transcript.at(-1).position;
-  /** Per entry: laid out (its contents rendered), in or near the viewport. */
+  /** Per entry: laid out (its contents rendered), in the viewport, within
+   * a viewport of it. */
   const entries = () =>
     page.$$eval("#viewer [data-testid=transcript] > li.asv-t", (lis) =>
       lis.map((li) => {
@@ -846,7 +847,7 @@ test("a step lays out the transcript entries near the viewport; scrolling lays o
           position: Number(li.dataset.position),
           laidOut: li.querySelector(".asv-t-body").checkVisibility(),
           inView: bottom > 0 && top < innerHeight,
-          near: bottom > -innerHeight / 2 && top < innerHeight * 1.5,
+          near: bottom > -innerHeight && top < innerHeight * 2,
         };
       }),
     );
@@ -865,7 +866,10 @@ test("a step lays out the transcript entries near the viewport; scrolling lays o
   const first = await entries();
   assert.ok(first.length > 50, "too few entries to lay out in part");
   assert.ok(first.some((e) => e.inView));
-  for (const e of first) assert.equal(e.laidOut, e.near, `entry #${e.position} at the start`);
+  for (const e of first) {
+    if (e.inView) assert.ok(e.laidOut, `entry #${e.position}, in view, is laid out`);
+    if (!e.near) assert.ok(!e.laidOut, `entry #${e.position}, far from view, is not laid out`);
+  }
   // Scrolled to the last entry: the entries now in view are laid out, and
   // a click on one selects its position. (Entries above it that are laid
   // out grow from their estimated height and move it: scrolled to again.)
