@@ -211,8 +211,25 @@ export function chartBuffers({ charts }) {
  * points known by then (null when none). */
 export function columnsAt(chart, at) {
   const n = chart.xs.length;
-  return [
-    Array.from(chart.xs),
-    ...chart.buckets.map((b) => Array.from({ length: n }, (_, i) => maximumAt(b, i, at))),
-  ];
+  const columns = [xColumn(chart)];
+  // Plain loops: Array.from with a map function is several times slower,
+  // and a step reads every bucket of every series.
+  for (const b of chart.buckets) {
+    const ys = new Array(n);
+    for (let i = 0; i < n; i++) ys[i] = maximumAt(b, i, at);
+    columns.push(ys);
+  }
+  return columns;
+}
+
+/** A chart's x column as an array, made once: it is the same at every
+ * position (and one array lets a redraw see it unchanged). */
+const xColumns = new WeakMap();
+function xColumn(chart) {
+  let xs = xColumns.get(chart);
+  if (!xs) {
+    xs = Array.from(chart.xs);
+    xColumns.set(chart, xs);
+  }
+  return xs;
 }

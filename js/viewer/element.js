@@ -17,6 +17,10 @@ import {
 } from "./render.js";
 import { adoptStyles } from "./styles.js";
 
+/** How far past the viewport's edges transcript entries are laid out, as
+ * a share of its height: scrolling then finds them drawn. */
+const NEAR = 0.5;
+
 export class SessionViewer extends HTMLElement {
   static observedAttributes = ["src"];
   #data = null;
@@ -24,6 +28,8 @@ export class SessionViewer extends HTMLElement {
   #pending = false;
   #drawn = 0; // renders started: a stale chart task gives way
   #inputs = new Map(); // panel id → its input (JSON) at the last render
+  #later = null; // reveals skipped transcript entries as they come near
+  #entryHeight = 200; // the mean height of the entries laid out last, in px
 
   connectedCallback() {
     this.classList.add("asv-root");
@@ -33,6 +39,7 @@ export class SessionViewer extends HTMLElement {
 
   disconnectedCallback() {
     this.#dropCharts();
+    this.#later?.disconnect();
   }
 
   /** Draws everything again (e.g. after a theme change: charts are canvases). */
@@ -120,6 +127,60 @@ export class SessionViewer extends HTMLElement {
     return h(shown.localName, { "data-testid": id });
   }
 
+  /**
+   * Where the transcript's list is in the viewport (its top, or null when
+   * none is shown), and the mean height of its laid-out entries (kept in
+   * `#entryHeight`). Read before a render changes the tree: the layout is
+   * then the last frame's, and reading it lays nothing out again.
+   */
+  #listTop() {
+    const list = this.querySelector('[data-testid="transcript"]');
+    if (!list) return null;
+    let height = 0;
+    let n = 0;
+    for (const entry of list.querySelectorAll(":scope > .asv-t:not(.asv-later)")) {
+      height += entry.getBoundingClientRect().height;
+      n += 1;
+    }
+    if (height > 0) this.#entryHeight = height / n;
+    return list.getBoundingClientRect().top;
+  }
+
+  /**
+   * Lays out only the transcript entries in or near the viewport, where
+   * the list's last top and mean entry height place them. The others stay
+   * in the tree (text, keys, listeners) but skipped, at their last or an
+   * estimated height (`asv-later`: `content-visibility: hidden`), until
+   * scrolling brings them near. (`content-visibility: auto` lays out every
+   * entry within its much wider margin, at each step.) The margin past the
+   * viewport's edges covers a misplaced estimate; an entry that still
+   * turns out near is laid out a frame later.
+   */
+  #layOutNear(top) {
+    this.#later?.disconnect();
+    const margin = innerHeight * NEAR;
+    const later = [];
+    let y = top ?? 0;
+    for (const entry of this.querySelectorAll('[data-testid="transcript"] > .asv-t')) {
+      const near = y <= innerHeight + margin && y + this.#entryHeight >= -margin;
+      entry.classList.toggle("asv-later", !near);
+      if (!near) later.push(entry);
+      y += this.#entryHeight;
+    }
+    if (!later.length) return;
+    this.#later ??= new IntersectionObserver(
+      (seen, observer) => {
+        for (const { isIntersecting, target } of seen) {
+          if (!isIntersecting) continue;
+          target.classList.remove("asv-later");
+          observer.unobserve(target);
+        }
+      },
+      { rootMargin: `${NEAR * 100}% 0px` },
+    );
+    for (const entry of later) this.#later.observe(entry);
+  }
+
   #dropCharts() {
     this.#charts?.plots.destroy();
     this.#charts = null;
@@ -128,6 +189,7 @@ export class SessionViewer extends HTMLElement {
   #render() {
     const d = this.#data;
     if (!d) return;
+    const top = this.#listTop();
     const at = d.at ?? Infinity;
     const state = d.summary ?? d.view;
     const digest = d.digest ?? viewDigest(d.view);
@@ -180,6 +242,7 @@ export class SessionViewer extends HTMLElement {
     // A step changes the tree only where the new state differs: the charts'
     // section and its plots stay as they are and get new data below.
     morphChildren(this, h("div", {}, fresh), keep);
+    this.#layOutNear(top);
     const series = d.charts ?? d.series ?? chartSeries(d.view);
     const rendered = () => this.dispatchEvent(new CustomEvent("rendered"));
     if (kept) {

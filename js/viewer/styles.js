@@ -46,8 +46,9 @@ agent-session-viewer, .asv-root {
 .asv-panel h2 { font-size: 15px; margin: 0 0 8px; }
 .asv-panel h3 { font-size: 13px; margin: 12px 0 4px; color: var(--asv-dim); }
 .asv-transcript { list-style: none; margin: 0; padding: 0; }
-.asv-t { content-visibility: auto; contain-intrinsic-size: auto 90px; display: flex; gap: 8px; padding: 8px 6px; border-top: 1px solid var(--asv-line); cursor: pointer; border-left: 3px solid transparent; }
+.asv-t { contain: content; contain-intrinsic-size: auto 90px; display: flex; gap: 8px; padding: 8px 6px; border-top: 1px solid var(--asv-line); cursor: pointer; border-left: 3px solid transparent; }
 .asv-t:first-child { border-top: 0; }
+.asv-t.asv-later { content-visibility: hidden; }
 .asv-t:hover { background: var(--asv-bg); }
 .asv-t-goal { border-left-color: var(--asv-accent); }
 .asv-t-assistant { border-left-color: var(--asv-pending); }

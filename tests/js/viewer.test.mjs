@@ -778,10 +778,12 @@ test("a time-travel step keeps what did not change and shows what a fresh render
           el.addEventListener("rendered", resolve, { once: true });
           el.data = { view, snapshot: view.snapshot, at };
         });
-      // The charts are canvases drawn apart: compared elsewhere.
+      // The charts are canvases drawn apart: compared elsewhere. Which
+      // entries are laid out (not `asv-later`) depends on the scroll.
       const html = (el) => {
         const copy = el.cloneNode(true);
         copy.querySelector(".asv-charts")?.remove();
+        for (const li of copy.querySelectorAll(".asv-later")) li.classList.remove("asv-later");
         return copy.innerHTML;
       };
       // Entries by position (the tool calls of one event share it: counted).
@@ -825,6 +827,81 @@ test("a time-travel step keeps what did not change and shows what a fresh render
     assert.equal(step.snapshotKept, step.snapshotBefore, `step ${i}: snapshot rebuilt`);
   }
   assert.ok(shown[1].entriesShared > 10 && shown[1].snapshotBefore > 10, "too little to compare");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a step lays out the transcript entries near the viewport; scrolling lays out the rest", async () => {
+  const { page, problems } = await openPage(`${main.url}/?log=`);
+  await page.waitForFunction(() => customElements.get("agent-session-viewer"));
+  const log = corpus("long_run.jsonl");
+  const view = { ...contractView(log), snapshot: rebuildOsSnapshot(log) };
+  const at = view.transcript.at(-1).position;
+  /** Per entry: laid out (its contents rendered), in the viewport, within
+   * a viewport of it. */
+  const entries = () =>
+    page.$$eval("#viewer [data-testid=transcript] > li.asv-t", (lis) =>
+      lis.map((li) => {
+        const { top, bottom } = li.getBoundingClientRect();
+        return {
+          position: Number(li.dataset.position),
+          laidOut: li.querySelector(".asv-t-body").checkVisibility(),
+          inView: bottom > 0 && top < innerHeight,
+          near: bottom > -innerHeight && top < innerHeight * 2,
+        };
+      }),
+    );
+  await page.evaluate(
+    ({ view, at }) => {
+      document.getElementById("main").hidden = false;
+      document.getElementById("welcome").hidden = true;
+      const viewer = document.getElementById("viewer");
+      return new Promise((resolve) => {
+        viewer.addEventListener("rendered", resolve, { once: true });
+        viewer.data = { view, snapshot: view.snapshot, at };
+      });
+    },
+    { view, at },
+  );
+  const first = await entries();
+  assert.ok(first.length > 50, "too few entries to lay out in part");
+  assert.ok(first.some((e) => e.inView));
+  for (const e of first) {
+    if (e.inView) assert.ok(e.laidOut, `entry #${e.position}, in view, is laid out`);
+    if (!e.near) assert.ok(!e.laidOut, `entry #${e.position}, far from view, is not laid out`);
+  }
+  // Scrolled to the last entry: the entries now in view are laid out, and
+  // a click on one selects its position. (Entries above it that are laid
+  // out grow from their estimated height and move it: scrolled to again.)
+  for (let i = 0; i < 2; i++) {
+    await page
+      .locator("#viewer [data-testid=transcript] > li.asv-t")
+      .last()
+      .evaluate((li) => li.scrollIntoView({ block: "end" }));
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll("#viewer [data-testid=transcript] > li.asv-t")].every((li) => {
+        const { top, bottom } = li.getBoundingClientRect();
+        return (
+          bottom <= 0 || top >= innerHeight || li.querySelector(".asv-t-body").checkVisibility()
+        );
+      }),
+    );
+  }
+  const last = (await entries()).at(-1);
+  assert.ok(
+    last.inView && last.laidOut,
+    `the last entry, scrolled to, is laid out: ${JSON.stringify(last)}`,
+  );
+  const selected = page.evaluate(
+    () =>
+      new Promise((resolve) =>
+        document.addEventListener("select-position", (e) => resolve(e.detail.position), {
+          once: true,
+        }),
+      ),
+  );
+  await page.locator("#viewer [data-testid=transcript] > li.asv-t .asv-pos").last().click();
+  assert.equal(await selected, last.position);
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -882,7 +959,7 @@ test("each state brings the model calls its transcript shows, as the whole diges
         const calls = (root) =>
           Object.fromEntries(
             [...root.querySelectorAll("[data-testid=transcript] > li")].map((li) => [
-              `${li.dataset.position} ${li.className}`,
+              `${li.dataset.position} ${li.className.replace(" asv-later", "")}`,
               [...li.querySelectorAll(".asv-call")].map((c) => c.dataset.effect).join(),
             ]),
           );
