@@ -55,9 +55,7 @@ impl<'a> SessionEvent<'a> {
     /// it, and says what is wrong. So the result is always the full path's.
     fn read_fast(text: &'a str, strict: bool) -> Option<Self> {
         let (kind, scanned) = scan_kind(text)?;
-        let read = super::KINDS
-            .iter()
-            .position(|k| *k == kind)
+        let read = super::kind_place(kind)
             .filter(|&i| super::KIND_TABLE.get(i).is_some_and(|info| info.core || !strict));
         let bare = match read {
             Some(index) => match super::BareBody::of(index) {

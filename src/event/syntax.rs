@@ -27,10 +27,11 @@ fn has_special(v: u64) -> u64 {
         | (v.wrapping_sub(ONES * 0x20) & !v & HIGHS)
 }
 
-/// The index of the first `needle` byte in `b`, eight bytes at a time.
+/// The index of the first `needle` byte in `b`: sixteen bytes at a time
+/// where WebAssembly SIMD is there (`blocks`), then eight at a time.
 pub fn find_byte(b: &[u8], needle: u8) -> Option<usize> {
     let pattern = ONES * needle as u64;
-    let mut i = 0;
+    let mut i = blocks::skip_to_byte(b, 0, needle);
     while let Some(chunk) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
         let hit = has_zero_byte(u64::from_le_bytes(*chunk) ^ pattern);
         if hit != 0 {
@@ -380,5 +381,47 @@ impl<'a> Cursor<'a> {
                 }
             }
         }
+    }
+}
+
+/// Whole blocks of sixteen bytes scanned with WebAssembly SIMD, where the
+/// `.wasm` has it: what `find_byte`'s SWAR loop does eight bytes at a time.
+/// `skip_to_byte` returns where its scan stopped: at the first byte it looks
+/// for, or where less than a block is left (the caller's loop goes on from
+/// there).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod blocks {
+    use core::arch::wasm32::{u8x16_bitmask, u8x16_eq, u8x16_splat, v128, v128_load};
+
+    const WIDTH: usize = 16;
+
+    /// The block at `i`, or `None` when less than a block is left.
+    #[inline(always)]
+    fn block(b: &[u8], i: usize) -> Option<v128> {
+        let whole = b.get(i..)?.len() >= WIDTH;
+        // SAFETY: `i + WIDTH <= b.len()` (`whole`); v128_load needs no alignment.
+        whole.then(|| unsafe { v128_load(b.as_ptr().add(i).cast::<v128>()) })
+    }
+
+    /// From `i` to the first `needle` byte.
+    pub fn skip_to_byte(b: &[u8], mut i: usize, needle: u8) -> usize {
+        let pattern = u8x16_splat(needle);
+        while let Some(v) = block(b, i) {
+            let bits = u8x16_bitmask(u8x16_eq(v, pattern));
+            if bits != 0 {
+                return i + bits.trailing_zeros() as usize;
+            }
+            i += WIDTH;
+        }
+        i
+    }
+}
+
+/// Without WebAssembly SIMD the SWAR loop does the whole scan.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+mod blocks {
+    #[inline(always)]
+    pub fn skip_to_byte(_: &[u8], i: usize, _: u8) -> usize {
+        i
     }
 }

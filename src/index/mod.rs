@@ -472,7 +472,7 @@ const TURN_COLUMNS: [fn(&TurnSummary) -> f64; 9] = [
 
 /// A known kind's id.
 fn kind_index(kind: &str) -> Option<u32> {
-    KINDS.iter().position(|k| *k == kind).and_then(|i| u32::try_from(i).ok())
+    crate::event::kind_place(kind).and_then(|i| u32::try_from(i).ok())
 }
 
 /// The `kernel_observation/<observation_kind>` entries of a filter's kinds.
