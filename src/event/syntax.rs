@@ -27,6 +27,8 @@ fn has_special(v: u64) -> u64 {
         | (v.wrapping_sub(ONES * 0x20) & !v & HIGHS)
 }
 
+pub(crate) use blocks::skip_ascii;
+
 /// The index of the first `needle` byte in `b`: sixteen bytes at a time
 /// where WebAssembly SIMD is there (`blocks`), then eight at a time.
 pub fn find_byte(b: &[u8], needle: u8) -> Option<usize> {
@@ -420,10 +422,10 @@ impl<'a> Cursor<'a> {
 }
 
 /// Whole blocks of sixteen bytes scanned with WebAssembly SIMD, where the
-/// `.wasm` has it: what `find_byte`'s SWAR loop does eight bytes at a time.
-/// `skip_to_byte` returns where its scan stopped: at the first byte it looks
-/// for, or where less than a block is left (the caller's loop goes on from
-/// there).
+/// `.wasm` has it: what `find_byte`'s SWAR loop does eight bytes at a time,
+/// and runs of ASCII (`log::utf8`). Each returns where its scan stopped:
+/// at what it looks for, or where less than a block is left (the caller
+/// goes on from there).
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod blocks {
     use core::arch::wasm32::{u8x16_bitmask, u8x16_eq, u8x16_splat, v128, v128_load};
@@ -436,6 +438,17 @@ mod blocks {
         let whole = b.get(i..)?.len() >= WIDTH;
         // SAFETY: `i + WIDTH <= b.len()` (`whole`); v128_load needs no alignment.
         whole.then(|| unsafe { v128_load(b.as_ptr().add(i).cast::<v128>()) })
+    }
+
+    /// From `i` to the first block that is not all ASCII.
+    pub fn skip_ascii(b: &[u8], mut i: usize) -> usize {
+        while let Some(v) = block(b, i) {
+            if u8x16_bitmask(v) != 0 {
+                return i;
+            }
+            i += WIDTH;
+        }
+        i
     }
 
     /// From `i` to the first `needle` byte.
@@ -455,6 +468,11 @@ mod blocks {
 /// Without WebAssembly SIMD the SWAR loop does the whole scan.
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 mod blocks {
+    #[inline(always)]
+    pub fn skip_ascii(_: &[u8], i: usize) -> usize {
+        i
+    }
+
     #[inline(always)]
     pub fn skip_to_byte(_: &[u8], i: usize, _: u8) -> usize {
         i

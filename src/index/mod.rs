@@ -174,9 +174,9 @@ impl SessionIndex {
     /// events' texts: they are not copied. A log that is not UTF-8 is read
     /// as `apply_bytes` reads it.
     pub fn apply_log(&mut self, log: Vec<u8>, opts: LogOptions) -> Result<LoadReport, LogError> {
-        let log = match String::from_utf8(log) {
+        let log = match log::utf8::into_string(log) {
             Ok(log) => log,
-            Err(not_utf8) => return self.apply_bytes(not_utf8.as_bytes(), opts),
+            Err(not_utf8) => return self.apply_bytes(&not_utf8, opts),
         };
         let segment = self.folded.texts.reserve_segment();
         self.folded.adopting = segment.map(|segment| Adopting::new(segment, &log));

@@ -6,6 +6,7 @@
 
 mod error;
 mod position;
+pub(crate) mod utf8;
 
 pub use error::{LogError, LogErrorCode};
 
@@ -95,9 +96,9 @@ pub fn read_bytes(
     opts: LogOptions,
     sink: &mut dyn EventSink,
 ) -> Result<LoadReport, LogError> {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => read_str(text, opts, sink),
-        Err(_) => {
+    match utf8::as_str(bytes) {
+        Some(text) => read_str(text, opts, sink),
+        None => {
             let mut reader = LogReader::new(opts);
             reader.push(bytes, sink)?;
             reader.finish(sink)?;
