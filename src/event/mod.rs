@@ -103,7 +103,7 @@ macro_rules! session_events {
             /// True for the 50 kinds this version knows. (A scan of a table:
             /// a `matches!` of 50 strings is KBs of .wasm for no gain.)
             pub fn is_known_kind(kind: &str) -> bool {
-                KINDS.contains(&kind)
+                kind_place(kind).is_some()
             }
 
             /// True for the kinds read strictly (`strict`: the 32 of
@@ -116,8 +116,13 @@ macro_rules! session_events {
             /// deserialized straight from `text`; `None` for a kind it does
             /// not know. One driver for all kinds (a `from_str` per kind would
             /// repeat its code 50 times in the .wasm).
-            fn parse_body(kind: &str, text: &'a str) -> Option<Result<Self, serde_json::Error>> {
-                let index = KINDS.iter().position(|k| *k == kind)?;
+            /// With the event, how many top-level `kind` members its text
+            /// holds (0 for a body of shape `Any`, whose members are not read).
+            fn parse_body(
+                kind: &str,
+                text: &'a str,
+            ) -> Option<Result<(Self, u32), serde_json::Error>> {
+                let index = kind_place(kind)?;
                 let strict = text::is_strict();
                 if !KIND_TABLE.get(index).is_some_and(|k| k.core || !strict) {
                     return None;
@@ -127,19 +132,21 @@ macro_rules! session_events {
                 // Each kind's builder is a few moves: one dispatch holds them
                 // all, around one read and one drop of the slots (in place,
                 // at the block's end: they are large).
-                let event = {
+                let (event, kind_keys) = {
                     let mut slots = fields::Slots::new();
                     if let Err(e) = fields::read(&mut de, shape, &mut slots) {
                         return Some(Err(e));
                     }
-                    match index {
+                    let kind_keys = slots.kind_keys();
+                    let event = match index {
                         $(i if i == Place::$variant as usize => {
                             SessionEvent::$variant(fields::Body::build(&mut slots))
                         })*
                         _ => return None,
-                    }
+                    };
+                    (event, kind_keys)
                 };
-                Some(de.end().map(|()| event))
+                Some(de.end().map(|()| (event, kind_keys)))
             }
         }
 
@@ -390,8 +397,49 @@ pub struct KindInfo {
 
 /// The row of a known kind.
 pub fn kind_info(kind: &str) -> Option<&'static KindInfo> {
-    KIND_TABLE.iter().find(|k| k.kind == kind)
+    KIND_TABLE.get(kind_place(kind)?)
 }
+
+/// A known kind's place in `KINDS` (and `KIND_TABLE`), found by a hash of
+/// its name and one comparison: every event's kind is looked up, and on
+/// wasm32 each comparison of names is a call to a byte-at-a-time `memcmp`
+/// (a scan of the table made several).
+pub fn kind_place(kind: &str) -> Option<usize> {
+    let place = usize::from(*KIND_SLOTS.get(kind_slot(kind.as_bytes()))?);
+    KINDS.get(place).filter(|k| **k == kind).map(|_| place)
+}
+
+/// The seed of `kind_slot`: one that gives every known kind a slot of its
+/// own (the build fails otherwise, below).
+const KIND_SEED: u32 = 158;
+
+/// FNV-1a of a name from `KIND_SEED`, its top byte: a slot of `KIND_SLOTS`.
+const fn kind_slot(name: &[u8]) -> usize {
+    let mut hash = KIND_SEED;
+    let mut rest = name;
+    while let [byte, tail @ ..] = rest {
+        hash = (hash ^ *byte as u32).wrapping_mul(0x0100_0193);
+        rest = tail;
+    }
+    (hash >> 24) as usize
+}
+
+/// Each slot's kind (its place in `KINDS`), `u8::MAX` for none.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "evaluated at compile time: a slot is below 256, a place below KINDS.len()"
+)]
+const KIND_SLOTS: [u8; 256] = {
+    let mut slots = [u8::MAX; 256];
+    let mut place = 0;
+    while place < KINDS.len() {
+        let slot = kind_slot(KINDS[place].as_bytes());
+        assert!(slots[slot] == u8::MAX, "two kinds share a slot: change KIND_SEED");
+        slots[slot] = place as u8;
+        place += 1;
+    }
+    slots
+};
 
 /// An event whose kind this version does not know, with its original text.
 #[derive(Debug, Clone, PartialEq)]
@@ -413,5 +461,28 @@ impl SessionEvent<'_> {
     pub fn to_json(&self) -> String {
         // Serializing these types cannot fail: every map key is a string.
         serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{kind_info, kind_place, SessionEvent, KINDS, KIND_TABLE};
+
+    #[test]
+    fn every_kind_is_found_at_its_place_and_nothing_else_is() {
+        for (place, kind) in KINDS.iter().enumerate() {
+            assert_eq!(kind_place(kind), Some(place), "{kind}");
+            assert_eq!(kind_info(kind).map(|k| k.kind), KIND_TABLE.get(place).map(|k| k.kind));
+            // A name that differs by one byte, or is cut, is not a kind.
+            for cut in [&kind[1..], &kind[..kind.len() - 1]] {
+                assert_eq!(kind_place(cut), KINDS.iter().position(|k| k == &cut), "{cut}");
+            }
+            let changed = format!("{kind}x");
+            assert_eq!(kind_place(&changed), None);
+            assert!(!SessionEvent::is_known_kind(&changed));
+        }
+        for other in ["", "kind", "Tool_completed", "tool_completed ", "\u{e9}v\u{e9}nement"] {
+            assert_eq!(kind_place(other), None, "{other}");
+        }
     }
 }

@@ -27,10 +27,13 @@ fn has_special(v: u64) -> u64 {
         | (v.wrapping_sub(ONES * 0x20) & !v & HIGHS)
 }
 
-/// The index of the first `needle` byte in `b`, eight bytes at a time.
+pub(crate) use blocks::skip_ascii;
+
+/// The index of the first `needle` byte in `b`: sixteen bytes at a time
+/// where WebAssembly SIMD is there (`blocks`), then eight at a time.
 pub fn find_byte(b: &[u8], needle: u8) -> Option<usize> {
     let pattern = ONES * needle as u64;
-    let mut i = 0;
+    let mut i = blocks::skip_to_byte(b, 0, needle);
     while let Some(chunk) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
         let hit = has_zero_byte(u64::from_le_bytes(*chunk) ^ pattern);
         if hit != 0 {
@@ -286,6 +289,41 @@ pub fn top_level(text: &str) -> Option<TopLevel<'_>> {
     (c.i == c.b.len()).then_some(top)
 }
 
+/// The value of the first top-level `kind` member of the object `text`,
+/// checking only the members before it (a parse checks the rest): `None`
+/// when `text` does not start as an object, a key before it holds an
+/// escape, a value before it is not well-formed, or the kind is not a
+/// string without escapes.
+pub fn kind_after_leading_members(text: &str) -> Option<&str> {
+    let mut c = Cursor { b: text.as_bytes(), i: 0 };
+    c.ws();
+    if c.peek() != Some(b'{') {
+        return None;
+    }
+    c.i += 1;
+    c.ws();
+    loop {
+        if c.plain_key()? == b"kind" {
+            if c.peek() != Some(b'"') {
+                return None;
+            }
+            let start = c.i + 1;
+            let rest = c.b.get(start..)?;
+            let len = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+            return (rest.get(len) == Some(&b'"')).then(|| text.get(start..start + len))?;
+        }
+        if !c.value() {
+            return None;
+        }
+        c.ws();
+        if c.peek() != Some(b',') {
+            return None;
+        }
+        c.i += 1;
+        c.ws();
+    }
+}
+
 impl<'a> Cursor<'a> {
     /// A member's key without escapes, and its colon, up to the value; the
     /// key's bytes. (Keys are short: a plain loop, not the SWAR one.)
@@ -380,5 +418,63 @@ impl<'a> Cursor<'a> {
                 }
             }
         }
+    }
+}
+
+/// Whole blocks of sixteen bytes scanned with WebAssembly SIMD, where the
+/// `.wasm` has it: what `find_byte`'s SWAR loop does eight bytes at a time,
+/// and runs of ASCII (`log::utf8`). Each returns where its scan stopped:
+/// at what it looks for, or where less than a block is left (the caller
+/// goes on from there).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod blocks {
+    use core::arch::wasm32::{u8x16_bitmask, u8x16_eq, u8x16_splat, v128, v128_load};
+
+    const WIDTH: usize = 16;
+
+    /// The block at `i`, or `None` when less than a block is left.
+    #[inline(always)]
+    fn block(b: &[u8], i: usize) -> Option<v128> {
+        let whole = b.get(i..)?.len() >= WIDTH;
+        // SAFETY: `i + WIDTH <= b.len()` (`whole`); v128_load needs no alignment.
+        whole.then(|| unsafe { v128_load(b.as_ptr().add(i).cast::<v128>()) })
+    }
+
+    /// From `i` to the first block that is not all ASCII.
+    pub fn skip_ascii(b: &[u8], mut i: usize) -> usize {
+        while let Some(v) = block(b, i) {
+            if u8x16_bitmask(v) != 0 {
+                return i;
+            }
+            i += WIDTH;
+        }
+        i
+    }
+
+    /// From `i` to the first `needle` byte.
+    pub fn skip_to_byte(b: &[u8], mut i: usize, needle: u8) -> usize {
+        let pattern = u8x16_splat(needle);
+        while let Some(v) = block(b, i) {
+            let bits = u8x16_bitmask(u8x16_eq(v, pattern));
+            if bits != 0 {
+                return i + bits.trailing_zeros() as usize;
+            }
+            i += WIDTH;
+        }
+        i
+    }
+}
+
+/// Without WebAssembly SIMD the SWAR loop does the whole scan.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+mod blocks {
+    #[inline(always)]
+    pub fn skip_ascii(_: &[u8], i: usize) -> usize {
+        i
+    }
+
+    #[inline(always)]
+    pub fn skip_to_byte(_: &[u8], i: usize, _: u8) -> usize {
+        i
     }
 }

@@ -174,9 +174,9 @@ impl SessionIndex {
     /// events' texts: they are not copied. A log that is not UTF-8 is read
     /// as `apply_bytes` reads it.
     pub fn apply_log(&mut self, log: Vec<u8>, opts: LogOptions) -> Result<LoadReport, LogError> {
-        let log = match String::from_utf8(log) {
+        let log = match log::utf8::into_string(log) {
             Ok(log) => log,
-            Err(not_utf8) => return self.apply_bytes(not_utf8.as_bytes(), opts),
+            Err(not_utf8) => return self.apply_bytes(&not_utf8, opts),
         };
         let segment = self.folded.texts.reserve_segment();
         self.folded.adopting = segment.map(|segment| Adopting::new(segment, &log));
@@ -472,7 +472,7 @@ const TURN_COLUMNS: [fn(&TurnSummary) -> f64; 9] = [
 
 /// A known kind's id.
 fn kind_index(kind: &str) -> Option<u32> {
-    KINDS.iter().position(|k| *k == kind).and_then(|i| u32::try_from(i).ok())
+    crate::event::kind_place(kind).and_then(|i| u32::try_from(i).ok())
 }
 
 /// The `kernel_observation/<observation_kind>` entries of a filter's kinds.
