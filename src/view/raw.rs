@@ -296,6 +296,8 @@ impl<'a> Obj<'a> {
     }
 
     /// A field, read by its type (a problem noted when it is wrong).
+    /// (Out of line: one copy per field type, not one per field.)
+    #[inline(never)]
     pub fn field<T: FromView>(&self, key: &'static str) -> T {
         T::read(self.raw(key), &self.at(key))
     }
