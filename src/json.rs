@@ -2,6 +2,7 @@
 //! decimal strings so `JSON.parse` never rounds them silently.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::io;
 
 use serde::Serialize;
@@ -41,35 +42,34 @@ impl Formatter for JsSafe {
 /// A JSON output that asks `may_grow` before each growth of its buffer,
 /// so a caller with a memory budget stops a result that would not fit
 /// before the allocation that would abort. One writer type for every
-/// output, so each type's serializer is compiled once.
+/// output, so each type's writer is compiled once.
 ///
 /// Its writes never fail: a refused growth is noted in `refused` and that
 /// write and every later one are dropped (the caller checks at the end).
 /// Writes that cannot fail let the compiler drop serde_json's error path
 /// at each of the serializer's writes.
-struct Output {
+pub struct JsonOut {
     bytes: Vec<u8>,
     may_grow: fn(usize) -> bool,
     refused: bool,
 }
 
-impl Output {
+impl JsonOut {
     fn new(may_grow: fn(usize) -> bool) -> Self {
-        Output { bytes: Vec::with_capacity(256), may_grow, refused: false }
+        JsonOut { bytes: Vec::with_capacity(256), may_grow, refused: false }
     }
 
     /// The text written, if it was written whole. (Out of line: one copy
-    /// for every type's serializer.)
+    /// for every type's writer.)
     #[inline(never)]
-    fn finish(self, written: bool) -> Option<String> {
-        if !written || self.refused {
+    fn finish(self) -> Option<String> {
+        if self.refused {
             return None;
         }
         // (`unreachable!`, not `expect`: no error formatting in the .wasm.)
-        #[allow(clippy::unreachable, reason = "serde_json writes UTF-8")]
+        #[allow(clippy::unreachable, reason = "only UTF-8 is written")]
         Some(
-            String::from_utf8(self.bytes)
-                .unwrap_or_else(|_| unreachable!("serde_json writes UTF-8")),
+            String::from_utf8(self.bytes).unwrap_or_else(|_| unreachable!("only UTF-8 is written")),
         )
     }
 
@@ -88,9 +88,73 @@ impl Output {
         }
         self.bytes.extend_from_slice(bytes);
     }
+
+    /// Appends JSON text as it is.
+    pub fn raw(&mut self, text: &str) {
+        self.push(text.as_bytes());
+    }
+
+    /// Appends `text` as a JSON string, escaped as serde_json escapes it.
+    #[inline(never)]
+    pub fn string(&mut self, text: &str) {
+        // (serde_json's own string writer, through its serializer: the
+        // escaping is serde_json's exactly.)
+        let _ =
+            serde::Serializer::serialize_str(&mut Serializer::with_formatter(self, JsSafe), text);
+    }
+
+    /// Appends an object's key: `key` is `"name":`, already quoted, and a
+    /// comma comes before it unless it is the object's first.
+    #[inline(never)]
+    pub fn key(&mut self, key: &str) {
+        if self.bytes.last() != Some(&b'{') {
+            self.push(b",");
+        }
+        self.push(key.as_bytes());
+    }
+
+    /// Appends an unsigned integer, as a string beyond 2^53-1.
+    #[inline(never)]
+    pub fn unsigned(&mut self, v: u64) {
+        let _ = JsSafe.write_u64(self, v);
+    }
+
+    /// Appends a signed integer, as a string beyond ±(2^53-1).
+    #[inline(never)]
+    pub fn signed(&mut self, v: i64) {
+        let _ = JsSafe.write_i64(self, v);
+    }
+
+    /// Appends the items of a list as a JSON array.
+    #[inline(never)]
+    pub fn list(&mut self, items: &mut dyn Iterator<Item = &dyn WriteJson>) {
+        self.push(b"[");
+        for (i, item) in items.enumerate() {
+            if i > 0 {
+                self.push(b",");
+            }
+            item.write_json(self);
+        }
+        self.push(b"]");
+    }
+
+    /// Appends named values as a JSON object.
+    #[inline(never)]
+    pub fn map(&mut self, entries: &mut dyn Iterator<Item = (&str, &dyn WriteJson)>) {
+        self.push(b"{");
+        for (i, (name, value)) in entries.enumerate() {
+            if i > 0 {
+                self.push(b",");
+            }
+            self.string(name);
+            self.push(b":");
+            value.write_json(self);
+        }
+        self.push(b"}");
+    }
 }
 
-impl io::Write for Output {
+impl io::Write for JsonOut {
     #[inline]
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         self.push(bytes);
@@ -108,23 +172,182 @@ impl io::Write for Output {
     }
 }
 
+/// A value written as JSON for JavaScript: compact, integers beyond
+/// 2^53-1 as strings. The view's types get theirs from their definitions
+/// (`view::raw::readable!`); written by one non-generic writer, each type
+/// is compiled once, not once per field that holds it as a serde
+/// `Serialize` is (benches/RESULTS.md).
+pub trait WriteJson {
+    fn write_json(&self, out: &mut JsonOut);
+}
+
+/// Writes a value through its serde `Serialize`, JS-safe: for the types
+/// that have no `WriteJson` of their own (`write_json_by_serde!`).
+#[inline(never)]
+pub fn write_by_serde<T: Serialize + ?Sized>(value: &T, out: &mut JsonOut) {
+    // Our types serialize only string map keys: only the output can fail,
+    // and it never does (it notes a refused growth instead).
+    let _ = value.serialize(&mut Serializer::with_formatter(out, JsSafe));
+}
+
+/// Writes an object of the fields given, in order:
+/// `write_object!(out, "name": value, …)`.
+#[macro_export]
+macro_rules! write_object {
+    ($out:expr, $($key:literal: $value:expr),* $(,)?) => {{
+        let out: &mut $crate::json::JsonOut = $out;
+        out.raw("{");
+        $(
+            out.key(concat!("\"", $key, "\":"));
+            $crate::json::WriteJson::write_json(&$value, out);
+        )*
+        out.raw("}");
+    }};
+}
+
+/// Whether an optional field is left out (`readable!`'s `= omit_none`).
+pub fn omit_none<T>(value: &Option<T>) -> bool {
+    value.is_none()
+}
+
+/// `WriteJson` for types written by their serde `Serialize`.
+#[macro_export]
+macro_rules! write_json_by_serde {
+    ($($ty:ty),* $(,)?) => {
+        $(impl $crate::json::WriteJson for $ty {
+            fn write_json(&self, out: &mut $crate::json::JsonOut) {
+                $crate::json::write_by_serde(self, out)
+            }
+        })*
+    };
+}
+
+// An event and a kind's entry in the kind table, as the schema writes
+// them (their serde `Serialize`).
+crate::write_json_by_serde!(crate::event::SessionEvent<'_>, crate::event::KindInfo);
+
+impl WriteJson for str {
+    fn write_json(&self, out: &mut JsonOut) {
+        out.string(self);
+    }
+}
+
+impl WriteJson for String {
+    fn write_json(&self, out: &mut JsonOut) {
+        out.string(self);
+    }
+}
+
+impl WriteJson for bool {
+    fn write_json(&self, out: &mut JsonOut) {
+        out.raw(if *self { "true" } else { "false" });
+    }
+}
+
+macro_rules! write_json_as {
+    ($method:ident as $wide:ty: $($ty:ty),*) => {
+        $(impl WriteJson for $ty {
+            fn write_json(&self, out: &mut JsonOut) {
+                out.$method(<$wide>::from(*self));
+            }
+        })*
+    };
+}
+write_json_as!(unsigned as u64: u64, u32, u16, u8);
+write_json_as!(signed as i64: i64, i32);
+
+impl WriteJson for usize {
+    fn write_json(&self, out: &mut JsonOut) {
+        out.unsigned(*self as u64);
+    }
+}
+
+impl WriteJson for JsonText {
+    fn write_json(&self, out: &mut JsonOut) {
+        out.raw(self.get());
+    }
+}
+
+impl<T: WriteJson + ?Sized> WriteJson for &T {
+    fn write_json(&self, out: &mut JsonOut) {
+        (**self).write_json(out);
+    }
+}
+
+impl<T: WriteJson + ?Sized> WriteJson for Box<T> {
+    fn write_json(&self, out: &mut JsonOut) {
+        (**self).write_json(out);
+    }
+}
+
+/// A tuple as serde writes it: an array.
+macro_rules! write_json_tuple {
+    ($($name:ident)*) => {
+        impl<$($name: WriteJson),*> WriteJson for ($($name,)*) {
+            #[allow(non_snake_case, reason = "the items, named by their types")]
+            fn write_json(&self, out: &mut JsonOut) {
+                let ($($name,)*) = self;
+                out.list(&mut [$($name as &dyn WriteJson),*].into_iter());
+            }
+        }
+    };
+}
+write_json_tuple!(A B);
+write_json_tuple!(A B C);
+write_json_tuple!(A B C D);
+
+impl<T: WriteJson> WriteJson for Option<T> {
+    fn write_json(&self, out: &mut JsonOut) {
+        match self {
+            Some(v) => v.write_json(out),
+            None => out.raw("null"),
+        }
+    }
+}
+
+impl<T: WriteJson> WriteJson for [T] {
+    fn write_json(&self, out: &mut JsonOut) {
+        out.list(&mut self.iter().map(|v| v as &dyn WriteJson));
+    }
+}
+
+impl<T: WriteJson, const N: usize> WriteJson for [T; N] {
+    fn write_json(&self, out: &mut JsonOut) {
+        self.as_slice().write_json(out);
+    }
+}
+
+impl<T: WriteJson> WriteJson for Vec<T> {
+    fn write_json(&self, out: &mut JsonOut) {
+        self.as_slice().write_json(out);
+    }
+}
+
+impl<T: WriteJson> WriteJson for BTreeMap<String, T> {
+    fn write_json(&self, out: &mut JsonOut) {
+        out.map(&mut self.iter().map(|(k, v)| (k.as_str(), v as &dyn WriteJson)));
+    }
+}
+
 /// Compact JSON with unsafe integers as strings, or `None` when
 /// `may_grow(bytes)` refused a growth of the output by that many bytes.
-/// (Never inlined: one copy of each type's serializer in the .wasm,
-/// whoever calls it.)
-#[inline(never)]
-pub fn to_js_json_within<T: Serialize + ?Sized>(
+pub fn to_js_json_within<T: WriteJson + ?Sized>(
     value: &T,
     may_grow: fn(usize) -> bool,
 ) -> Option<String> {
-    let mut out = Output::new(may_grow);
-    // Our types serialize only string map keys: only the output can fail.
-    let written = value.serialize(&mut Serializer::with_formatter(&mut out, JsSafe)).is_ok();
-    out.finish(written)
+    dyn_within(&value, may_grow)
+}
+
+/// [`to_js_json_within`], compiled once for every type.
+#[inline(never)]
+fn dyn_within(value: &dyn WriteJson, may_grow: fn(usize) -> bool) -> Option<String> {
+    let mut out = JsonOut::new(may_grow);
+    value.write_json(&mut out);
+    out.finish()
 }
 
 /// Compact JSON with unsafe integers as strings.
-pub fn to_js_json<T: Serialize + ?Sized>(value: &T) -> String {
+pub fn to_js_json<T: WriteJson + ?Sized>(value: &T) -> String {
     to_js_json_within(value, |_| true).unwrap_or_else(|| "null".into())
 }
 
@@ -211,7 +434,7 @@ pub struct JsonText(Box<serde_json::value::RawValue>);
 impl JsonText {
     /// Serialises a value once, JS-safe. (Only the JS-safe serializer is
     /// used here so each type's serialisation is compiled once in the .wasm.)
-    pub fn of<T: Serialize + ?Sized>(value: &T) -> Self {
+    pub fn of<T: WriteJson + ?Sized>(value: &T) -> Self {
         Self::parse(&to_js_json(value))
     }
 

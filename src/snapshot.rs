@@ -10,6 +10,8 @@ use crate::event::{AgentProcessChanged, CancellationReason, SessionEvent, Str};
 use crate::log::{self, LoadReport, LogError, LogOptions};
 use crate::shared_list::SharedList;
 
+crate::write_json_by_serde!(OsSnapshot);
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SuspendRecord {
     pub turn: u32,

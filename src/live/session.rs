@@ -17,20 +17,33 @@ use super::store::{
 use super::subscription::{Subscription, SubscriptionItem};
 use crate::error::{Error, ErrorCode};
 use crate::event::SessionEvent;
-use crate::json::JsonText;
+use crate::json::{JsonOut, JsonText, WriteJson};
 use crate::log::{self, LogError, LogOptions};
 use crate::state::SessionState;
 use crate::units::{Millis, Position, Revision};
 use crate::view::{SessionSummary, SessionView};
 
 /// The current complete observation of a session.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Observation<V> {
     pub session_id: String,
     pub revision: Revision,
     pub cursor: String,
     pub state: V,
 }
+
+impl<V: WriteJson> WriteJson for Observation<V> {
+    fn write_json(&self, out: &mut JsonOut) {
+        crate::write_object!(out,
+            "session_id": self.session_id,
+            "revision": self.revision,
+            "cursor": self.cursor,
+            "state": self.state,
+        );
+    }
+}
+
+crate::write_json_by_serde!(LiveReplayGap);
 
 /// Why a resume could not replay: what was asked, and where the session is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -61,6 +61,8 @@ pub struct ObservedEvent {
     pub json: Rc<str>,
 }
 
+crate::write_json_by_serde!(GapReason);
+
 /// Why a replay cannot give exactly the events after a cursor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

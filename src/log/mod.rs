@@ -28,6 +28,8 @@ pub struct LogOptions {
     pub only: Option<fn(&str) -> bool>,
 }
 
+crate::write_json_by_serde!(Framing);
+
 /// The framings a log can come in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -316,20 +316,34 @@ pub fn read_whole<T: FromView>(json: &str, what: &'static str) -> Result<T, Bad>
     }
 }
 
-/// Declares a type of the view and its `FromView` from one definition: a
-/// struct (read field by field), an enum tagged by a field (`as "state"`:
-/// the tag names each variant, written in serde's attributes too), or an
-/// enum of names (`as names`).
+/// Declares a type of the view, its `FromView` and its `WriteJson` from one
+/// definition, so the JSON is written and read back by the same schema: a
+/// struct (field by field; a field marked `= omit_none` is left out when
+/// `None`), an enum tagged by a field (`as "state"`: the tag names each
+/// variant), or an enum of names (`as names`).
 macro_rules! readable {
     (
         $(#[$meta:meta])*
         $vis:vis struct $name:ident {
-            $($(#[$fmeta:meta])* $fvis:vis $field:ident: $ty:ty,)*
+            $($(#[$fmeta:meta])* $fvis:vis $field:ident: $ty:ty $(= $omit:ident)?,)*
         }
     ) => {
         $(#[$meta])*
         $vis struct $name {
             $($(#[$fmeta])* $fvis $field: $ty,)*
+        }
+
+        impl $crate::json::WriteJson for $name {
+            fn write_json(&self, out: &mut $crate::json::JsonOut) {
+                out.raw("{");
+                $(
+                    $(if $crate::json::$omit(&self.$field) {} else)? {
+                        out.key(concat!("\"", stringify!($field), "\":"));
+                        $crate::json::WriteJson::write_json(&self.$field, out);
+                    }
+                )*
+                out.raw("}");
+            }
         }
 
         impl $crate::view::raw::FromView for $name {
@@ -349,12 +363,32 @@ macro_rules! readable {
         }
     ) => {
         $(#[$meta])*
-        #[serde(tag = $tag)]
         $vis enum $name {
-            $(#[$fvmeta])* #[serde(rename = $first_name)]
-            $first $({ $($(#[$ffmeta])* $ffield: $fty,)* })?,
-            $($(#[$vmeta])* #[serde(rename = $vname)]
-            $variant $({ $($(#[$vfmeta])* $vfield: $vty,)* })?,)*
+            $(#[$fvmeta])* $first $({ $($(#[$ffmeta])* $ffield: $fty,)* })?,
+            $($(#[$vmeta])* $variant $({ $($(#[$vfmeta])* $vfield: $vty,)* })?,)*
+        }
+
+        /// An object with the tag first, then the variant's fields.
+        impl $crate::json::WriteJson for $name {
+            fn write_json(&self, out: &mut $crate::json::JsonOut) {
+                match self {
+                    $name::$first $({ $($ffield,)* })? => {
+                        out.raw(concat!("{\"", $tag, "\":\"", $first_name, "\""));
+                        $($(
+                            out.key(concat!("\"", stringify!($ffield), "\":"));
+                            $crate::json::WriteJson::write_json($ffield, out);
+                        )*)?
+                    }
+                    $($name::$variant $({ $($vfield,)* })? => {
+                        out.raw(concat!("{\"", $tag, "\":\"", $vname, "\""));
+                        $($(
+                            out.key(concat!("\"", stringify!($vfield), "\":"));
+                            $crate::json::WriteJson::write_json($vfield, out);
+                        )*)?
+                    })*
+                }
+                out.raw("}");
+            }
         }
 
         impl $crate::view::raw::FromView for $name {
@@ -384,9 +418,18 @@ macro_rules! readable {
     ) => {
         $(#[$meta])*
         $vis enum $name {
-            $(#[$fvmeta])* #[serde(rename = $first_name)]
-            $first,
-            $($(#[$vmeta])* #[serde(rename = $vname)] $variant,)*
+            $(#[$fvmeta])* $first,
+            $($(#[$vmeta])* $variant,)*
+        }
+
+        /// Its name, as a JSON string.
+        impl $crate::json::WriteJson for $name {
+            fn write_json(&self, out: &mut $crate::json::JsonOut) {
+                out.raw(match self {
+                    $name::$first => concat!("\"", $first_name, "\""),
+                    $($name::$variant => concat!("\"", $vname, "\""),)*
+                });
+            }
         }
 
         impl $crate::view::raw::FromView for $name {

@@ -7,16 +7,17 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
-
 use crate::event::{ErrorKind, SessionEvent, ToolCall};
 use crate::json::JsonText;
 use crate::units::Position;
 
 use super::readable;
 
+// Types of the event schema, written by their serde `Serialize`.
+crate::write_json_by_serde!(ErrorKind, crate::event::RollbackReason<'_>);
+
 readable! {
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct ToolOutcome {
         pub position: Position,
         pub output: String,
@@ -28,7 +29,7 @@ readable! {
 }
 
 readable! {
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub enum TranscriptEntry as "type" {
         Goal = "goal" {
             position: Position,

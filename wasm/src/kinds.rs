@@ -14,5 +14,6 @@ pub fn kind_table() -> String {
         categories: &'static [Category],
         kinds: &'static [KindInfo],
     }
+    agent_replay::write_json_by_serde!(Wire);
     to_js_json(&Wire { categories: Category::ALL, kinds: KIND_TABLE })
 }

@@ -56,6 +56,7 @@ pub fn error_codes() -> String {
         status: u16,
         description: &'static str,
     }
+    agent_replay::write_json_by_serde!(Row);
     let rows: Vec<Row> = ErrorCode::ALL
         .iter()
         .map(|&code| Row { code, status: code.http_status(), description: code.description() })
