@@ -106,12 +106,12 @@ impl WriteJson for ErrorCode {
 impl WriteJson for Error {
     fn write_json(&self, out: &mut JsonOut) {
         out.raw("{");
-        out.key("\"code\":");
+        out.key("code");
         self.code.write_json(out);
-        out.key("\"message\":");
+        out.key("message");
         self.message.write_json(out);
         if !self.errors.is_empty() {
-            out.key("\"errors\":");
+            out.key("errors");
             self.errors.write_json(out);
         }
         out.raw("}");

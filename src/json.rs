@@ -11,7 +11,9 @@ use serde_json::ser::{CompactFormatter, Formatter, Serializer};
 /// The largest integer a JS number holds exactly.
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
-struct JsSafe;
+/// serde_json's compact format, with integers beyond 2^53-1 written as
+/// strings when `.0` is true.
+struct JsSafe(bool);
 
 /// Writes `digits` as a JSON string. (`itoa`, not `write!`: no formatting
 /// machinery, and no I/O error to make, behind the writer.)
@@ -23,7 +25,7 @@ fn quoted<W: ?Sized + io::Write>(w: &mut W, digits: &str) -> io::Result<()> {
 
 impl Formatter for JsSafe {
     fn write_u64<W: ?Sized + io::Write>(&mut self, w: &mut W, v: u64) -> io::Result<()> {
-        if v > MAX_SAFE_INTEGER {
+        if self.0 && v > MAX_SAFE_INTEGER {
             quoted(w, itoa::Buffer::new().format(v))
         } else {
             CompactFormatter.write_u64(w, v)
@@ -31,7 +33,7 @@ impl Formatter for JsSafe {
     }
 
     fn write_i64<W: ?Sized + io::Write>(&mut self, w: &mut W, v: i64) -> io::Result<()> {
-        if v.unsigned_abs() > MAX_SAFE_INTEGER {
+        if self.0 && v.unsigned_abs() > MAX_SAFE_INTEGER {
             quoted(w, itoa::Buffer::new().format(v))
         } else {
             CompactFormatter.write_i64(w, v)
@@ -52,11 +54,13 @@ pub struct JsonOut {
     bytes: Vec<u8>,
     may_grow: fn(usize) -> bool,
     refused: bool,
+    /// Integers beyond 2^53-1 as strings (for JS), else as numbers.
+    js_safe: bool,
 }
 
 impl JsonOut {
-    fn new(may_grow: fn(usize) -> bool) -> Self {
-        JsonOut { bytes: Vec::with_capacity(256), may_grow, refused: false }
+    fn new(may_grow: fn(usize) -> bool, js_safe: bool) -> Self {
+        JsonOut { bytes: Vec::with_capacity(256), may_grow, refused: false, js_safe }
     }
 
     /// The text written, if it was written whole. (Out of line: one copy
@@ -99,30 +103,32 @@ impl JsonOut {
     pub fn string(&mut self, text: &str) {
         // (serde_json's own string writer, through its serializer: the
         // escaping is serde_json's exactly.)
-        let _ =
-            serde::Serializer::serialize_str(&mut Serializer::with_formatter(self, JsSafe), text);
+        let _ = serde::Serializer::serialize_str(
+            &mut Serializer::with_formatter(self, JsSafe(true)),
+            text,
+        );
     }
 
-    /// Appends an object's key: `key` is `"name":`, already quoted, and a
-    /// comma comes before it unless it is the object's first.
+    /// Appends an object's key, `name` needing no escape (a field's name),
+    /// with a comma before it unless it is the object's first. (The bare
+    /// name: the same text `view::raw` reads the field by, stored once.)
     #[inline(never)]
-    pub fn key(&mut self, key: &str) {
-        if self.bytes.last() != Some(&b'{') {
-            self.push(b",");
-        }
-        self.push(key.as_bytes());
+    pub fn key(&mut self, name: &str) {
+        self.push(if self.bytes.last() == Some(&b'{') { b"\"" } else { b",\"" });
+        self.push(name.as_bytes());
+        self.push(b"\":");
     }
 
-    /// Appends an unsigned integer, as a string beyond 2^53-1.
+    /// Appends an unsigned integer (for JS, as a string beyond 2^53-1).
     #[inline(never)]
     pub fn unsigned(&mut self, v: u64) {
-        let _ = JsSafe.write_u64(self, v);
+        let _ = JsSafe(self.js_safe).write_u64(self, v);
     }
 
-    /// Appends a signed integer, as a string beyond ±(2^53-1).
+    /// Appends a signed integer (for JS, as a string beyond ±(2^53-1)).
     #[inline(never)]
     pub fn signed(&mut self, v: i64) {
-        let _ = JsSafe.write_i64(self, v);
+        let _ = JsSafe(self.js_safe).write_i64(self, v);
     }
 
     /// Appends the items of a list as a JSON array.
@@ -187,7 +193,8 @@ pub trait WriteJson {
 pub fn write_by_serde<T: Serialize + ?Sized>(value: &T, out: &mut JsonOut) {
     // Our types serialize only string map keys: only the output can fail,
     // and it never does (it notes a refused growth instead).
-    let _ = value.serialize(&mut Serializer::with_formatter(out, JsSafe));
+    let js_safe = out.js_safe;
+    let _ = value.serialize(&mut Serializer::with_formatter(out, JsSafe(js_safe)));
 }
 
 /// Writes an object of the fields given, in order:
@@ -198,7 +205,7 @@ macro_rules! write_object {
         let out: &mut $crate::json::JsonOut = $out;
         out.raw("{");
         $(
-            out.key(concat!("\"", $key, "\":"));
+            out.key($key);
             $crate::json::WriteJson::write_json(&$value, out);
         )*
         out.raw("}");
@@ -335,15 +342,21 @@ pub fn to_js_json_within<T: WriteJson + ?Sized>(
     value: &T,
     may_grow: fn(usize) -> bool,
 ) -> Option<String> {
-    dyn_within(&value, may_grow)
+    dyn_within(&value, may_grow, true)
 }
 
 /// [`to_js_json_within`], compiled once for every type.
 #[inline(never)]
-fn dyn_within(value: &dyn WriteJson, may_grow: fn(usize) -> bool) -> Option<String> {
-    let mut out = JsonOut::new(may_grow);
+fn dyn_within(value: &dyn WriteJson, may_grow: fn(usize) -> bool, js_safe: bool) -> Option<String> {
+    let mut out = JsonOut::new(may_grow, js_safe);
     value.write_json(&mut out);
     out.finish()
+}
+
+/// Compact JSON with every integer as a number, as serde_json writes it
+/// (the kernel's own format, for `OsSnapshot::to_json`).
+pub fn to_json_exact<T: WriteJson + ?Sized>(value: &T) -> String {
+    dyn_within(&value, |_| true, false).unwrap_or_default()
 }
 
 /// Compact JSON with unsafe integers as strings.

@@ -338,7 +338,7 @@ macro_rules! readable {
                 out.raw("{");
                 $(
                     $(if $crate::json::$omit(&self.$field) {} else)? {
-                        out.key(concat!("\"", stringify!($field), "\":"));
+                        out.key(stringify!($field));
                         $crate::json::WriteJson::write_json(&self.$field, out);
                     }
                 )*
@@ -375,14 +375,14 @@ macro_rules! readable {
                     $name::$first $({ $($ffield,)* })? => {
                         out.raw(concat!("{\"", $tag, "\":\"", $first_name, "\""));
                         $($(
-                            out.key(concat!("\"", stringify!($ffield), "\":"));
+                            out.key(stringify!($ffield));
                             $crate::json::WriteJson::write_json($ffield, out);
                         )*)?
                     }
                     $($name::$variant $({ $($vfield,)* })? => {
                         out.raw(concat!("{\"", $tag, "\":\"", $vname, "\""));
                         $($(
-                            out.key(concat!("\"", stringify!($vfield), "\":"));
+                            out.key(stringify!($vfield));
                             $crate::json::WriteJson::write_json($vfield, out);
                         )*)?
                     })*
