@@ -229,9 +229,32 @@ macro_rules! write_json_by_serde {
     };
 }
 
-// An event and a kind's entry in the kind table, as the schema writes
-// them (their serde `Serialize`).
-crate::write_json_by_serde!(crate::event::SessionEvent<'_>, crate::event::KindInfo);
+// An event and the names of the kind table, as the schema writes them
+// (their serde `Serialize`).
+crate::write_json_by_serde!(
+    crate::event::SessionEvent<'_>,
+    crate::event::Category,
+    crate::event::KernelCategory,
+    crate::event::Primitive,
+    crate::event::Alarming,
+);
+
+/// A row of the kind table (`event::KIND_TABLE`).
+impl WriteJson for crate::event::KindInfo {
+    fn write_json(&self, out: &mut JsonOut) {
+        crate::write_object!(out,
+            "kind": self.kind,
+            "category": self.category,
+            "kernel_category": self.kernel_category,
+            "primitive": self.primitive,
+            "core": self.core,
+            "bears_turn": self.bears_turn,
+            "kernel_os": self.kernel_os,
+            "snapshot_fold": self.snapshot_fold,
+            "alarming": self.alarming,
+        );
+    }
+}
 
 impl WriteJson for str {
     fn write_json(&self, out: &mut JsonOut) {

@@ -7,8 +7,6 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use serde::Serialize;
-
 use super::cursor::{CursorError, SessionCursor};
 use super::store::{
     AppendError, GapReason, ObservedEvent, Replay, ReplayStore, RestoreBase, StoredEvent,
@@ -43,10 +41,20 @@ impl<V: WriteJson> WriteJson for Observation<V> {
     }
 }
 
-crate::write_json_by_serde!(LiveReplayGap);
+impl WriteJson for LiveReplayGap {
+    fn write_json(&self, out: &mut JsonOut) {
+        crate::write_object!(out,
+            "session_id": self.session_id,
+            "requested_cursor": self.requested_cursor,
+            "latest_cursor": self.latest_cursor,
+            "latest_revision": self.latest_revision,
+            "reason": self.reason,
+        );
+    }
+}
 
 /// Why a resume could not replay: what was asked, and where the session is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LiveReplayGap {
     pub session_id: String,
     pub requested_cursor: String,
