@@ -183,6 +183,7 @@ fn or_fail<T: Default>(value: Option<T>, at: &At<'_>, expected: &'static str) ->
 macro_rules! from_view_by {
     ($ty:ty, $expected:literal, $read:expr) => {
         impl FromView for $ty {
+            #[inline(never)]
             fn read(raw: &str, at: &At<'_>) -> Self {
                 or_fail($read(raw), at, $expected)
             }
@@ -217,12 +218,14 @@ impl FromView for JsonText {
 }
 
 impl<T: FromView> FromView for Option<T> {
+    #[inline(never)]
     fn read(raw: &str, at: &At<'_>) -> Self {
         (raw != "null").then(|| T::read(raw, at))
     }
 }
 
 impl<T: FromView> FromView for Vec<T> {
+    #[inline(never)]
     fn read(raw: &str, at: &At<'_>) -> Self {
         let mut out = Vec::new();
         let item = At { key: "[]", ..*at };
@@ -295,11 +298,18 @@ impl<'a> Obj<'a> {
         At { problem: self.problem, what: self.what, key }
     }
 
-    /// A field, read by its type (a problem noted when it is wrong).
-    /// (Out of line: one copy per field type, not one per field.)
+    /// A field's raw text and where it is read. (Out of line, and apart
+    /// from the typed read: finding a field is one function for every
+    /// field, whatever its type.)
     #[inline(never)]
+    fn locate(&self, key: &'static str) -> (&'a str, At<'a>) {
+        (self.raw(key), self.at(key))
+    }
+
+    /// A field, read by its type (a problem noted when it is wrong).
     pub fn field<T: FromView>(&self, key: &'static str) -> T {
-        T::read(self.raw(key), &self.at(key))
+        let (raw, at) = self.locate(key);
+        T::read(raw, &at)
     }
 }
 
