@@ -11,8 +11,12 @@ use crate::json::{JsonOut, WriteJson};
 use crate::log::{self, LoadReport, LogError, LogOptions};
 use crate::shared_list::SharedList;
 
-// A record of the event schema, written by its serde `Serialize`.
-crate::write_json_by_serde!(CancellationReason);
+/// Its name, as its serde `Serialize` writes it.
+impl WriteJson for CancellationReason {
+    fn write_json(&self, out: &mut JsonOut) {
+        out.string(self.as_str());
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct SuspendRecord {

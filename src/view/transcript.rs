@@ -13,8 +13,15 @@ use crate::units::Position;
 
 use super::readable;
 
-// Types of the event schema, written by their serde `Serialize`.
-crate::write_json_by_serde!(ErrorKind, crate::event::RollbackReason<'_>);
+// A rollback's reason, written by its serde `Serialize` (the schema's).
+crate::write_json_by_serde!(crate::event::RollbackReason<'_>);
+
+/// Its name, as its serde `Serialize` writes it.
+impl crate::json::WriteJson for ErrorKind {
+    fn write_json(&self, out: &mut crate::json::JsonOut) {
+        out.string(self.as_str());
+    }
+}
 
 readable! {
     #[derive(Debug, Clone, PartialEq)]
