@@ -384,7 +384,13 @@ pub fn to_json_exact<T: WriteJson + ?Sized>(value: &T) -> String {
 
 /// Compact JSON with unsafe integers as strings.
 pub fn to_js_json<T: WriteJson + ?Sized>(value: &T) -> String {
-    to_js_json_within(value, |_| true).unwrap_or_else(|| "null".into())
+    dyn_to_js_json(&value)
+}
+
+/// [`to_js_json`], compiled once for every type.
+#[inline(never)]
+fn dyn_to_js_json(value: &dyn WriteJson) -> String {
+    dyn_within(value, |_| true, true).unwrap_or_else(|| "null".into())
 }
 
 /// True when a JSON text holds a run of 16+ digits, the only way it can
