@@ -229,15 +229,35 @@ macro_rules! write_json_by_serde {
     };
 }
 
-// An event and the names of the kind table, as the schema writes them
-// (their serde `Serialize`).
-crate::write_json_by_serde!(
-    crate::event::SessionEvent<'_>,
-    crate::event::Category,
-    crate::event::KernelCategory,
-    crate::event::Primitive,
-    crate::event::Alarming,
-);
+// An event, as the schema writes it (its serde `Serialize`).
+crate::write_json_by_serde!(crate::event::SessionEvent<'_>);
+
+/// The kind table's enums of names, written as their serde `Serialize`
+/// writes them (`rename_all = "snake_case"`), by hand: no serde_json writer
+/// for them in the .wasm. The matches are exhaustive and the test
+/// `the_kind_table_is_written_as_serde_writes_it` compares every row.
+macro_rules! write_json_names {
+    ($($ty:ident { $($variant:ident = $name:literal),* $(,)? })*) => {
+        $(impl WriteJson for crate::event::$ty {
+            fn write_json(&self, out: &mut JsonOut) {
+                out.string(match self {
+                    $(crate::event::$ty::$variant => $name,)*
+                });
+            }
+        })*
+    };
+}
+write_json_names! {
+    Category {
+        Run = "run", Llm = "llm", Model = "model", Tools = "tools",
+        Permissions = "permissions", Processes = "processes", Workflow = "workflow",
+        Budgets = "budgets", Signals = "signals", Context = "context", Memory = "memory",
+        Governance = "governance", Entropy = "entropy", Kernel = "kernel",
+    }
+    KernelCategory { Syscall = "syscall", Sched = "sched", Mm = "mm", Proc = "proc", Ipc = "ipc" }
+    Primitive { Syscall = "syscall", Mm = "mm", Sched = "sched" }
+    Alarming { Never = "never", Always = "always", OnError = "on_error" }
+}
 
 /// A row of the kind table (`event::KIND_TABLE`).
 impl WriteJson for crate::event::KindInfo {

@@ -120,3 +120,10 @@ fn the_kernel_snapshot_keeps_integers_past_the_safe_range_as_numbers() {
     assert!(snapshot.to_json().contains(r#""tokens":18446744073709551615,"#));
     assert!(to_js_json(snapshot).contains(r#""tokens":"18446744073709551615","#));
 }
+
+#[test]
+fn the_kind_table_is_written_as_serde_writes_it() {
+    use agent_replay::event::{Category, KIND_TABLE};
+    assert_eq!(to_js_json(&KIND_TABLE), serde_json::to_string(KIND_TABLE).unwrap());
+    assert_eq!(to_js_json(&Category::ALL), serde_json::to_string(Category::ALL).unwrap());
+}
