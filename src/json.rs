@@ -381,36 +381,33 @@ impl<T: WriteJson> WriteJson for BTreeMap<String, T> {
 
 /// Compact JSON with unsafe integers as strings, or `None` when
 /// `may_grow(bytes)` refused a growth of the output by that many bytes.
-pub fn to_js_json_within<T: WriteJson + ?Sized>(
-    value: &T,
-    may_grow: fn(usize) -> bool,
-) -> Option<String> {
-    dyn_within(&value, may_grow, true)
+/// (Over `&dyn WriteJson`: compiled once for every type.)
+#[inline(never)]
+pub fn to_js_json_within(value: &dyn WriteJson, may_grow: fn(usize) -> bool) -> Option<String> {
+    write_within(value, may_grow, true)
 }
 
-/// [`to_js_json_within`], compiled once for every type.
-#[inline(never)]
-fn dyn_within(value: &dyn WriteJson, may_grow: fn(usize) -> bool, js_safe: bool) -> Option<String> {
+/// Writes `value` whole, or `None` when `may_grow` refused a growth.
+fn write_within(
+    value: &dyn WriteJson,
+    may_grow: fn(usize) -> bool,
+    js_safe: bool,
+) -> Option<String> {
     let mut out = JsonOut::new(may_grow, js_safe);
     value.write_json(&mut out);
     out.finish()
 }
 
+/// Compact JSON with unsafe integers as strings.
+#[inline(never)]
+pub fn to_js_json(value: &dyn WriteJson) -> String {
+    write_within(value, |_| true, true).unwrap_or_else(|| "null".into())
+}
+
 /// Compact JSON with every integer as a number, as serde_json writes it
 /// (the kernel's own format, for `OsSnapshot::to_json`).
-pub fn to_json_exact<T: WriteJson + ?Sized>(value: &T) -> String {
-    dyn_within(&value, |_| true, false).unwrap_or_default()
-}
-
-/// Compact JSON with unsafe integers as strings.
-pub fn to_js_json<T: WriteJson + ?Sized>(value: &T) -> String {
-    dyn_to_js_json(&value)
-}
-
-/// [`to_js_json`], compiled once for every type.
-#[inline(never)]
-fn dyn_to_js_json(value: &dyn WriteJson) -> String {
-    dyn_within(value, |_| true, true).unwrap_or_else(|| "null".into())
+pub fn to_json_exact(value: &dyn WriteJson) -> String {
+    write_within(value, |_| true, false).unwrap_or_default()
 }
 
 /// True when a JSON text holds a run of 16+ digits, the only way it can
@@ -496,7 +493,7 @@ pub struct JsonText(Box<serde_json::value::RawValue>);
 impl JsonText {
     /// Serialises a value once, JS-safe. (Only the JS-safe serializer is
     /// used here so each type's serialisation is compiled once in the .wasm.)
-    pub fn of<T: WriteJson + ?Sized>(value: &T) -> Self {
+    pub fn of(value: &dyn WriteJson) -> Self {
         Self::parse(&to_js_json(value))
     }
 

@@ -296,7 +296,7 @@ impl TranscriptFolder {
                     life,
                     turn: e.turn,
                     checkpoint_history_len: e.checkpoint_history_len,
-                    reason: e.reason.as_ref().map(JsonText::of),
+                    reason: e.reason.as_ref().map(|r| JsonText::of(r)),
                 });
             }
             _ => {}

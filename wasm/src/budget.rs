@@ -84,13 +84,9 @@ static REFUSED_AT: AtomicUsize = AtomicUsize::new(0);
 
 /// `value` as JS-safe JSON, or `limit_exceeded` before it would pass the
 /// limit.
-pub fn json<T: WriteJson + ?Sized>(what: &str, value: &T) -> Result<String, JsValue> {
-    dyn_json(what, &value)
-}
-
-/// [`json`], compiled once for every type.
+/// (Over `&dyn WriteJson`: compiled once for every type.)
 #[inline(never)]
-fn dyn_json(what: &str, value: &dyn WriteJson) -> Result<String, JsValue> {
+pub fn json(what: &str, value: &dyn WriteJson) -> Result<String, JsValue> {
     to_js_json_within(value, may_grow)
         .ok_or_else(|| js_error(over_budget(what, REFUSED_AT.load(Relaxed) as u64)))
 }
