@@ -131,11 +131,12 @@ impl JsonOut {
         let _ = JsSafe(self.js_safe).write_i64(self, v);
     }
 
-    /// Appends the items of a list as a JSON array.
-    #[inline(never)]
-    pub fn list(&mut self, items: &mut dyn Iterator<Item = &dyn WriteJson>) {
+    /// Appends the items of a list as a JSON array. (A loop per item
+    /// type: a `dyn Iterator` would bring a whole vtable of iterator
+    /// methods per type instead.)
+    pub fn list<'a, T: WriteJson + ?Sized + 'a>(&mut self, items: impl IntoIterator<Item = &'a T>) {
         self.push(b"[");
-        for (i, item) in items.enumerate() {
+        for (i, item) in items.into_iter().enumerate() {
             if i > 0 {
                 self.push(b",");
             }
@@ -145,10 +146,12 @@ impl JsonOut {
     }
 
     /// Appends named values as a JSON object.
-    #[inline(never)]
-    pub fn map(&mut self, entries: &mut dyn Iterator<Item = (&str, &dyn WriteJson)>) {
+    pub fn map<'a, T: WriteJson + 'a>(
+        &mut self,
+        entries: impl IntoIterator<Item = (&'a String, &'a T)>,
+    ) {
         self.push(b"{");
-        for (i, (name, value)) in entries.enumerate() {
+        for (i, (name, value)) in entries.into_iter().enumerate() {
             if i > 0 {
                 self.push(b",");
             }
@@ -337,7 +340,7 @@ macro_rules! write_json_tuple {
             #[allow(non_snake_case, reason = "the items, named by their types")]
             fn write_json(&self, out: &mut JsonOut) {
                 let ($($name,)*) = self;
-                out.list(&mut [$($name as &dyn WriteJson),*].into_iter());
+                out.list::<dyn WriteJson>([$($name as &dyn WriteJson),*]);
             }
         }
     };
@@ -357,7 +360,7 @@ impl<T: WriteJson> WriteJson for Option<T> {
 
 impl<T: WriteJson> WriteJson for [T] {
     fn write_json(&self, out: &mut JsonOut) {
-        out.list(&mut self.iter().map(|v| v as &dyn WriteJson));
+        out.list(self);
     }
 }
 
@@ -375,7 +378,7 @@ impl<T: WriteJson> WriteJson for Vec<T> {
 
 impl<T: WriteJson> WriteJson for BTreeMap<String, T> {
     fn write_json(&self, out: &mut JsonOut) {
-        out.map(&mut self.iter().map(|(k, v)| (k.as_str(), v as &dyn WriteJson)));
+        out.map(self);
     }
 }
 

@@ -98,7 +98,7 @@ impl<T: Serialize> Serialize for SharedList<T> {
 
 impl<T: crate::json::WriteJson> crate::json::WriteJson for SharedList<T> {
     fn write_json(&self, out: &mut crate::json::JsonOut) {
-        out.list(&mut self.iter().map(|v| v as &dyn crate::json::WriteJson));
+        out.list(self.iter());
     }
 }
 
