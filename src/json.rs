@@ -119,6 +119,14 @@ impl JsonOut {
         self.push(b"\":");
     }
 
+    /// Appends an object's member: its key (as [`JsonOut::key`]), then its
+    /// value. (One call per field, the value's type by its vtable.)
+    #[inline(never)]
+    pub fn field(&mut self, name: &str, value: &dyn WriteJson) {
+        self.key(name);
+        value.write_json(self);
+    }
+
     /// Appends an unsigned integer (for JS, as a string beyond 2^53-1).
     #[inline(never)]
     pub fn unsigned(&mut self, v: u64) {
@@ -208,8 +216,7 @@ macro_rules! write_object {
         let out: &mut $crate::json::JsonOut = $out;
         out.raw("{");
         $(
-            out.key($key);
-            $crate::json::WriteJson::write_json(&$value, out);
+            out.field($key, &$value);
         )*
         out.raw("}");
     }};

@@ -348,8 +348,7 @@ macro_rules! readable {
                 out.raw("{");
                 $(
                     $(if $crate::json::$omit(&self.$field) {} else)? {
-                        out.key(stringify!($field));
-                        $crate::json::WriteJson::write_json(&self.$field, out);
+                        out.field(stringify!($field), &self.$field);
                     }
                 )*
                 out.raw("}");
@@ -385,15 +384,13 @@ macro_rules! readable {
                     $name::$first $({ $($ffield,)* })? => {
                         out.raw(concat!("{\"", $tag, "\":\"", $first_name, "\""));
                         $($(
-                            out.key(stringify!($ffield));
-                            $crate::json::WriteJson::write_json($ffield, out);
+                            out.field(stringify!($ffield), $ffield);
                         )*)?
                     }
                     $($name::$variant $({ $($vfield,)* })? => {
                         out.raw(concat!("{\"", $tag, "\":\"", $vname, "\""));
                         $($(
-                            out.key(stringify!($vfield));
-                            $crate::json::WriteJson::write_json($vfield, out);
+                            out.field(stringify!($vfield), $vfield);
                         )*)?
                     })*
                 }
