@@ -198,16 +198,6 @@ pub trait WriteJson {
     fn write_json(&self, out: &mut JsonOut);
 }
 
-/// Writes a value through its serde `Serialize`, JS-safe: for the types
-/// that have no `WriteJson` of their own (`write_json_by_serde!`).
-#[inline(never)]
-pub fn write_by_serde<T: Serialize + ?Sized>(value: &T, out: &mut JsonOut) {
-    // Our types serialize only string map keys: only the output can fail,
-    // and it never does (it notes a refused growth instead).
-    let js_safe = out.js_safe;
-    let _ = value.serialize(&mut Serializer::with_formatter(out, JsSafe(js_safe)));
-}
-
 /// Writes an object of the fields given, in order:
 /// `write_object!(out, "name": value, …)`.
 #[macro_export]
@@ -227,20 +217,16 @@ pub fn omit_none<T>(value: &Option<T>) -> bool {
     value.is_none()
 }
 
-/// `WriteJson` for types written by their serde `Serialize`.
-#[macro_export]
-macro_rules! write_json_by_serde {
-    ($($ty:ty),* $(,)?) => {
-        $(impl $crate::json::WriteJson for $ty {
-            fn write_json(&self, out: &mut $crate::json::JsonOut) {
-                $crate::json::write_by_serde(self, out)
-            }
-        })*
-    };
+/// An event as the schema writes it: through its serde `Serialize`,
+/// JS-safe. (Native only: the .wasm passes events on as their texts.)
+impl WriteJson for crate::event::SessionEvent<'_> {
+    fn write_json(&self, out: &mut JsonOut) {
+        // String map keys only: only the output could fail, and it never
+        // does (it notes a refused growth instead).
+        let js_safe = out.js_safe;
+        let _ = self.serialize(&mut Serializer::with_formatter(out, JsSafe(js_safe)));
+    }
 }
-
-// An event, as the schema writes it (its serde `Serialize`).
-crate::write_json_by_serde!(crate::event::SessionEvent<'_>);
 
 /// The kind table's enums of names, written as their serde `Serialize`
 /// writes them (`rename_all = "snake_case"`), by hand: no serde_json writer
