@@ -94,7 +94,7 @@ fn main() {
         summaries.join(","),
         otlp.join(","),
         comparisons.join(","),
-        to_js_json(KIND_TABLE)
+        to_js_json(&KIND_TABLE)
     );
 }
 

@@ -8,6 +8,7 @@
 use serde::Serialize;
 
 use crate::event::EventError;
+use crate::json::{JsonOut, WriteJson};
 use crate::log::LogError;
 
 /// Declares `ErrorCode` and its table from one list: variant, wire string,
@@ -88,12 +89,33 @@ impl std::fmt::Display for ErrorCode {
 
 /// An error as the API reports it: a code, a message, and for `invalid_log`
 /// every load error with its position. Serialised as `{code, message, errors?}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
     pub code: ErrorCode,
     pub message: String,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Left out of the JSON when empty.
     pub errors: Vec<LogError>,
+}
+
+impl WriteJson for ErrorCode {
+    fn write_json(&self, out: &mut JsonOut) {
+        out.string(self.as_str());
+    }
+}
+
+impl WriteJson for Error {
+    fn write_json(&self, out: &mut JsonOut) {
+        out.raw("{");
+        out.key("code");
+        self.code.write_json(out);
+        out.key("message");
+        self.message.write_json(out);
+        if !self.errors.is_empty() {
+            out.key("errors");
+            self.errors.write_json(out);
+        }
+        out.raw("}");
+    }
 }
 
 impl Error {

@@ -96,6 +96,12 @@ impl<T: Serialize> Serialize for SharedList<T> {
     }
 }
 
+impl<T: crate::json::WriteJson> crate::json::WriteJson for SharedList<T> {
+    fn write_json(&self, out: &mut crate::json::JsonOut) {
+        out.list(self.iter());
+    }
+}
+
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for SharedList<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Ok(Vec::<T>::deserialize(d)?.into_iter().collect())

@@ -66,6 +66,12 @@ impl<V: Clone + PartialEq + Serialize> Serialize for SharedMap<V> {
     }
 }
 
+impl<V: Clone + crate::json::WriteJson> crate::json::WriteJson for SharedMap<V> {
+    fn write_json(&self, out: &mut crate::json::JsonOut) {
+        self.merged().write_json(out);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,13 +4,21 @@
 
 use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::event::{AgentProcessChanged, CancellationReason, SessionEvent, Str};
+use crate::json::{JsonOut, WriteJson};
 use crate::log::{self, LoadReport, LogError, LogOptions};
 use crate::shared_list::SharedList;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Its name, as its serde `Serialize` writes it.
+impl WriteJson for CancellationReason {
+    fn write_json(&self, out: &mut JsonOut) {
+        out.string(self.as_str());
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct SuspendRecord {
     pub turn: u32,
     pub reason: String,
@@ -20,15 +28,47 @@ pub struct SuspendRecord {
 /// A process as the fold keeps it. deepstrike-core 0.2.60's record always
 /// has `parent_session_id`; the SDKs' (for an event with `parent_task_id`)
 /// has each parent only when it is non-empty (`ProcessRecord::of`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct ProcessRecord {
     pub turn: u32,
     pub agent_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub parent_session_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub parent_task_id: Option<String>,
     pub state: String,
+}
+
+impl WriteJson for SuspendRecord {
+    fn write_json(&self, out: &mut JsonOut) {
+        crate::write_object!(out,
+            "turn": self.turn,
+            "reason": self.reason,
+            "pending_calls": self.pending_calls,
+        );
+    }
+}
+
+/// Each parent only when it is set.
+impl WriteJson for ProcessRecord {
+    fn write_json(&self, out: &mut JsonOut) {
+        out.raw("{");
+        out.key("turn");
+        self.turn.write_json(out);
+        out.key("agent_id");
+        self.agent_id.write_json(out);
+        if let Some(parent) = &self.parent_session_id {
+            out.key("parent_session_id");
+            parent.write_json(out);
+        }
+        if let Some(parent) = &self.parent_task_id {
+            out.key("parent_task_id");
+            parent.write_json(out);
+        }
+        out.key("state");
+        self.state.write_json(out);
+        out.raw("}");
+    }
 }
 
 impl ProcessRecord {
@@ -60,7 +100,7 @@ impl ProcessRecord {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct BudgetExceededRecord {
     pub turn: u32,
     pub operation_id: String,
@@ -68,7 +108,7 @@ pub struct BudgetExceededRecord {
     pub budget: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct BudgetUsageRecord {
     pub turn: u32,
     pub operation_id: String,
@@ -78,7 +118,7 @@ pub struct BudgetUsageRecord {
     pub rounds: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct CancellationRecord {
     pub turn: u32,
     pub operation_id: String,
@@ -86,7 +126,7 @@ pub struct CancellationRecord {
     pub pending_call_ids: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct SignalRecord {
     pub turn: u32,
     pub operation_id: String,
@@ -99,7 +139,7 @@ pub struct SignalRecord {
 
 /// The snapshot, keys in the kernel's order. Reading one back, the four
 /// `memory_*` counts default to 0.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct OsSnapshot {
     pub last_suspend: Option<SuspendRecord>,
     pub last_resumed_turn: Option<u32>,
@@ -121,6 +161,76 @@ pub struct OsSnapshot {
     pub memory_retrieval_result_count: u32,
 }
 
+impl WriteJson for BudgetExceededRecord {
+    fn write_json(&self, out: &mut JsonOut) {
+        crate::write_object!(out,
+            "turn": self.turn,
+            "operation_id": self.operation_id,
+            "reservation_id": self.reservation_id,
+            "budget": self.budget,
+        );
+    }
+}
+
+impl WriteJson for BudgetUsageRecord {
+    fn write_json(&self, out: &mut JsonOut) {
+        crate::write_object!(out,
+            "turn": self.turn,
+            "operation_id": self.operation_id,
+            "reservation_id": self.reservation_id,
+            "tokens": self.tokens,
+            "subagents": self.subagents,
+            "rounds": self.rounds,
+        );
+    }
+}
+
+impl WriteJson for CancellationRecord {
+    fn write_json(&self, out: &mut JsonOut) {
+        crate::write_object!(out,
+            "turn": self.turn,
+            "operation_id": self.operation_id,
+            "reason": self.reason,
+            "pending_call_ids": self.pending_call_ids,
+        );
+    }
+}
+
+impl WriteJson for SignalRecord {
+    fn write_json(&self, out: &mut JsonOut) {
+        crate::write_object!(out,
+            "turn": self.turn,
+            "operation_id": self.operation_id,
+            "delivery_id": self.delivery_id,
+            "attempt": self.attempt,
+            "signal_id": self.signal_id,
+            "disposition": self.disposition,
+            "queue_depth": self.queue_depth,
+        );
+    }
+}
+
+impl WriteJson for OsSnapshot {
+    fn write_json(&self, out: &mut JsonOut) {
+        crate::write_object!(out,
+            "last_suspend": self.last_suspend,
+            "last_resumed_turn": self.last_resumed_turn,
+            "process_by_agent": self.process_by_agent,
+            "budget_exceeded": self.budget_exceeded,
+            "budget_usage_reported": self.budget_usage_reported,
+            "cancellations": self.cancellations,
+            "signals": self.signals,
+            "page_out_count": self.page_out_count,
+            "page_in_count": self.page_in_count,
+            "tool_gated_count": self.tool_gated_count,
+            "memory_written_count": self.memory_written_count,
+            "memory_queried_count": self.memory_queried_count,
+            "memory_validation_failed_count": self.memory_validation_failed_count,
+            "memory_retrieval_result_count": self.memory_retrieval_result_count,
+        );
+    }
+}
+
 impl OsSnapshot {
     /// Keeps the last `n` items of each list that grows with the log, for
     /// display; returns each list's name and how many items it had.
@@ -139,13 +249,8 @@ impl OsSnapshot {
     }
 
     /// Compact JSON, byte for byte what the kernel writes.
-    /// (`unreachable!`, not `expect`: no error formatting in the .wasm.)
-    #[allow(
-        clippy::unreachable,
-        reason = "a snapshot is plain data with string map keys: serializing it cannot fail"
-    )]
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|_| unreachable!("an OsSnapshot serializes"))
+        crate::json::to_json_exact(self)
     }
 }
 

@@ -79,3 +79,14 @@ mod tests {
         assert_eq!(Millis(1_000).since(Millis(1_500)), 0);
     }
 }
+
+macro_rules! write_json_as_number {
+    ($($ty:ident),*) => {
+        $(impl crate::json::WriteJson for $ty {
+            fn write_json(&self, out: &mut crate::json::JsonOut) {
+                out.unsigned(self.0);
+            }
+        })*
+    };
+}
+write_json_as_number!(Position, Revision, Millis);

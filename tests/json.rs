@@ -97,3 +97,33 @@ fn output_within_a_budget_is_whole_or_none() {
     assert_eq!(to_js_json_within(&large, |grow| grow < 4096), None);
     assert_eq!(to_js_json_within(&large, |grow| grow <= 1 << 20), Some(to_js_json(&large)));
 }
+
+#[test]
+fn the_writer_escapes_strings_and_nests_values_as_serde_json_does() {
+    let texts = ["", "plain", "q\"b\\s/", "\n\r\t\u{8}\u{c}\u{1}\u{1f}\u{7f}", "é☃𝄞", "</script>"];
+    for text in texts {
+        assert_eq!(to_js_json(&text), serde_json::to_string(text).unwrap(), "{text:?}");
+    }
+    let map: std::collections::BTreeMap<String, Option<Vec<u32>>> =
+        [("b\"".to_string(), Some(vec![1, 2])), ("a".to_string(), None)].into();
+    let nested = (map.clone(), true, [-1i64], Box::new(String::from("x")));
+    assert_eq!(to_js_json(&nested), serde_json::to_string(&nested).unwrap());
+    assert_eq!(to_js_json(&Vec::<u64>::new()), "[]");
+}
+
+#[test]
+fn the_kernel_snapshot_keeps_integers_past_the_safe_range_as_numbers() {
+    let log = r#"{"kind":"budget_usage_reported","turn":1,"operation_id":"o","reservation_id":"r","tokens":18446744073709551615,"subagents":0,"rounds":1}"#;
+    let mut state = SessionState::new(None);
+    state.apply_str(log, Default::default()).unwrap();
+    let snapshot = state.os_snapshot();
+    assert!(snapshot.to_json().contains(r#""tokens":18446744073709551615,"#));
+    assert!(to_js_json(snapshot).contains(r#""tokens":"18446744073709551615","#));
+}
+
+#[test]
+fn the_kind_table_is_written_as_serde_writes_it() {
+    use agent_replay::event::{Category, KIND_TABLE};
+    assert_eq!(to_js_json(&KIND_TABLE), serde_json::to_string(KIND_TABLE).unwrap());
+    assert_eq!(to_js_json(&Category::ALL), serde_json::to_string(Category::ALL).unwrap());
+}

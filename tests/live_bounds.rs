@@ -146,7 +146,7 @@ fn append_log_reports_each_refused_event_where_it_is_and_keeps_the_rest() {
         "x".repeat(300)
     );
     let placed = |report: &AppendLogReport| -> Vec<(usize, usize, String)> {
-        let code = |e: &agent_replay::log::LogError| serde_json::to_string(&e.code).unwrap();
+        let code = |e: &agent_replay::log::LogError| agent_replay::json::to_js_json(&e.code);
         report.errors.iter().map(|e| (e.line, e.column, code(e))).collect()
     };
     let limit = r#""limit_exceeded""#.to_string();

@@ -45,7 +45,7 @@ fn at_start() -> RestoreBase {
 fn live_session(n: u32) -> (ReplaySession, String) {
     let s = ReplaySession::new("s", store(100)).unwrap();
     s.append(lines(1..=n).as_bytes(), Millis(0), None).unwrap();
-    let view = serde_json::to_string(&s.observe().state).unwrap();
+    let view = agent_replay::json::to_js_json(&s.observe().state);
     (s, view)
 }
 
@@ -292,7 +292,7 @@ fn restarts_from_random_checkpoints_match_the_session_that_never_stopped() {
         let mut rng = common::Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let n = 1 + rng.below(lines.len() as u64) as usize;
         let live = ReplaySession::new("s", store(10_000)).unwrap();
-        let view = |s: &ReplaySession| serde_json::to_string(&s.observe().state).unwrap();
+        let view = |s: &ReplaySession| agent_replay::json::to_js_json(&s.observe().state);
         let mut marks = vec![Mark { position: 0, revision: 0, view: view(&live) }];
         let mut at = 0;
         while at < n {

@@ -11,8 +11,6 @@ mod calls;
 
 use std::collections::HashMap;
 
-use serde::Serialize;
-
 use crate::log::LogError;
 use crate::units::Position;
 use crate::view::{readable, SessionView, Status, TurnSummary};
@@ -20,7 +18,7 @@ use calls::{align_calls, CallRef, Pairing, Placed, TurnEntries};
 
 readable! {
     /// What a difference is about.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum DifferenceAspect as names {
         /// The turn is on one side only.
         Turn = "turn",
@@ -41,7 +39,7 @@ readable! {
 
 readable! {
     /// One side of a difference: where it is in that log and what is there.
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct DifferenceSide {
         /// The event that holds the value; where the side has none, the
         /// event it has at that point instead (its next call or turn, else
@@ -53,7 +51,7 @@ readable! {
 }
 
 readable! {
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct Difference {
         pub aspect: DifferenceAspect,
         pub life: u32,
@@ -68,7 +66,7 @@ readable! {
 
 readable! {
     /// A turn as one side has it.
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct TurnSide {
         pub first_position: Position,
         pub last_position: Position,
@@ -80,7 +78,7 @@ readable! {
 
 readable! {
     /// One aligned turn: where it is on each side and what differs in it.
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct TurnComparison {
         pub life: u32,
         pub turn: u32,
@@ -94,7 +92,7 @@ readable! {
 
 readable! {
     /// One run as a whole.
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct RunSide {
         pub event_count: u64,
         pub status: Status,
@@ -108,7 +106,7 @@ readable! {
 readable! {
     /// Two runs compared (`compare_runs`). Its JSON shape is the
     /// `RunComparison` type of the package's TypeScript declarations.
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct RunComparison {
         /// No difference at all.
         pub matches: bool,

@@ -7,8 +7,6 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use serde::Serialize;
-
 use super::cursor::{CursorError, SessionCursor};
 use super::store::{
     AppendError, GapReason, ObservedEvent, Replay, ReplayStore, RestoreBase, StoredEvent,
@@ -17,14 +15,14 @@ use super::store::{
 use super::subscription::{Subscription, SubscriptionItem};
 use crate::error::{Error, ErrorCode};
 use crate::event::SessionEvent;
-use crate::json::JsonText;
+use crate::json::{JsonOut, JsonText, WriteJson};
 use crate::log::{self, LogError, LogOptions};
 use crate::state::SessionState;
 use crate::units::{Millis, Position, Revision};
 use crate::view::{SessionSummary, SessionView};
 
 /// The current complete observation of a session.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Observation<V> {
     pub session_id: String,
     pub revision: Revision,
@@ -32,8 +30,31 @@ pub struct Observation<V> {
     pub state: V,
 }
 
+impl<V: WriteJson> WriteJson for Observation<V> {
+    fn write_json(&self, out: &mut JsonOut) {
+        crate::write_object!(out,
+            "session_id": self.session_id,
+            "revision": self.revision,
+            "cursor": self.cursor,
+            "state": self.state,
+        );
+    }
+}
+
+impl WriteJson for LiveReplayGap {
+    fn write_json(&self, out: &mut JsonOut) {
+        crate::write_object!(out,
+            "session_id": self.session_id,
+            "requested_cursor": self.requested_cursor,
+            "latest_cursor": self.latest_cursor,
+            "latest_revision": self.latest_revision,
+            "reason": self.reason,
+        );
+    }
+}
+
 /// Why a resume could not replay: what was asked, and where the session is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LiveReplayGap {
     pub session_id: String,
     pub requested_cursor: String,

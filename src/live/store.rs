@@ -9,8 +9,6 @@
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
-use serde::Serialize;
-
 use super::cursor::{
     format_cursor, is_valid_incarnation, is_valid_session_id, CursorError, SessionCursor,
 };
@@ -62,14 +60,22 @@ pub struct ObservedEvent {
 }
 
 /// Why a replay cannot give exactly the events after a cursor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GapReason {
     /// The events after the cursor were dropped (capacity or age).
     Trimmed,
     /// This store cannot know: another incarnation, an unknown session, a
     /// cursor ahead of the session.
     Unavailable,
+}
+
+impl crate::json::WriteJson for GapReason {
+    fn write_json(&self, out: &mut crate::json::JsonOut) {
+        out.string(match self {
+            GapReason::Trimmed => "trimmed",
+            GapReason::Unavailable => "unavailable",
+        });
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,10 +1,8 @@
 //! Load errors with their positions.
 
-use serde::Serialize;
-
 crate::view::readable! {
     /// What kind of problem a load error is; stable strings for callers.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum LogErrorCode as names {
         /// Not JSON at all (a syntax error).
         InvalidJson = "invalid_json",
@@ -30,18 +28,15 @@ crate::view::readable! {
 crate::view::readable! {
     /// One problem in a log, with where it is. `line` and `column` are 1-based;
     /// the column counts characters. `index` is the element index in a JSON array.
-    #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+    #[derive(Debug, Clone, PartialEq, Eq)]
     pub struct LogError {
         pub line: usize,
         pub column: usize,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub index: Option<usize>,
+        pub index: Option<usize> = omit_none,
         pub code: LogErrorCode,
         pub message: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub kind: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        pub field: Option<String>,
+        pub kind: Option<String> = omit_none,
+        pub field: Option<String> = omit_none,
     }
 }
 

@@ -11,7 +11,7 @@ pub(crate) mod utf8;
 pub use error::{LogError, LogErrorCode};
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, SeqAccess, Visitor};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::error::Category;
 use serde_json::value::RawValue;
 
@@ -30,8 +30,7 @@ pub struct LogOptions {
 }
 
 /// The framings a log can come in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Framing {
     JsonArray,
     JsonLines,
@@ -39,6 +38,17 @@ pub enum Framing {
     StoredEntries,
     /// A JSON array of stored entries: the SDKs' dump of a session log.
     StoredEntriesArray,
+}
+
+impl crate::json::WriteJson for Framing {
+    fn write_json(&self, out: &mut crate::json::JsonOut) {
+        out.string(match self {
+            Framing::JsonArray => "json_array",
+            Framing::JsonLines => "json_lines",
+            Framing::StoredEntries => "stored_entries",
+            Framing::StoredEntriesArray => "stored_entries_array",
+        });
+    }
 }
 
 /// Receives each valid event with its original JSON text, in log order.

@@ -13,10 +13,9 @@ mod transcript;
 use std::collections::{BTreeMap, HashMap};
 
 pub(crate) use raw::readable;
-use serde::Serialize;
 
 use crate::event::{AgentProcessChanged, PromptMeasured, SessionEvent, Str};
-use crate::json::JsonText;
+use crate::json::{JsonOut, JsonText, WriteJson};
 use crate::log::LogError;
 use crate::shared_list::SharedList;
 use crate::shared_map::SharedMap;
@@ -26,7 +25,7 @@ pub use transcript::{ToolOutcome, TranscriptEntry};
 
 readable! {
     /// An event at its 1-based position in the session.
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct Entry {
         pub position: Position,
         pub event: JsonText,
@@ -34,7 +33,7 @@ readable! {
 }
 
 readable! {
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct RunHeader {
         pub position: Position,
         pub run_id: String,
@@ -51,7 +50,7 @@ readable! {
 
 readable! {
     /// Where the run stands now.
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub enum Status as "state" {
         NotStarted = "not_started",
         Running = "running",
@@ -74,7 +73,7 @@ readable! {
     /// A stretch of the log over which the runtime counts its turns up from
     /// one start: a run's start, or a wake after a crash (docs/api.md,
     /// "Lives"). Lives are numbered from 1.
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct Life {
         pub life: u32,
         pub first_position: Position,
@@ -88,7 +87,7 @@ readable! {
 
 readable! {
     /// The events of one turn of one life.
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct TurnSummary {
         pub life: u32,
         pub turn: u32,
@@ -108,7 +107,7 @@ readable! {
 }
 
 readable! {
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct ProcessTransition {
         pub position: Position,
         pub turn: u32,
@@ -119,7 +118,7 @@ readable! {
 
 readable! {
     /// A sub-agent with its latest fields and every state it went through.
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct ProcessView {
         pub agent_id: String,
         /// `""` when the runtime names the parent by task instead (deepstrike 0.2.77).
@@ -140,7 +139,7 @@ readable! {
 }
 
 readable! {
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct PermissionResolution {
         pub position: Position,
         pub approved: bool,
@@ -149,7 +148,7 @@ readable! {
 }
 
 readable! {
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct PermissionRequest {
         pub position: Position,
         pub turn: u32,
@@ -162,7 +161,7 @@ readable! {
 }
 
 readable! {
-    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    #[derive(Debug, Clone, Default, PartialEq)]
     pub struct Permissions {
         pub requests: Vec<PermissionRequest>,
         pub gated: Vec<Entry>,
@@ -171,7 +170,7 @@ readable! {
 }
 
 readable! {
-    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    #[derive(Debug, Clone, Default, PartialEq)]
     pub struct Budgets {
         pub usage: Vec<Entry>,
         pub exceeded: Vec<Entry>,
@@ -182,7 +181,7 @@ readable! {
 }
 
 readable! {
-    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    #[derive(Debug, Clone, Default, PartialEq)]
     pub struct Capabilities {
         /// The capability set now, in the order capabilities were first added.
         pub current: Vec<String>,
@@ -191,7 +190,7 @@ readable! {
 }
 
 readable! {
-    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    #[derive(Debug, Clone, Default, PartialEq)]
     pub struct Entropy {
         pub samples: Vec<Entry>,
         pub alerts: Vec<Entry>,
@@ -199,7 +198,7 @@ readable! {
 }
 
 readable! {
-    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    #[derive(Debug, Clone, Default, PartialEq)]
     pub struct ContextView {
         pub compressions: Vec<Entry>,
         pub page_outs: Vec<Entry>,
@@ -209,7 +208,7 @@ readable! {
 }
 
 readable! {
-    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    #[derive(Debug, Clone, Default, PartialEq)]
     pub struct MemoryView {
         pub writes: Vec<Entry>,
         pub queries: Vec<Entry>,
@@ -222,7 +221,7 @@ readable! {
 
 readable! {
     /// The provider calls: attempts, prompt measurements, prepared contexts.
-    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    #[derive(Debug, Clone, Default, PartialEq)]
     pub struct ModelView {
         pub attempts: Vec<Entry>,
         pub prompts: Vec<Entry>,
@@ -231,7 +230,7 @@ readable! {
 }
 
 readable! {
-    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    #[derive(Debug, Clone, Default, PartialEq)]
     pub struct WorkflowView {
         pub batches: Vec<Entry>,
         pub submissions: Vec<Entry>,
@@ -241,7 +240,7 @@ readable! {
 }
 
 readable! {
-    #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+    #[derive(Debug, Clone, Default, PartialEq)]
     pub struct ErrorCounts {
         pub tool_errors: u64,
         pub fatal_tool_errors: u64,
@@ -252,7 +251,7 @@ readable! {
 }
 
 readable! {
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct UnknownView {
         pub position: Position,
         pub kind: String,
@@ -263,7 +262,7 @@ readable! {
 readable! {
     /// The rich read view of a session. Its JSON shape is the `SessionView`
     /// type of the package's TypeScript declarations.
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct SessionView {
         pub session_id: Option<String>,
         pub event_count: u64,
@@ -344,7 +343,7 @@ pub enum Detail {
 
 /// The part of the view that describes the state at one point, without
 /// the per-event lists: what a time-travel checkpoint keeps and shows.
-#[derive(Debug, Serialize)]
+#[derive(Debug)]
 pub struct SessionSummary<'a> {
     pub session_id: &'a Option<String>,
     pub event_count: u64,
@@ -359,6 +358,26 @@ pub struct SessionSummary<'a> {
     pub tokens_by_operation: &'a SharedMap<u64>,
     pub counts: &'a BTreeMap<String, u64>,
     pub errors: &'a ErrorCounts,
+}
+
+impl WriteJson for SessionSummary<'_> {
+    fn write_json(&self, out: &mut JsonOut) {
+        crate::write_object!(out,
+            "session_id": self.session_id,
+            "event_count": self.event_count,
+            "revision": self.revision,
+            "run": self.run,
+            "status": self.status,
+            "turns_used": self.turns_used,
+            "total_tokens": self.total_tokens,
+            "lives": self.lives,
+            "processes": self.processes,
+            "current_capabilities": self.current_capabilities,
+            "tokens_by_operation": self.tokens_by_operation,
+            "counts": self.counts,
+            "errors": self.errors,
+        );
+    }
 }
 
 /// Counts `key`, allocating its string only the first time.

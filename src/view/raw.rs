@@ -183,6 +183,7 @@ fn or_fail<T: Default>(value: Option<T>, at: &At<'_>, expected: &'static str) ->
 macro_rules! from_view_by {
     ($ty:ty, $expected:literal, $read:expr) => {
         impl FromView for $ty {
+            #[inline(never)]
             fn read(raw: &str, at: &At<'_>) -> Self {
                 or_fail($read(raw), at, $expected)
             }
@@ -217,12 +218,14 @@ impl FromView for JsonText {
 }
 
 impl<T: FromView> FromView for Option<T> {
+    #[inline(never)]
     fn read(raw: &str, at: &At<'_>) -> Self {
         (raw != "null").then(|| T::read(raw, at))
     }
 }
 
 impl<T: FromView> FromView for Vec<T> {
+    #[inline(never)]
     fn read(raw: &str, at: &At<'_>) -> Self {
         let mut out = Vec::new();
         let item = At { key: "[]", ..*at };
@@ -295,9 +298,18 @@ impl<'a> Obj<'a> {
         At { problem: self.problem, what: self.what, key }
     }
 
+    /// A field's raw text and where it is read. (Out of line, and apart
+    /// from the typed read: finding a field is one function for every
+    /// field, whatever its type.)
+    #[inline(never)]
+    fn locate(&self, key: &'static str) -> (&'a str, At<'a>) {
+        (self.raw(key), self.at(key))
+    }
+
     /// A field, read by its type (a problem noted when it is wrong).
     pub fn field<T: FromView>(&self, key: &'static str) -> T {
-        T::read(self.raw(key), &self.at(key))
+        let (raw, at) = self.locate(key);
+        T::read(raw, &at)
     }
 }
 
@@ -314,20 +326,33 @@ pub fn read_whole<T: FromView>(json: &str, what: &'static str) -> Result<T, Bad>
     }
 }
 
-/// Declares a type of the view and its `FromView` from one definition: a
-/// struct (read field by field), an enum tagged by a field (`as "state"`:
-/// the tag names each variant, written in serde's attributes too), or an
-/// enum of names (`as names`).
+/// Declares a type of the view, its `FromView` and its `WriteJson` from one
+/// definition, so the JSON is written and read back by the same schema: a
+/// struct (field by field; a field marked `= omit_none` is left out when
+/// `None`), an enum tagged by a field (`as "state"`: the tag names each
+/// variant), or an enum of names (`as names`).
 macro_rules! readable {
     (
         $(#[$meta:meta])*
         $vis:vis struct $name:ident {
-            $($(#[$fmeta:meta])* $fvis:vis $field:ident: $ty:ty,)*
+            $($(#[$fmeta:meta])* $fvis:vis $field:ident: $ty:ty $(= $omit:ident)?,)*
         }
     ) => {
         $(#[$meta])*
         $vis struct $name {
             $($(#[$fmeta])* $fvis $field: $ty,)*
+        }
+
+        impl $crate::json::WriteJson for $name {
+            fn write_json(&self, out: &mut $crate::json::JsonOut) {
+                out.raw("{");
+                $(
+                    $(if $crate::json::$omit(&self.$field) {} else)? {
+                        out.field(stringify!($field), &self.$field);
+                    }
+                )*
+                out.raw("}");
+            }
         }
 
         impl $crate::view::raw::FromView for $name {
@@ -347,12 +372,30 @@ macro_rules! readable {
         }
     ) => {
         $(#[$meta])*
-        #[serde(tag = $tag)]
         $vis enum $name {
-            $(#[$fvmeta])* #[serde(rename = $first_name)]
-            $first $({ $($(#[$ffmeta])* $ffield: $fty,)* })?,
-            $($(#[$vmeta])* #[serde(rename = $vname)]
-            $variant $({ $($(#[$vfmeta])* $vfield: $vty,)* })?,)*
+            $(#[$fvmeta])* $first $({ $($(#[$ffmeta])* $ffield: $fty,)* })?,
+            $($(#[$vmeta])* $variant $({ $($(#[$vfmeta])* $vfield: $vty,)* })?,)*
+        }
+
+        /// An object with the tag first, then the variant's fields.
+        impl $crate::json::WriteJson for $name {
+            fn write_json(&self, out: &mut $crate::json::JsonOut) {
+                match self {
+                    $name::$first $({ $($ffield,)* })? => {
+                        out.raw(concat!("{\"", $tag, "\":\"", $first_name, "\""));
+                        $($(
+                            out.field(stringify!($ffield), $ffield);
+                        )*)?
+                    }
+                    $($name::$variant $({ $($vfield,)* })? => {
+                        out.raw(concat!("{\"", $tag, "\":\"", $vname, "\""));
+                        $($(
+                            out.field(stringify!($vfield), $vfield);
+                        )*)?
+                    })*
+                }
+                out.raw("}");
+            }
         }
 
         impl $crate::view::raw::FromView for $name {
@@ -382,9 +425,18 @@ macro_rules! readable {
     ) => {
         $(#[$meta])*
         $vis enum $name {
-            $(#[$fvmeta])* #[serde(rename = $first_name)]
-            $first,
-            $($(#[$vmeta])* #[serde(rename = $vname)] $variant,)*
+            $(#[$fvmeta])* $first,
+            $($(#[$vmeta])* $variant,)*
+        }
+
+        /// Its name, as a JSON string.
+        impl $crate::json::WriteJson for $name {
+            fn write_json(&self, out: &mut $crate::json::JsonOut) {
+                out.raw(match self {
+                    $name::$first => concat!("\"", $first_name, "\""),
+                    $($name::$variant => concat!("\"", $vname, "\""),)*
+                });
+            }
         }
 
         impl $crate::view::raw::FromView for $name {

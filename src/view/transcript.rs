@@ -7,16 +7,62 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
-
-use crate::event::{ErrorKind, SessionEvent, ToolCall};
+use crate::event::{ErrorKind, RollbackReason, SessionEvent, ToolCall};
 use crate::json::JsonText;
 use crate::units::Position;
 
 use super::readable;
 
+/// As the schema's serde `Serialize` writes it: an object tagged by `kind`.
+/// (By hand: no serde_json writer for it in the .wasm. The test
+/// `rollback_reasons_are_written_as_serde_writes_them` holds the two
+/// together.)
+impl crate::json::WriteJson for RollbackReason<'_> {
+    fn write_json(&self, out: &mut crate::json::JsonOut) {
+        use RollbackReason as R;
+        out.raw("{");
+        out.key("kind");
+        match self {
+            R::FatalToolError { tool_name, error } => {
+                out.string("fatal_tool_error");
+                out.key("tool_name");
+                out.string(tool_name);
+                out.key("error");
+                out.string(error);
+            }
+            R::GovernanceDenied { tool_name, reason } => {
+                out.string("governance_denied");
+                out.key("tool_name");
+                out.string(tool_name);
+                out.key("reason");
+                out.string(reason);
+            }
+            R::ProviderFailure { error } => {
+                out.string("provider_failure");
+                out.key("error");
+                out.string(error);
+            }
+            R::Timeout => out.string("timeout"),
+            R::UserInterrupt => out.string("user_interrupt"),
+            R::MalformedReplay { reason } => {
+                out.string("malformed_replay");
+                out.key("reason");
+                out.string(reason);
+            }
+        }
+        out.raw("}");
+    }
+}
+
+/// Its name, as its serde `Serialize` writes it.
+impl crate::json::WriteJson for ErrorKind {
+    fn write_json(&self, out: &mut crate::json::JsonOut) {
+        out.string(self.as_str());
+    }
+}
+
 readable! {
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct ToolOutcome {
         pub position: Position,
         pub output: String,
@@ -28,7 +74,7 @@ readable! {
 }
 
 readable! {
-    #[derive(Debug, Clone, PartialEq, Serialize)]
+    #[derive(Debug, Clone, PartialEq)]
     pub enum TranscriptEntry as "type" {
         Goal = "goal" {
             position: Position,
@@ -250,7 +296,7 @@ impl TranscriptFolder {
                     life,
                     turn: e.turn,
                     checkpoint_history_len: e.checkpoint_history_len,
-                    reason: e.reason.as_ref().map(JsonText::of),
+                    reason: e.reason.as_ref().map(|r| JsonText::of(r)),
                 });
             }
             _ => {}
@@ -309,6 +355,23 @@ impl TranscriptFolder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rollback_reasons_are_written_as_serde_writes_them() {
+        let text = |s: &'static str| crate::event::Str::from(s);
+        let reasons = [
+            RollbackReason::FatalToolError { tool_name: text("t\"1"), error: text("é\n") },
+            RollbackReason::GovernanceDenied { tool_name: text("t"), reason: text("r") },
+            RollbackReason::ProviderFailure { error: text("e") },
+            RollbackReason::Timeout,
+            RollbackReason::UserInterrupt,
+            RollbackReason::MalformedReplay { reason: text("m") },
+        ];
+        for reason in &reasons {
+            let serde = serde_json::to_string(reason).unwrap();
+            assert_eq!(crate::json::to_js_json(reason), serde);
+        }
+    }
 
     #[test]
     fn a_shifted_entry_moves_every_position_it_holds() {

@@ -18,8 +18,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use agent_replay::error::{Error, ErrorCode};
-use agent_replay::json::to_js_json_within;
-use serde::Serialize;
+use agent_replay::json::{to_js_json_within, WriteJson};
 use wasm_bindgen::prelude::*;
 
 use crate::{alloc, js_error};
@@ -85,7 +84,9 @@ static REFUSED_AT: AtomicUsize = AtomicUsize::new(0);
 
 /// `value` as JS-safe JSON, or `limit_exceeded` before it would pass the
 /// limit.
-pub fn json<T: Serialize + ?Sized>(what: &str, value: &T) -> Result<String, JsValue> {
+/// (Over `&dyn WriteJson`: compiled once for every type.)
+#[inline(never)]
+pub fn json(what: &str, value: &dyn WriteJson) -> Result<String, JsValue> {
     to_js_json_within(value, may_grow)
         .ok_or_else(|| js_error(over_budget(what, REFUSED_AT.load(Relaxed) as u64)))
 }

@@ -137,7 +137,7 @@ impl SessionIndex {
     }
 
     pub fn turns(&self) -> Result<String, JsValue> {
-        self.inner.read("turns", |i| budget::json("turns", i.turns()))
+        self.inner.read("turns", |i| budget::json("turns", &i.turns()))
     }
 
     /// The per-turn numbers, column after column (`turnSeriesColumns`).

@@ -27,7 +27,7 @@ mod wire;
 static ALLOCATOR: alloc::GeometricGrowth = alloc::GeometricGrowth;
 
 use agent_replay::error::{Error, ErrorCode};
-use agent_replay::json::{js_safe_text, to_js_json};
+use agent_replay::json::{js_safe_text, to_js_json, JsonOut, WriteJson};
 use agent_replay::log::{self, LogError, LogOptions};
 use agent_replay::snapshot::{
     rebuild_os_snapshot_from_bytes, rebuild_os_snapshot_from_str, OsSnapshot,
@@ -50,11 +50,19 @@ fn js_error(e: impl Into<Error>) -> JsValue {
 /// js/common.js takes codes and HTTP statuses from.
 #[wasm_bindgen(js_name = errorCodes)]
 pub fn error_codes() -> String {
-    #[derive(serde::Serialize)]
     struct Row {
         code: ErrorCode,
         status: u16,
         description: &'static str,
+    }
+    impl WriteJson for Row {
+        fn write_json(&self, out: &mut JsonOut) {
+            agent_replay::write_object!(out,
+                "code": self.code,
+                "status": self.status,
+                "description": self.description,
+            );
+        }
     }
     let rows: Vec<Row> = ErrorCode::ALL
         .iter()

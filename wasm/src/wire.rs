@@ -64,7 +64,7 @@ impl Folded {
     }
 
     fn push_row(&mut self, position: Option<u64>, text: &str, kind: &str, turn: Option<u32>) {
-        let kind = to_js_json(kind);
+        let kind = to_js_json(&kind);
         let json = js_safe_text(text);
         if self.meta.is_empty() {
             self.meta.push('[');
@@ -110,7 +110,7 @@ pub fn observed(fields: &str, incarnation: &str, events: &[ObservedEvent]) -> St
     let mut texts = String::with_capacity(events.len() * cursor_bytes + json_bytes);
     let mut out = String::with_capacity(events.len() * 32 + 64);
     let sep = if fields.is_empty() { "" } else { "," };
-    let _ = write!(out, "{{{fields}{sep}\"session_id\":{}}}\n[", to_js_json(session));
+    let _ = write!(out, "{{{fields}{sep}\"session_id\":{}}}\n[", to_js_json(&session));
     let mut cursor = String::with_capacity(cursor_bytes);
     for e in events {
         cursor.clear();
