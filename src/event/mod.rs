@@ -281,6 +281,16 @@ const BARE_BODIES: [(Place, BareBody); 17] = {
     ]
 };
 
+impl SessionEvent<'static> {
+    /// The event of a kind whose body is its turn or nothing (`BareBody`),
+    /// from its place in `KINDS` and its turn: what reading its text again
+    /// gives, for a text read before (time travel folds events again).
+    /// `None` for the other kinds, and for a turned kind without a turn.
+    pub fn bare(index: usize, turn: Option<u32>) -> Option<Self> {
+        BareBody::of(index)?.event(turn)
+    }
+}
+
 impl BareBody {
     /// The bare body of the kind at `index` in `KINDS`, if its body is one.
     fn of(index: usize) -> Option<Self> {

@@ -283,12 +283,18 @@ impl SessionIndex {
         state
     }
 
-    /// Folds the events at positions `from..=to` into `state`.
+    /// Folds the events at positions `from..=to` into `state`. An event
+    /// whose body is its turn or nothing is built from its slot; any other
+    /// is read again from its text (every retained text was read once).
     fn fold_into(&self, state: &mut SessionState, from: u64, to: u64) {
-        for event in self.events(from, to) {
-            // Every retained text was read once: it reads again.
-            if let Ok(parsed) = SessionEvent::from_json(event.text) {
-                state.apply(&parsed, event.text);
+        for position in from.max(1)..=to.min(self.event_count()) {
+            let Some(slot) = self.slot(position) else { continue };
+            let Some(text) = self.folded.texts.get(slot.span) else { continue };
+            let turn = (slot.turn != NO_TURN).then_some(slot.turn);
+            if let Some(bare) = SessionEvent::bare(slot.kind as usize, turn) {
+                state.apply(&bare, text);
+            } else if let Ok(parsed) = SessionEvent::from_json(text) {
+                state.apply(&parsed, text);
             }
         }
     }
