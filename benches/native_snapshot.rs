@@ -2,11 +2,17 @@
 //! the OS snapshot, as `rebuildOsSnapshot` does in WASM, or with `index`
 //! builds the paged index, as `new SessionIndex().apply(bytes)` does (the
 //! log copied in and kept).
+//! With `stateat`, builds the index once and then takes REPS steps of time
+//! travel at the random positions benches/index.mjs takes (`state_at` and
+//! the shown state with a tail of 15, as the viewer asks): for counting a
+//! step's instructions under valgrind (the difference of two REPS). A
+//! fifth argument sets the spacing of the checkpoints (e.g. 8192, what a
+//! 1 GB log reaches) on a smaller log.
 //! Prints JSON. Run by benches/snapshot.mjs:
-//! `cargo bench --bench native_snapshot -- FILE REPS [all|index]`.
+//! `cargo bench --bench native_snapshot -- FILE REPS [all|index|stateat [SPACING]]`.
 use std::time::Instant;
 
-use agent_replay::index::SessionIndex;
+use agent_replay::index::{shown_state_json, SessionIndex};
 use agent_replay::log::LogOptions;
 use agent_replay::snapshot::rebuild_os_snapshot_from_bytes;
 
@@ -27,6 +33,10 @@ fn main() {
     let bytes = std::fs::read(file).expect("read log");
     if args.get(3).is_some_and(|a| a == "index") {
         return index(&bytes, reps);
+    }
+    if args.get(3).is_some_and(|a| a == "stateat") {
+        let spacing = args.get(4).and_then(|s| s.parse().ok());
+        return state_at(bytes, reps, spacing);
     }
     let mut ms = Vec::new();
     let mut snapshot = String::new();
@@ -61,5 +71,30 @@ fn index(bytes: &[u8], reps: usize) {
     println!(
         "{{\"which\":\"native-index\",\"ms\":{ms:?},\"peakRssMb\":{},\"events\":{events}}}",
         peak_rss_mb()
+    );
+}
+
+/// `reps` steps of time travel on the index of the whole log, at
+/// benches/index.mjs's random positions.
+fn state_at(bytes: Vec<u8>, reps: usize, spacing: Option<u64>) {
+    let mut index = match spacing {
+        Some(spacing) => SessionIndex::with_checkpoints(None, spacing, usize::MAX),
+        None => SessionIndex::new(None),
+    };
+    index.apply_log(bytes, LogOptions::default()).expect("tolerant load");
+    let events = index.event_count();
+    let mut seed: u64 = 7;
+    let mut ms = Vec::new();
+    let mut shown = 0;
+    for _ in 0..reps {
+        seed = (seed * 1_103_515_245 + 12_345) % (1 << 31);
+        let position = (seed as f64 / f64::from(1u32 << 31) * events as f64) as u64;
+        let t0 = Instant::now();
+        shown += shown_state_json(index.state_at(position), 15).len();
+        ms.push(t0.elapsed().as_secs_f64() * 1000.0);
+    }
+    let (_, checkpoints, spacing) = index.memory_stats();
+    println!(
+        "{{\"which\":\"native-stateat\",\"ms\":{ms:?},\"events\":{events},\"checkpoints\":{checkpoints},\"spacing\":{spacing},\"shownBytes\":{shown}}}"
     );
 }

@@ -294,11 +294,10 @@ fn parsed(line: &str) -> String {
     format!("{{\"\\u0078\":0,{}", &line[1..])
 }
 
-#[test]
-fn events_read_from_a_scan_fold_as_parsed_on_both_sides_of_each_checkpoint() {
-    // The generated log writes keys in order (`kind` after `effect_id`);
-    // after it, the same kinds with `kind` leading, a wake (a runtime turn
-    // below the life's, from a turn-only kind), a new run and a round.
+/// The generated log writes keys in order (`kind` after `effect_id`);
+/// after it, the same kinds with `kind` leading, a wake (a runtime turn
+/// below the life's, from a turn-only kind), a new run and a round.
+fn log_of_turn_only_kinds() -> String {
     let mut log = generate_jsonl(13, 200_000);
     for (i, turn) in [9, 9, 2, 3, 1].into_iter().enumerate() {
         log.push_str(&format!(
@@ -312,6 +311,14 @@ fn events_read_from_a_scan_fold_as_parsed_on_both_sides_of_each_checkpoint() {
             log.push_str("{\"kind\":\"round_started\",\"round\":1}\n");
         }
     }
+    log
+}
+
+#[test]
+fn events_read_from_a_scan_fold_as_parsed_on_both_sides_of_each_checkpoint() {
+    // The index folds turn-only and bodiless events again from their
+    // slots; the full fold reads every text through the parser.
+    let log = log_of_turn_only_kinds();
     let lines = lines(&log);
     let mut index = SessionIndex::with_checkpoints(None, 3, 64);
     index.apply_bytes(log.as_bytes(), LogOptions::default()).unwrap();
@@ -325,6 +332,30 @@ fn events_read_from_a_scan_fold_as_parsed_on_both_sides_of_each_checkpoint() {
     assert_eq!(seen(index.state()), seen(&full));
     assert_eq!(index.turns(), full.view().turns.as_slice());
     assert!(full.view().lives.len() >= 3, "a wake and a new run start lives");
+}
+
+#[test]
+fn a_transcript_folded_again_from_slots_is_the_parsers_on_any_window() {
+    let log = log_of_turn_only_kinds();
+    let lines = lines(&log);
+    let mut index = SessionIndex::with_checkpoints(None, 3, 64);
+    index.apply_bytes(log.as_bytes(), LogOptions::default()).unwrap();
+    let end = lines.len() as u64;
+    for (from, to) in [(1, end), (end - 30, end), (2, 40), (end / 2, end / 2 + 300), (5, 4)] {
+        let mut alone = SessionState::new(None);
+        for line in lines.iter().take(to as usize).skip(from as usize - 1) {
+            alone.apply_json(&parsed(line)).unwrap();
+        }
+        let mut expected = alone.into_view().transcript;
+        expected.iter_mut().for_each(|entry| entry.shift(from - 1));
+        assert_eq!(index.transcript(from, to, usize::MAX), expected, "{from}..={to}");
+        let last = index.transcript(from, to, 3);
+        assert_eq!(
+            last,
+            expected[expected.len().saturating_sub(3)..],
+            "the last 3 of {from}..={to}"
+        );
+    }
 }
 
 #[test]

@@ -281,6 +281,44 @@ const BARE_BODIES: [(Place, BareBody); 17] = {
     ]
 };
 
+impl SessionEvent<'static> {
+    /// The event of a kind whose body is its turn or nothing (`BareBody`),
+    /// from its place in `KINDS` and its turn: what reading its text again
+    /// gives, for a text read before (time travel folds events again).
+    /// `None` for the other kinds, and for a turned kind without a turn.
+    pub fn bare(index: usize, turn: Option<u32>) -> Option<Self> {
+        BareBody::of(index)?.event(turn)
+    }
+
+    /// An event of the kind at `index` with its turn and the rest of its
+    /// body empty (no measurement, no calls, zero scores), for the kinds
+    /// whose body only the per-event lists and the turns read, not the
+    /// summary or the OS snapshot: a light state (time travel) folds it as
+    /// it folds the event as written. `None` for the other kinds.
+    pub fn skeleton(index: usize, turn: u32) -> Option<Self> {
+        use SessionEvent as E;
+        Some(match index {
+            i if i == Place::PromptMeasured as usize => E::PromptMeasured(PromptMeasured {
+                turn,
+                measurement: PromptMeasurement::default(),
+            }),
+            i if i == Place::ToolRequested as usize => {
+                E::ToolRequested(ToolRequested { turn, calls: Vec::new() })
+            }
+            i if i == Place::EntropySample as usize => E::EntropySample(EntropySample {
+                turn,
+                score: 0.0,
+                rho: 0.0,
+                repeat_pressure: 0.0,
+                failure_rate: 0.0,
+                rollbacks_in_window: 0,
+                window_turns: 0,
+            }),
+            _ => return None,
+        })
+    }
+}
+
 impl BareBody {
     /// The bare body of the kind at `index` in `KINDS`, if its body is one.
     fn of(index: usize) -> Option<Self> {

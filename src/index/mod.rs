@@ -278,17 +278,27 @@ impl SessionIndex {
             (None, Some((at, cp))) => (*at, cp.checkpoint()),
             (None, None) => (0, self.empty_light_state()),
         };
-        self.fold_into(&mut state, from.saturating_add(1), position);
+        self.fold_into(&mut state, from.saturating_add(1), position, true);
         self.last_state.replace(Some((position, state.checkpoint())));
         state
     }
 
-    /// Folds the events at positions `from..=to` into `state`.
-    fn fold_into(&self, state: &mut SessionState, from: u64, to: u64) {
-        for event in self.events(from, to) {
-            // Every retained text was read once: it reads again.
-            if let Ok(parsed) = SessionEvent::from_json(event.text) {
-                state.apply(&parsed, event.text);
+    /// Folds the events at positions `from..=to` into `state`. An event
+    /// whose body is its turn or nothing is built from its slot, and so is,
+    /// into a `light` state (summary and OS snapshot), one whose body only
+    /// the per-event lists read (`SessionEvent::skeleton`); any other is
+    /// read again from its text (every retained text was read once).
+    fn fold_into(&self, state: &mut SessionState, from: u64, to: u64, light: bool) {
+        for position in from.max(1)..=to.min(self.event_count()) {
+            let Some(slot) = self.slot(position) else { continue };
+            let Some(text) = self.folded.texts.get(slot.span) else { continue };
+            let kind = slot.kind as usize;
+            let turn = (slot.turn != NO_TURN).then_some(slot.turn);
+            let skeleton = || turn.filter(|_| light).and_then(|t| SessionEvent::skeleton(kind, t));
+            if let Some(built) = SessionEvent::bare(kind, turn).or_else(skeleton) {
+                state.apply(&built, text);
+            } else if let Ok(parsed) = SessionEvent::from_json(text) {
+                state.apply(&parsed, text);
             }
         }
     }
@@ -300,7 +310,7 @@ impl SessionIndex {
     pub fn transcript(&self, from: u64, to: u64, last: usize) -> Vec<TranscriptEntry> {
         let from = from.max(1);
         let mut state = SessionState::new(None);
-        self.fold_into(&mut state, from, to);
+        self.fold_into(&mut state, from, to, false);
         let mut entries = state.into_view().transcript;
         entries.drain(..entries.len().saturating_sub(last));
         for entry in &mut entries {
