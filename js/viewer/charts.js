@@ -3,8 +3,9 @@
 // tables chart-data.js buckets them into. The plots are made once and given
 // new data as the position moves (`update`); chart-data.js buckets long
 // runs (each bucket keeps its series' maxima, so alerts and peaks stay
-// visible).
-import uPlot from "uplot";
+// visible). uPlot is imported with the first chart, not with this module:
+// a page that imports the viewer shows its first state without loading,
+// parsing and running uPlot first.
 import { h } from "./dom.js";
 import { PALETTE, chartTables, columnsAt } from "./chart-data.js";
 import { xLabel } from "./series.js";
@@ -12,6 +13,18 @@ import { xLabel } from "./series.js";
 const TURN_STEPS = [
   1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000,
 ];
+
+/** uPlot's constructor, once `loadUPlot()` has resolved. */
+let uPlot = null;
+let loading = null;
+
+/** Imports uPlot (once); resolves when `uPlot` is set. */
+function loadUPlot() {
+  loading ??= import("uplot").then((module) => {
+    uPlot = module.default;
+  });
+  return loading;
+}
 
 function theme(el) {
   const css = getComputedStyle(el);
@@ -109,7 +122,7 @@ function sameColumns(a, b) {
  * (remaking only a chart whose series changed), `whenDrawn(f)` calls `f`
  * once every chart is made, `destroy()` removes them. The charts are made
  * one per task (making a plot is the costly part), so none of those tasks
- * runs long.
+ * runs long; the first waits for uPlot's import.
  */
 export function renderCharts(host, series, at = Infinity) {
   const boxes = [];
@@ -170,7 +183,17 @@ export function renderCharts(host, series, at = Infinity) {
     const tables = tablesFor(shown.full);
     drawChart(tables.charts[i], i, tables, shown.position)?.();
   };
-  makeNext();
+  let stopped = false;
+  if (uPlot) makeNext();
+  else
+    loadUPlot().then(
+      () => {
+        if (!stopped) makeNext();
+      },
+      (error) => {
+        if (!stopped) host.append(h("p", { class: "asv-errors" }, `No charts: ${error.message}`));
+      },
+    );
   return {
     update(full, position = Infinity) {
       shown = { full, position };
@@ -181,6 +204,7 @@ export function renderCharts(host, series, at = Infinity) {
       else f();
     },
     destroy() {
+      stopped = true;
       clearTimeout(timer);
       waiting = [];
       for (const p of plots) p?.destroy();

@@ -906,12 +906,16 @@ test("a step lays out the transcript entries near the viewport; scrolling lays o
   await page.close();
 });
 
-test("renderCharts makes one chart per task and says when all are drawn", async () => {
+test("renderCharts imports uPlot, makes one chart per task and says when all are drawn", async () => {
   const { page, problems } = await openPage(`${main.url}/?log=`);
   const log = corpus("long_run.jsonl");
   const view = contractView(log);
   const counts = await page.evaluate(async (view) => {
     const { renderCharts, chartSeries } = await import("/agent-replay/js/viewer/index.js");
+    // uPlot is imported with the first chart, not with the page's modules.
+    const uPlotLoaded = () =>
+      performance.getEntriesByType("resource").some((r) => r.name.endsWith("/uPlot.esm.js"));
+    const loadedBefore = uPlotLoaded();
     const host = document.createElement("section");
     document.body.append(host);
     const charts = renderCharts(host, chartSeries(view));
@@ -927,9 +931,31 @@ test("renderCharts makes one chart per task and says when all are drawn", async 
     let now = false;
     charts.whenDrawn(() => (now = true));
     charts.destroy();
-    return { atReturn, drawnAtReturn, atEnd, now, left: figures() };
+    // Once uPlot is loaded, the first chart is made at once.
+    const again = renderCharts(host, chartSeries(view));
+    const againAtReturn = figures();
+    again.destroy();
+    return {
+      loadedBefore,
+      atReturn,
+      drawnAtReturn,
+      atEnd,
+      now,
+      left: figures(),
+      loadedAfter: uPlotLoaded(),
+      againAtReturn,
+    };
   }, view);
-  assert.deepEqual(counts, { atReturn: 1, drawnAtReturn: false, atEnd: 4, now: true, left: 0 });
+  assert.deepEqual(counts, {
+    loadedBefore: false,
+    atReturn: 0,
+    drawnAtReturn: false,
+    atEnd: 4,
+    now: true,
+    left: 0,
+    loadedAfter: true,
+    againAtReturn: 1,
+  });
   assert.deepEqual(problems, []);
   await page.close();
 });
