@@ -247,6 +247,17 @@ test("a live session's link waits for its position, then stays there as events a
   await page.close();
 });
 
+/** Checks that playing stopped at `paused` (the position read at the
+ * pause): a step the clock asked for before it may still land, nothing
+ * after it. (8× plays 16 events a second: 800 ms would show a dozen.) */
+async function assertStopped(page, paused) {
+  await page.waitForTimeout(800);
+  const settled = await position(page);
+  assert.ok(settled - paused <= 1, `paused at ${paused}, then moved to ${settled}`);
+  await page.waitForTimeout(800);
+  assert.equal(await position(page), settled, "pause stopped the position");
+}
+
 test("play at 8× moves the position; pause stops it; space toggles", async () => {
   const { page, problems } = await open("?log=/files/untimed.jsonl#at=1");
   await waitPosition(page, `event 1 of ${UNTIMED.length}`);
@@ -258,12 +269,7 @@ test("play at 8× moves the position; pause stops it; space toggles", async () =
   await page.click("[data-testid=play]");
   const paused = await position(page);
   assert.ok(paused < UNTIMED.length, `paused at ${paused}, before the end`);
-  // A step asked for before the pause may still land, and nothing after it.
-  await page.waitForTimeout(800); // 8× plays 16 events a second
-  const settled = await position(page);
-  assert.ok(settled - paused <= 1, `paused at ${paused}, then moved to ${settled}`);
-  await page.waitForTimeout(800);
-  assert.equal(await position(page), settled, "pause stopped the position");
+  await assertStopped(page, paused);
   assert.equal(await page.getAttribute("[data-testid=play]", "aria-pressed"), "false");
   await page.screenshot({ path: join(shots, "viewer-playback.png") });
   // Space plays on to the end (where playing stops by itself).
@@ -276,9 +282,7 @@ test("play at 8× moves the position; pause stops it; space toggles", async () =
   await page.keyboard.press(" ");
   await page.waitForFunction(() => window.agentReplayViewer.position < 5);
   await page.keyboard.press(" ");
-  const stopped = await position(page);
-  await page.waitForTimeout(300);
-  assert.equal(await position(page), stopped);
+  await assertStopped(page, await position(page));
   assert.deepEqual(problems, []);
   await page.close();
 });
