@@ -198,6 +198,37 @@ pub trait WriteJson {
     fn write_json(&self, out: &mut JsonOut);
 }
 
+/// Declares a struct and its `WriteJson` from one list of fields, so each
+/// field is named once: written under its own name, in order, and one
+/// marked `= omit_none` left out when `None`. (`readable!` adds reading the
+/// view back to it.)
+macro_rules! writable {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            $($(#[$fmeta:meta])* $fvis:vis $field:ident: $ty:ty $(= $omit:ident)?,)*
+        }
+    ) => {
+        $(#[$meta])*
+        $vis struct $name {
+            $($(#[$fmeta])* $fvis $field: $ty,)*
+        }
+
+        impl $crate::json::WriteJson for $name {
+            fn write_json(&self, out: &mut $crate::json::JsonOut) {
+                out.raw("{");
+                $(
+                    $(if $crate::json::$omit(&self.$field) {} else)? {
+                        out.field(stringify!($field), &self.$field);
+                    }
+                )*
+                out.raw("}");
+            }
+        }
+    };
+}
+pub(crate) use writable;
+
 /// Writes an object of the fields given, in order:
 /// `write_object!(out, "name": value, …)`.
 #[macro_export]

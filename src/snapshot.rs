@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use crate::event::{AgentProcessChanged, CancellationReason, SessionEvent, Str};
-use crate::json::{JsonOut, WriteJson};
+use crate::json::{writable, JsonOut, WriteJson};
 use crate::log::{self, LoadReport, LogError, LogOptions};
 use crate::shared_list::SharedList;
 
@@ -18,56 +18,28 @@ impl WriteJson for CancellationReason {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct SuspendRecord {
-    pub turn: u32,
-    pub reason: String,
-    pub pending_calls: Vec<String>,
-}
-
-/// A process as the fold keeps it. deepstrike-core 0.2.60's record always
-/// has `parent_session_id`; the SDKs' (for an event with `parent_task_id`)
-/// has each parent only when it is non-empty (`ProcessRecord::of`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct ProcessRecord {
-    pub turn: u32,
-    pub agent_id: String,
-    #[serde(default)]
-    pub parent_session_id: Option<String>,
-    #[serde(default)]
-    pub parent_task_id: Option<String>,
-    pub state: String,
-}
-
-impl WriteJson for SuspendRecord {
-    fn write_json(&self, out: &mut JsonOut) {
-        crate::write_object!(out,
-            "turn": self.turn,
-            "reason": self.reason,
-            "pending_calls": self.pending_calls,
-        );
+writable! {
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    pub struct SuspendRecord {
+        pub turn: u32,
+        pub reason: String,
+        pub pending_calls: Vec<String>,
     }
 }
 
-/// Each parent only when it is set.
-impl WriteJson for ProcessRecord {
-    fn write_json(&self, out: &mut JsonOut) {
-        out.raw("{");
-        out.key("turn");
-        self.turn.write_json(out);
-        out.key("agent_id");
-        self.agent_id.write_json(out);
-        if let Some(parent) = &self.parent_session_id {
-            out.key("parent_session_id");
-            parent.write_json(out);
-        }
-        if let Some(parent) = &self.parent_task_id {
-            out.key("parent_task_id");
-            parent.write_json(out);
-        }
-        out.key("state");
-        self.state.write_json(out);
-        out.raw("}");
+writable! {
+    /// A process as the fold keeps it. deepstrike-core 0.2.60's record always
+    /// has `parent_session_id`; the SDKs' (for an event with `parent_task_id`)
+    /// has each parent only when it is non-empty (`ProcessRecord::of`).
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    pub struct ProcessRecord {
+        pub turn: u32,
+        pub agent_id: String,
+        #[serde(default)]
+        pub parent_session_id: Option<String> = omit_none,
+        #[serde(default)]
+        pub parent_task_id: Option<String> = omit_none,
+        pub state: String,
     }
 }
 
@@ -100,134 +72,74 @@ impl ProcessRecord {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct BudgetExceededRecord {
-    pub turn: u32,
-    pub operation_id: String,
-    pub reservation_id: Option<String>,
-    pub budget: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct BudgetUsageRecord {
-    pub turn: u32,
-    pub operation_id: String,
-    pub reservation_id: String,
-    pub tokens: u64,
-    pub subagents: u32,
-    pub rounds: u32,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct CancellationRecord {
-    pub turn: u32,
-    pub operation_id: String,
-    pub reason: CancellationReason,
-    pub pending_call_ids: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct SignalRecord {
-    pub turn: u32,
-    pub operation_id: String,
-    pub delivery_id: String,
-    pub attempt: u32,
-    pub signal_id: String,
-    pub disposition: String,
-    pub queue_depth: u32,
-}
-
-/// The snapshot, keys in the kernel's order. Reading one back, the four
-/// `memory_*` counts default to 0.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-pub struct OsSnapshot {
-    pub last_suspend: Option<SuspendRecord>,
-    pub last_resumed_turn: Option<u32>,
-    pub process_by_agent: Vec<ProcessRecord>,
-    pub budget_exceeded: SharedList<BudgetExceededRecord>,
-    pub budget_usage_reported: SharedList<BudgetUsageRecord>,
-    pub cancellations: SharedList<CancellationRecord>,
-    pub signals: SharedList<SignalRecord>,
-    pub page_out_count: u32,
-    pub page_in_count: u32,
-    pub tool_gated_count: u32,
-    #[serde(default)]
-    pub memory_written_count: u32,
-    #[serde(default)]
-    pub memory_queried_count: u32,
-    #[serde(default)]
-    pub memory_validation_failed_count: u32,
-    #[serde(default)]
-    pub memory_retrieval_result_count: u32,
-}
-
-impl WriteJson for BudgetExceededRecord {
-    fn write_json(&self, out: &mut JsonOut) {
-        crate::write_object!(out,
-            "turn": self.turn,
-            "operation_id": self.operation_id,
-            "reservation_id": self.reservation_id,
-            "budget": self.budget,
-        );
+writable! {
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    pub struct BudgetExceededRecord {
+        pub turn: u32,
+        pub operation_id: String,
+        pub reservation_id: Option<String>,
+        pub budget: String,
     }
 }
 
-impl WriteJson for BudgetUsageRecord {
-    fn write_json(&self, out: &mut JsonOut) {
-        crate::write_object!(out,
-            "turn": self.turn,
-            "operation_id": self.operation_id,
-            "reservation_id": self.reservation_id,
-            "tokens": self.tokens,
-            "subagents": self.subagents,
-            "rounds": self.rounds,
-        );
+writable! {
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    pub struct BudgetUsageRecord {
+        pub turn: u32,
+        pub operation_id: String,
+        pub reservation_id: String,
+        pub tokens: u64,
+        pub subagents: u32,
+        pub rounds: u32,
     }
 }
 
-impl WriteJson for CancellationRecord {
-    fn write_json(&self, out: &mut JsonOut) {
-        crate::write_object!(out,
-            "turn": self.turn,
-            "operation_id": self.operation_id,
-            "reason": self.reason,
-            "pending_call_ids": self.pending_call_ids,
-        );
+writable! {
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    pub struct CancellationRecord {
+        pub turn: u32,
+        pub operation_id: String,
+        pub reason: CancellationReason,
+        pub pending_call_ids: Vec<String>,
     }
 }
 
-impl WriteJson for SignalRecord {
-    fn write_json(&self, out: &mut JsonOut) {
-        crate::write_object!(out,
-            "turn": self.turn,
-            "operation_id": self.operation_id,
-            "delivery_id": self.delivery_id,
-            "attempt": self.attempt,
-            "signal_id": self.signal_id,
-            "disposition": self.disposition,
-            "queue_depth": self.queue_depth,
-        );
+writable! {
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    pub struct SignalRecord {
+        pub turn: u32,
+        pub operation_id: String,
+        pub delivery_id: String,
+        pub attempt: u32,
+        pub signal_id: String,
+        pub disposition: String,
+        pub queue_depth: u32,
     }
 }
 
-impl WriteJson for OsSnapshot {
-    fn write_json(&self, out: &mut JsonOut) {
-        crate::write_object!(out,
-            "last_suspend": self.last_suspend,
-            "last_resumed_turn": self.last_resumed_turn,
-            "process_by_agent": self.process_by_agent,
-            "budget_exceeded": self.budget_exceeded,
-            "budget_usage_reported": self.budget_usage_reported,
-            "cancellations": self.cancellations,
-            "signals": self.signals,
-            "page_out_count": self.page_out_count,
-            "page_in_count": self.page_in_count,
-            "tool_gated_count": self.tool_gated_count,
-            "memory_written_count": self.memory_written_count,
-            "memory_queried_count": self.memory_queried_count,
-            "memory_validation_failed_count": self.memory_validation_failed_count,
-            "memory_retrieval_result_count": self.memory_retrieval_result_count,
-        );
+writable! {
+    /// The snapshot, keys in the kernel's order. Reading one back, the four
+    /// `memory_*` counts default to 0.
+    #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+    pub struct OsSnapshot {
+        pub last_suspend: Option<SuspendRecord>,
+        pub last_resumed_turn: Option<u32>,
+        pub process_by_agent: Vec<ProcessRecord>,
+        pub budget_exceeded: SharedList<BudgetExceededRecord>,
+        pub budget_usage_reported: SharedList<BudgetUsageRecord>,
+        pub cancellations: SharedList<CancellationRecord>,
+        pub signals: SharedList<SignalRecord>,
+        pub page_out_count: u32,
+        pub page_in_count: u32,
+        pub tool_gated_count: u32,
+        #[serde(default)]
+        pub memory_written_count: u32,
+        #[serde(default)]
+        pub memory_queried_count: u32,
+        #[serde(default)]
+        pub memory_validation_failed_count: u32,
+        #[serde(default)]
+        pub memory_retrieval_result_count: u32,
     }
 }
 

@@ -15,7 +15,7 @@ use super::store::{
 use super::subscription::{Subscription, SubscriptionItem};
 use crate::error::{Error, ErrorCode};
 use crate::event::SessionEvent;
-use crate::json::{JsonOut, JsonText, WriteJson};
+use crate::json::{writable, JsonOut, JsonText, WriteJson};
 use crate::log::{self, LogError, LogOptions};
 use crate::state::SessionState;
 use crate::units::{Millis, Position, Revision};
@@ -41,26 +41,16 @@ impl<V: WriteJson> WriteJson for Observation<V> {
     }
 }
 
-impl WriteJson for LiveReplayGap {
-    fn write_json(&self, out: &mut JsonOut) {
-        crate::write_object!(out,
-            "session_id": self.session_id,
-            "requested_cursor": self.requested_cursor,
-            "latest_cursor": self.latest_cursor,
-            "latest_revision": self.latest_revision,
-            "reason": self.reason,
-        );
+writable! {
+    /// Why a resume could not replay: what was asked, and where the session is.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct LiveReplayGap {
+        pub session_id: String,
+        pub requested_cursor: String,
+        pub latest_cursor: String,
+        pub latest_revision: Revision,
+        pub reason: GapReason,
     }
-}
-
-/// Why a resume could not replay: what was asked, and where the session is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LiveReplayGap {
-    pub session_id: String,
-    pub requested_cursor: String,
-    pub latest_cursor: String,
-    pub latest_revision: Revision,
-    pub reason: GapReason,
 }
 
 /// An observation as sent to a client: the state serialised when taken.

@@ -338,20 +338,10 @@ macro_rules! readable {
             $($(#[$fmeta:meta])* $fvis:vis $field:ident: $ty:ty $(= $omit:ident)?,)*
         }
     ) => {
-        $(#[$meta])*
-        $vis struct $name {
-            $($(#[$fmeta])* $fvis $field: $ty,)*
-        }
-
-        impl $crate::json::WriteJson for $name {
-            fn write_json(&self, out: &mut $crate::json::JsonOut) {
-                out.raw("{");
-                $(
-                    $(if $crate::json::$omit(&self.$field) {} else)? {
-                        out.field(stringify!($field), &self.$field);
-                    }
-                )*
-                out.raw("}");
+        $crate::json::writable! {
+            $(#[$meta])*
+            $vis struct $name {
+                $($(#[$fmeta])* $fvis $field: $ty $(= $omit)?,)*
             }
         }
 
