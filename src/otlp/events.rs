@@ -22,7 +22,7 @@ pub fn of_entry(entry: &Entry, clock: &Clock) -> SpanEvent {
         if key == "kind" {
             name = string(item.value).unwrap_or(name);
         } else {
-            attributes.json(&format!("agent_replay.{key}"), item.value);
+            attributes.json(&["agent_replay.", &key].concat(), item.value);
         }
     }
     event(entry.position.0, clock, name, attributes)

@@ -4,6 +4,8 @@
 //! id a hash of the trace's key, the span's role and the position of the
 //! event it starts from (and, for a tool call, the call id).
 
+use super::model::push_hex;
+
 /// FNV-1a over `parts` (each followed by a separator byte), then the
 /// SplitMix64 finalizer so that nearby inputs spread over all 64 bits.
 #[allow(clippy::arithmetic_side_effects, reason = "wrapping arithmetic only")]
@@ -37,10 +39,11 @@ pub struct Ids {
 impl Ids {
     /// Ids keyed by the session id and the run id (either may be empty).
     pub fn new(session_id: &str, run_id: &str) -> Ids {
-        let key = format!("{session_id}\u{0}{run_id}");
-        let high = hash64(1, &[key.as_bytes()]);
-        let low = nonzero(hash64(2, &[key.as_bytes()]));
-        Ids { trace_id: format!("{high:016x}{low:016x}"), key }
+        let key = [session_id, "\u{0}", run_id].concat();
+        let mut trace_id = String::with_capacity(32);
+        push_hex(&mut trace_id, hash64(1, &[key.as_bytes()]));
+        push_hex(&mut trace_id, nonzero(hash64(2, &[key.as_bytes()])));
+        Ids { trace_id, key }
     }
 
     /// 32 lowercase hex digits.
@@ -53,7 +56,9 @@ impl Ids {
     pub fn span_id(&self, role: &str, position: u64, extra: &str) -> String {
         let position = position.to_le_bytes();
         let h = hash64(3, &[self.key.as_bytes(), role.as_bytes(), &position, extra.as_bytes()]);
-        format!("{:016x}", nonzero(h))
+        let mut id = String::with_capacity(16);
+        push_hex(&mut id, nonzero(h));
+        id
     }
 }
 

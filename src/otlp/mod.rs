@@ -89,7 +89,7 @@ fn root_span(cx: &Context<'_>, children: &[Draft], run_id: &str) -> Draft {
             if let Some(system) = &run.system_prompt {
                 let mut parts = String::new();
                 text_part(&mut parts, system);
-                a.str("gen_ai.system_instructions", &format!("[{parts}]"));
+                a.str("gen_ai.system_instructions", &["[", &parts, "]"].concat());
             }
         }
     }
@@ -100,7 +100,7 @@ fn root_span(cx: &Context<'_>, children: &[Draft], run_id: &str) -> Draft {
     Draft {
         span_id: cx.ids.span_id("run", 0, ""),
         parent: None,
-        name: agent_id.map_or_else(|| "invoke_agent".into(), |id| format!("invoke_agent {id}")),
+        name: model::span_name("invoke_agent", agent_id),
         kind: SpanKind::Internal,
         start,
         end,

@@ -10,6 +10,7 @@
 use std::fmt::Write as _;
 
 /// Appends `text` as a JSON string.
+#[inline(never)]
 pub fn push_str(out: &mut String, text: &str) {
     out.push('"');
     let mut rest = text;
@@ -32,6 +33,22 @@ pub fn push_str(out: &mut String, text: &str) {
     }
     out.push_str(rest);
     out.push('"');
+}
+
+/// A span's name under the conventions: `op name`, or `op` alone.
+/// (Joined, not formatted: `format!` costs code at every call.)
+pub fn span_name(op: &str, name: Option<&str>) -> String {
+    name.map_or_else(|| op.to_string(), |n| [op, " ", n].concat())
+}
+
+/// Appends `value` as 16 lowercase hex digits.
+pub fn push_hex(out: &mut String, value: u64) {
+    let mut rest = value;
+    for _ in 0..16 {
+        rest = rest.rotate_left(4);
+        let digit = u32::try_from(rest & 0xf).unwrap_or(0);
+        out.push(char::from_digit(digit, 16).unwrap_or('0'));
+    }
 }
 
 /// Appends a 64-bit integer as OTLP/JSON writes it: a decimal string.
@@ -74,11 +91,14 @@ impl Status {
 
 /// A span's or an event's attributes: `KeyValue` objects written as they
 /// come, comma-separated.
+/// (Its writers are kept out of line: one copy each in the .wasm, not one
+/// per attribute of the export.)
 #[derive(Debug, Default)]
 pub struct Attributes(String);
 
 impl Attributes {
     /// Opens the next `KeyValue`, up to its value's value.
+    #[inline(never)]
     fn key(&mut self, key: &str, kind: &str) -> &mut String {
         let out = &mut self.0;
         if !out.is_empty() {
@@ -92,12 +112,14 @@ impl Attributes {
         out
     }
 
+    #[inline(never)]
     pub fn str(&mut self, key: &str, value: &str) {
         let out = self.key(key, "stringValue");
         push_str(out, value);
         out.push_str("}}");
     }
 
+    #[inline(never)]
     pub fn int(&mut self, key: &str, value: u64) {
         let out = self.key(key, "intValue");
         push_u64(out, value);
@@ -123,6 +145,7 @@ impl Attributes {
         out.push_str("]}}}");
     }
 
+    #[inline(never)]
     pub fn opt_str(&mut self, key: &str, value: Option<&str>) {
         if let Some(v) = value {
             self.str(key, v);
@@ -133,6 +156,7 @@ impl Attributes {
     /// strings, booleans and numbers as themselves (integers as decimal
     /// strings, other numbers as written), objects and arrays as their
     /// JSON text; `null` as nothing.
+    #[inline(never)]
     pub fn json(&mut self, key: &str, raw: &str) {
         match raw.as_bytes().first() {
             None | Some(b'n') => {}

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use super::attempts::Attempt;
 use super::clock::{self, Clock, Moment};
 use super::ids::Ids;
-use super::model::{push_str, Attributes, Span, SpanEvent, SpanKind, Status};
+use super::model::{push_str, span_name, Attributes, Span, SpanEvent, SpanKind, Status};
 use crate::json::JsonText;
 use crate::units::Position;
 use crate::view::{ProcessView, RunHeader, SessionView, ToolOutcome, TranscriptEntry};
@@ -68,7 +68,7 @@ struct Calls<'v> {
 }
 
 fn call_key(life: u32, call_id: &str) -> String {
-    format!("{life} {call_id}")
+    [itoa::Buffer::new().format(life), " ", call_id].concat()
 }
 
 impl<'v> Calls<'v> {
@@ -98,11 +98,11 @@ fn arguments_text(arguments: &JsonText) -> String {
 fn not_run_reason(entry: Option<&TranscriptEntry>) -> Option<String> {
     match entry {
         Some(TranscriptEntry::ToolCall { denied: Some(reason), .. }) => {
-            Some(format!("denied: {reason}"))
+            Some(["denied: ", reason].concat())
         }
         Some(TranscriptEntry::ToolCall { result: Some(_), .. }) => None,
         Some(TranscriptEntry::ToolCall { gated: Some(reason), .. }) => {
-            Some(format!("gated, no result: {reason}"))
+            Some(["gated, no result: ", reason].concat())
         }
         _ => Some("no result".into()),
     }
@@ -281,12 +281,12 @@ fn chat_span(cx: &Context<'_>, call: &Call<'_>, calls: &Calls<'_>) -> Draft {
     let status = failed.map_or_else(Status::default, |t| {
         let kind = t.error_class.as_deref().or(t.status.as_deref()).unwrap_or("failed");
         a.str("error.type", kind);
-        Status::error(format!("provider attempt {kind}"))
+        Status::error(["provider attempt ", kind].concat())
     });
     Draft {
         span_id: cx.ids.span_id("chat", position, ""),
         parent: None,
-        name: model.map_or_else(|| "chat".into(), |m| format!("chat {m}")),
+        name: span_name("chat", model),
         kind: SpanKind::Client,
         start,
         end,
@@ -376,7 +376,7 @@ fn tool_span(cx: &Context<'_>, entry: &TranscriptEntry, outcome: &ToolOutcome) -
     Some(Draft {
         span_id: cx.ids.span_id("tool", position.0, call_id),
         parent: None,
-        name: name.as_ref().map_or_else(|| "execute_tool".into(), |n| format!("execute_tool {n}")),
+        name: span_name("execute_tool", name.as_deref()),
         kind: SpanKind::Internal,
         start: cx.clock.at(position.0),
         end: cx.clock.at(outcome.position.0),
@@ -422,7 +422,7 @@ fn agent_span(cx: &Context<'_>, process: &ProcessView) -> Draft {
             .iter()
             .find(|p| p.agent_id == parent_key)
             .map(|p| agent_span_id(cx.ids, p)),
-        name: format!("invoke_agent {}", process.agent_id),
+        name: span_name("invoke_agent", Some(&process.agent_id)),
         kind: SpanKind::Internal,
         start: cx.clock.at(first),
         end: cx.clock.at(last),
