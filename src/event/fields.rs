@@ -309,19 +309,11 @@ pub(super) struct Slots<'a> {
     values: [Option<Value<'a>>; MAX_FIELDS],
     /// The next field `next` gives.
     taken: usize,
-    /// How many members were keyed `kind` (once decoded) without being a
-    /// field of the struct: an event's tag, which its reader must find once.
-    kind_keys: u32,
 }
 
 impl<'a> Slots<'a> {
     pub fn new() -> Self {
-        Slots { values: Default::default(), taken: 0, kind_keys: 0 }
-    }
-
-    /// How many `kind` members the object had besides its fields.
-    pub fn kind_keys(&self) -> u32 {
-        self.kind_keys
+        Slots { values: Default::default(), taken: 0 }
     }
 
     fn has(&self, place: usize) -> bool {
@@ -394,9 +386,6 @@ impl<'a> Visitor<'a> for ObjectVisitor<'_, 'a> {
     fn visit_map<A: MapAccess<'a>>(self, mut map: A) -> Result<(), A::Error> {
         let ObjectVisitor(object, slots) = self;
         while let Some(place) = map.next_key_seed(Key(object))? {
-            if place == Some(KIND_KEY) {
-                slots.kind_keys = slots.kind_keys.saturating_add(1);
-            }
             let found = place.and_then(|place| {
                 Some((
                     *object.names.get(place)?,
@@ -461,13 +450,9 @@ impl<'a> Visitor<'a> for Nullable {
     }
 }
 
-/// A key: the place of the field it names, `KIND_KEY` for a `kind` it does
-/// not name, `None` for another field the struct does not read (an error if
-/// it is `closed`).
+/// A key: the place of the field it names, `None` for a field the struct
+/// does not read (an error if it is `closed`).
 struct Key(&'static Object);
-
-/// `Key`'s place for a `kind` member the struct has no field for.
-const KIND_KEY: usize = usize::MAX;
 
 impl<'a> DeserializeSeed<'a> for Key {
     type Value = Option<usize>;
@@ -487,7 +472,6 @@ impl<'a> Visitor<'a> for Key {
     fn visit_str<E: Error>(self, key: &str) -> Result<Option<usize>, E> {
         match self.0.names.iter().position(|name| *name == key) {
             None if self.0.closed => Err(E::unknown_field(key, self.0.names)),
-            None if key == "kind" => Ok(Some(KIND_KEY)),
             place => Ok(place),
         }
     }

@@ -116,12 +116,7 @@ macro_rules! session_events {
             /// deserialized straight from `text`; `None` for a kind it does
             /// not know. One driver for all kinds (a `from_str` per kind would
             /// repeat its code 50 times in the .wasm).
-            /// With the event, how many top-level `kind` members its text
-            /// holds (0 for a body of shape `Any`, whose members are not read).
-            fn parse_body(
-                kind: &str,
-                text: &'a str,
-            ) -> Option<Result<(Self, u32), serde_json::Error>> {
+            fn parse_body(kind: &str, text: &'a str) -> Option<Result<Self, serde_json::Error>> {
                 let index = kind_place(kind)?;
                 let strict = text::is_strict();
                 if !KIND_TABLE.get(index).is_some_and(|k| k.core || !strict) {
@@ -132,21 +127,19 @@ macro_rules! session_events {
                 // Each kind's builder is a few moves: one dispatch holds them
                 // all, around one read and one drop of the slots (in place,
                 // at the block's end: they are large).
-                let (event, kind_keys) = {
+                let event = {
                     let mut slots = fields::Slots::new();
                     if let Err(e) = fields::read(&mut de, shape, &mut slots) {
                         return Some(Err(e));
                     }
-                    let kind_keys = slots.kind_keys();
-                    let event = match index {
+                    match index {
                         $(i if i == Place::$variant as usize => {
                             SessionEvent::$variant(fields::Body::build(&mut slots))
                         })*
                         _ => return None,
-                    };
-                    (event, kind_keys)
+                    }
                 };
-                Some(de.end().map(|()| (event, kind_keys)))
+                Some(de.end().map(|()| event))
             }
         }
 

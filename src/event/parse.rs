@@ -41,49 +41,20 @@ impl<'a> SessionEvent<'a> {
     }
 
     fn read(text: &'a str, strict: bool) -> Result<Self, EventError> {
-        let fast = match scan_leading_kind(text) {
-            Some(kind) => Self::read_scanned(kind, None, text, strict),
-            None => Self::read_typed_once(text, strict).or_else(|| {
-                let top = super::syntax::top_level(text)?;
-                Self::read_scanned(top.unique_kind()?, Some(top), text, strict)
-            }),
-        };
-        match fast {
+        match Self::read_fast(text, strict) {
             Some(event) => Ok(event),
             None => Self::parse_kind_and_body(read_kind(text)?, text, strict),
         }
     }
 
-    /// An event of a typed body whose kind does not lead, read in one pass:
-    /// the members before its first top-level `kind` are scanned to find
-    /// the kind, and the parse of the body checks the rest, counting the
-    /// `kind` members. `None` unless that kind is the only one (as the
-    /// full path's probe requires) and the parse succeeds, so the result
-    /// is the full path's; errors are left to it, to be reported as it does.
-    fn read_typed_once(text: &'a str, strict: bool) -> Option<Self> {
-        let kind = super::syntax::kind_after_leading_members(text)?;
-        let place = super::kind_place(kind)
-            .filter(|&i| super::KIND_TABLE.get(i).is_some_and(|info| info.core || !strict))?;
-        if super::BareBody::of(place).is_some() {
-            return None;
-        }
-        let (event, kind_keys) = Self::parse_counting_kinds(Str::from(kind), text, strict).ok()?;
-        (kind_keys == 1).then_some(event)
-    }
-
-    /// The event, read without the kind's probe parse: its kind led the
-    /// text or was found by a scan of the top-level keys (`scanned`), and an
-    /// event whose body is its turn or nothing (`BareBody`) or whose kind is
-    /// not read is taken from that scan, not deserialized. `None` for
-    /// anything the scan cannot vouch for and for every error: the full path
-    /// then reads it, and says what is wrong. So the result is always the
-    /// full path's.
-    fn read_scanned(
-        kind: &'a str,
-        scanned: Option<TopLevel<'a>>,
-        text: &'a str,
-        strict: bool,
-    ) -> Option<Self> {
+    /// The event, read without the kind's probe parse: its kind leads the
+    /// text or is found by a scan of the top-level keys, and an event whose
+    /// body is its turn or nothing (`BareBody`) or whose kind is not read
+    /// is taken from that scan, not deserialized. `None` for anything the
+    /// scan cannot vouch for and for every error: the full path then reads
+    /// it, and says what is wrong. So the result is always the full path's.
+    fn read_fast(text: &'a str, strict: bool) -> Option<Self> {
+        let (kind, scanned) = scan_kind(text)?;
         let read = super::kind_place(kind)
             .filter(|&i| super::KIND_TABLE.get(i).is_some_and(|info| info.core || !strict));
         let bare = match read {
@@ -127,19 +98,9 @@ impl<'a> SessionEvent<'a> {
     }
 
     fn parse_kind_and_body(kind: Str<'a>, text: &'a str, strict: bool) -> Result<Self, EventError> {
-        Self::parse_counting_kinds(kind, text, strict).map(|(event, _)| event)
-    }
-
-    /// `parse_kind_and_body`, and how many top-level `kind` members the
-    /// body's parse met (`SessionEvent::parse_body`).
-    fn parse_counting_kinds(
-        kind: Str<'a>,
-        text: &'a str,
-        strict: bool,
-    ) -> Result<(Self, u32), EventError> {
         match super::text::reading(strict, || SessionEvent::parse_body(&kind, text)) {
-            Some(Ok((event, kind_keys))) => match event.missing_in_strict().filter(|_| strict) {
-                None => Ok((event, kind_keys)),
+            Some(Ok(event)) => match event.missing_in_strict().filter(|_| strict) {
+                None => Ok(event),
                 Some(field) => Err(missing_field(text, kind, field)),
             },
             Some(Err(e)) => Err(EventError {
@@ -149,7 +110,7 @@ impl<'a> SessionEvent<'a> {
             None => {
                 super::objects::from_str::<IgnoredAny>(text)
                     .map_err(|e| EventError::from_serde(text, &e))?;
-                Ok((SessionEvent::Unknown(UnknownEvent { kind, json: text }), 0))
+                Ok(SessionEvent::Unknown(UnknownEvent { kind, json: text }))
             }
         }
     }
@@ -443,12 +404,8 @@ mod tests {
 
     /// What a mutation inserts after a `{` or a `,`: members that make a
     /// scan's answer differ from a parse's if it were careless.
-    const MEMBERS: [&str; 19] = [
+    const MEMBERS: [&str; 15] = [
         r#""kind":"context_prepared","#,
-        r#""kind":"tool_requested","#,
-        r#""kind":"prompt_measured","#,
-        r#""\u006bind":"prompt_measured","#,
-        r#""kind":"entropy_sample","#,
         r#""kind":"provider_attempt","#,
         r#""kind":"page_in","#,
         r#""kind":5,"#,

@@ -289,41 +289,6 @@ pub fn top_level(text: &str) -> Option<TopLevel<'_>> {
     (c.i == c.b.len()).then_some(top)
 }
 
-/// The value of the first top-level `kind` member of the object `text`,
-/// checking only the members before it (a parse checks the rest): `None`
-/// when `text` does not start as an object, a key before it holds an
-/// escape, a value before it is not well-formed, or the kind is not a
-/// string without escapes.
-pub fn kind_after_leading_members(text: &str) -> Option<&str> {
-    let mut c = Cursor { b: text.as_bytes(), i: 0 };
-    c.ws();
-    if c.peek() != Some(b'{') {
-        return None;
-    }
-    c.i += 1;
-    c.ws();
-    loop {
-        if c.plain_key()? == b"kind" {
-            if c.peek() != Some(b'"') {
-                return None;
-            }
-            let start = c.i + 1;
-            let rest = c.b.get(start..)?;
-            let len = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-            return (rest.get(len) == Some(&b'"')).then(|| text.get(start..start + len))?;
-        }
-        if !c.value() {
-            return None;
-        }
-        c.ws();
-        if c.peek() != Some(b',') {
-            return None;
-        }
-        c.i += 1;
-        c.ws();
-    }
-}
-
 impl<'a> Cursor<'a> {
     /// A member's key without escapes, and its colon, up to the value; the
     /// key's bytes. (Keys are short: a plain loop, not the SWAR one.)
