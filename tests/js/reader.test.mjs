@@ -7,53 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { readThrough, serveReads } from "../../js/viewer/reader.js";
-
-/** Deterministic bytes, cut in chunks of 1 byte to 300 KB. */
-function source(total, seed = 11) {
-  let s = seed;
-  const random = () => {
-    s = (s * 1103515245 + 12345) % 2 ** 31;
-    return s / 2 ** 31;
-  };
-  const bytes = Uint8Array.from({ length: total }, () => Math.floor(random() * 256));
-  const cuts = [];
-  for (let at = 0; at < total; ) {
-    const n = Math.min(
-      total - at,
-      random() < 0.3 ? 1 + Math.floor(random() * 10) : Math.floor(random() * 300_000) + 1,
-    );
-    cuts.push([at, at + n]);
-    at += n;
-  }
-  return { bytes, cuts };
-}
-
-/** A stream of the cuts (a byte stream, read into the reader's pieces, or
- * a stream of chunks), each after a turn of the event loop; `pulled()` is
- * how many bytes it gave, `cancelled()` whether it was cancelled. */
-function streamOf({ bytes, cuts }, { byteStream }) {
-  let next = 0;
-  let pulled = 0;
-  let cancelled = false;
-  const stream = new ReadableStream({
-    type: byteStream ? "bytes" : undefined,
-    async pull(controller) {
-      await new Promise((resolve) => setImmediate(resolve));
-      if (next === cuts.length) {
-        controller.close();
-        controller.byobRequest?.respond(0);
-        return;
-      }
-      const [from, to] = cuts[next++];
-      pulled += to - from;
-      controller.enqueue(bytes.slice(from, to));
-    },
-    cancel() {
-      cancelled = true;
-    },
-  });
-  return { stream, pulled: () => pulled, cancelled: () => cancelled };
-}
+import { source, streamOf } from "./byte-streams.mjs";
 
 /** The two ends over a MessageChannel; `open` gives the reader's streams. */
 function ends({ piece, limit, open }) {
@@ -81,7 +35,7 @@ for (const byteStream of [true, false]) {
   const kind = byteStream ? "a byte stream" : "a stream of chunks";
 
   test(`${kind} read on the other end arrives whole and in order, its size first`, async () => {
-    const log = source(3_000_000);
+    const log = source(3_000_000, 11);
     const { read, close } = ends({
       piece: 256 * 1024,
       limit: 1 << 20,
@@ -99,7 +53,7 @@ for (const byteStream of [true, false]) {
   });
 
   test(`${kind} is read ahead while the fold works, up to the limit, and stops on cancel`, async () => {
-    const log = source(8_000_000);
+    const log = source(8_000_000, 11);
     const s = streamOf(log, { byteStream });
     const piece = 128 * 1024;
     const limit = 1 << 20;
