@@ -11,6 +11,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  truncateSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -143,7 +144,9 @@ test("a truncated file is a new generation: its open streams end, an old cursor 
   const stream = await fetch(`${server.url}/api/sessions/cut/stream`);
   const read = readStream(stream);
   const old = (await api("/sessions/cut")).body.cursor;
-  writeFileSync(path, `${tools.slice(0, 5).join("\n")}\n`);
+  // Cut in one step to its first 5 events (writing the file anew would
+  // truncate it to nothing first, and the follower may see it empty).
+  truncateSync(path, Buffer.byteLength(`${tools.slice(0, 5).join("\n")}\n`));
   const row = await until("cut", (r) => r.generation === 2, "the truncation is seen");
   assert.deepEqual([row.reset, row.events], ["truncated", 5]);
   const { ended } = await read;
@@ -191,9 +194,10 @@ test("a replaced file (a new inode) and a file rewritten longer are new generati
   const resumed = (await api(`/sessions/swap/events?cursor=${encodeURIComponent(old)}`)).body;
   assert.equal(resumed.type, "gap");
 
-  // Same inode, truncated and written past the old size before the follower looked.
+  // Same inode, rewritten past the old size before the follower looked (in
+  // place, "r+": truncating first could let the follower see it empty).
   const longer = linesOf("loop.jsonl").slice(0, 20);
-  writeFileSync(path, `${longer.join("\n")}\n`);
+  writeFileSync(path, `${longer.join("\n")}\n`, { flag: "r+" });
   const rewritten = await until(
     "swap",
     (r) => r.generation === 3 && r.events === 20,
