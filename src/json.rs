@@ -198,23 +198,23 @@ pub trait WriteJson {
     fn write_json(&self, out: &mut JsonOut);
 }
 
-/// Declares a struct and its `WriteJson` from one list of fields, so each
-/// field is named once: written under its own name, in order, and one
+/// Declares a struct (with at most one lifetime) and its `WriteJson` from
+/// one list of fields, so each field is named once: written under its own name, in order, and one
 /// marked `= omit_none` left out when `None`. (`readable!` adds reading the
 /// view back to it.)
 macro_rules! writable {
     (
         $(#[$meta:meta])*
-        $vis:vis struct $name:ident {
+        $vis:vis struct $name:ident $(<$lt:lifetime>)? {
             $($(#[$fmeta:meta])* $fvis:vis $field:ident: $ty:ty $(= $omit:ident)?,)*
         }
     ) => {
         $(#[$meta])*
-        $vis struct $name {
+        $vis struct $name $(<$lt>)? {
             $($(#[$fmeta])* $fvis $field: $ty,)*
         }
 
-        impl $crate::json::WriteJson for $name {
+        impl $(<$lt>)? $crate::json::WriteJson for $name $(<$lt>)? {
             fn write_json(&self, out: &mut $crate::json::JsonOut) {
                 out.raw("{");
                 $(
@@ -284,23 +284,6 @@ write_json_names! {
     KernelCategory { Syscall = "syscall", Sched = "sched", Mm = "mm", Proc = "proc", Ipc = "ipc" }
     Primitive { Syscall = "syscall", Mm = "mm", Sched = "sched" }
     Alarming { Never = "never", Always = "always", OnError = "on_error" }
-}
-
-/// A row of the kind table (`event::KIND_TABLE`).
-impl WriteJson for crate::event::KindInfo {
-    fn write_json(&self, out: &mut JsonOut) {
-        crate::write_object!(out,
-            "kind": self.kind,
-            "category": self.category,
-            "kernel_category": self.kernel_category,
-            "primitive": self.primitive,
-            "core": self.core,
-            "bears_turn": self.bears_turn,
-            "kernel_os": self.kernel_os,
-            "snapshot_fold": self.snapshot_fold,
-            "alarming": self.alarming,
-        );
-    }
 }
 
 impl WriteJson for str {

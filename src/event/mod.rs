@@ -406,24 +406,26 @@ pub enum Alarming {
     OnError,
 }
 
-/// What is known of one kind (a row of `KIND_TABLE`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct KindInfo {
-    pub kind: &'static str,
-    pub category: Category,
-    /// deepstrike's `category_for_kind`.
-    pub kernel_category: KernelCategory,
-    /// deepstrike's `primitive_for_kind`.
-    pub primitive: Primitive,
-    /// deepstrike-core 0.2.60 knows it: strict reading reads only these.
-    pub core: bool,
-    /// Its events carry a `turn`.
-    pub bears_turn: bool,
-    /// One of the kernel's OS event kinds.
-    pub kernel_os: bool,
-    /// The OS snapshot fold reads it.
-    pub snapshot_fold: bool,
-    pub alarming: Alarming,
+crate::json::writable! {
+    /// What is known of one kind (a row of `KIND_TABLE`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    pub struct KindInfo {
+        pub kind: &'static str,
+        pub category: Category,
+        /// deepstrike's `category_for_kind`.
+        pub kernel_category: KernelCategory,
+        /// deepstrike's `primitive_for_kind`.
+        pub primitive: Primitive,
+        /// deepstrike-core 0.2.60 knows it: strict reading reads only these.
+        pub core: bool,
+        /// Its events carry a `turn`.
+        pub bears_turn: bool,
+        /// One of the kernel's OS event kinds.
+        pub kernel_os: bool,
+        /// The OS snapshot fold reads it.
+        pub snapshot_fold: bool,
+        pub alarming: Alarming,
+    }
 }
 
 /// The row of a known kind.

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 pub(crate) use raw::readable;
 
 use crate::event::{AgentProcessChanged, PromptMeasured, SessionEvent, Str};
-use crate::json::{JsonOut, JsonText, WriteJson};
+use crate::json::JsonText;
 use crate::log::LogError;
 use crate::shared_list::SharedList;
 use crate::shared_map::SharedMap;
@@ -341,42 +341,24 @@ pub enum Detail {
     Summary,
 }
 
-/// The part of the view that describes the state at one point, without
-/// the per-event lists: what a time-travel checkpoint keeps and shows.
-#[derive(Debug)]
-pub struct SessionSummary<'a> {
-    pub session_id: &'a Option<String>,
-    pub event_count: u64,
-    pub revision: u64,
-    pub run: &'a Option<RunHeader>,
-    pub status: &'a Status,
-    pub turns_used: u32,
-    pub total_tokens: u64,
-    pub lives: &'a [Life],
-    pub processes: &'a [ProcessView],
-    pub current_capabilities: &'a [String],
-    pub tokens_by_operation: &'a SharedMap<u64>,
-    pub counts: &'a BTreeMap<String, u64>,
-    pub errors: &'a ErrorCounts,
-}
-
-impl WriteJson for SessionSummary<'_> {
-    fn write_json(&self, out: &mut JsonOut) {
-        crate::write_object!(out,
-            "session_id": self.session_id,
-            "event_count": self.event_count,
-            "revision": self.revision,
-            "run": self.run,
-            "status": self.status,
-            "turns_used": self.turns_used,
-            "total_tokens": self.total_tokens,
-            "lives": self.lives,
-            "processes": self.processes,
-            "current_capabilities": self.current_capabilities,
-            "tokens_by_operation": self.tokens_by_operation,
-            "counts": self.counts,
-            "errors": self.errors,
-        );
+crate::json::writable! {
+    /// The part of the view that describes the state at one point, without
+    /// the per-event lists: what a time-travel checkpoint keeps and shows.
+    #[derive(Debug)]
+    pub struct SessionSummary<'a> {
+        pub session_id: &'a Option<String>,
+        pub event_count: u64,
+        pub revision: u64,
+        pub run: &'a Option<RunHeader>,
+        pub status: &'a Status,
+        pub turns_used: u32,
+        pub total_tokens: u64,
+        pub lives: &'a [Life],
+        pub processes: &'a [ProcessView],
+        pub current_capabilities: &'a [String],
+        pub tokens_by_operation: &'a SharedMap<u64>,
+        pub counts: &'a BTreeMap<String, u64>,
+        pub errors: &'a ErrorCounts,
     }
 }
 
