@@ -5,15 +5,15 @@ import { init, SessionState } from "../web.js";
 import { renderCharts } from "./charts.js";
 import { viewDigest } from "./digest.js";
 import { chartSeries } from "./series.js";
-import { h, morphChildren } from "./dom.js";
+import { h, morphChildren, morphNode } from "./dom.js";
 import {
   renderActivity,
   renderHeader,
   renderLoadErrors,
   renderProcesses,
   renderSnapshot,
-  renderTranscript,
   renderWorkflow,
+  transcriptPanel,
 } from "./render.js";
 import { adoptStyles } from "./styles.js";
 
@@ -28,7 +28,8 @@ export class SessionViewer extends HTMLElement {
   #pending = false;
   #drawn = 0; // renders started: a stale chart task gives way
   #inputs = new Map(); // panel id → its input (JSON) at the last render
-  #later = null; // reveals skipped transcript entries as they come near
+  #later = null; // builds skipped transcript entries as they come near
+  #builds = new Map(); // skipped transcript entry → builds it
   #entryHeight = 200; // the mean height of the entries laid out last, in px
 
   connectedCallback() {
@@ -147,38 +148,48 @@ export class SessionViewer extends HTMLElement {
   }
 
   /**
-   * Lays out only the transcript entries in or near the viewport, where
-   * the list's last top and mean entry height place them. The others stay
-   * in the tree (text, keys, listeners) but skipped, at their last or an
-   * estimated height (`asv-later`: `content-visibility: hidden`), until
-   * scrolling brings them near. (`content-visibility: auto` lays out every
-   * entry within its much wider margin, at each step.) The margin past the
-   * viewport's edges covers a misplaced estimate; an entry that still
-   * turns out near is laid out a frame later.
+   * Which transcript entries to build now: those in or near the viewport,
+   * where the list's last top and mean entry height place them (`near(i)`
+   * for the list's `i`th entry). The others are left as their boxes
+   * (`asv-later`: `content-visibility: hidden`, at their last or an
+   * estimated height) and built when scrolling brings them near: a random
+   * jump then builds, lays out and paints a few entries, not all it shows.
+   * (`content-visibility: auto` lays out every entry within its much wider
+   * margin, at each step.) The margin past the viewport's edges covers a
+   * misplaced estimate; an entry that still turns out near is built a frame
+   * later.
    */
-  #layOutNear(top) {
-    this.#later?.disconnect();
+  #nearViewport(top) {
     const margin = innerHeight * NEAR;
-    const later = [];
-    let y = top ?? 0;
-    for (const entry of this.querySelectorAll('[data-testid="transcript"] > .asv-t')) {
-      const near = y <= innerHeight + margin && y + this.#entryHeight >= -margin;
-      entry.classList.toggle("asv-later", !near);
-      if (!near) later.push(entry);
-      y += this.#entryHeight;
-    }
-    if (!later.length) return;
+    const y = top ?? 0;
+    return (i) => {
+      const at = y + i * this.#entryHeight;
+      return at <= innerHeight + margin && at + this.#entryHeight >= -margin;
+    };
+  }
+
+  /** Builds the list's entries left for later (`later[i]` builds its
+   * `i`th) as they come near the viewport. */
+  #buildWhenNear(later) {
+    this.#later?.disconnect();
+    const builds = new Map();
+    const entries = this.querySelectorAll('[data-testid="transcript"] > .asv-t');
+    for (const [i, build] of later.entries()) if (build) builds.set(entries[i], build);
+    if (!builds.size) return;
     this.#later ??= new IntersectionObserver(
       (seen, observer) => {
         for (const { isIntersecting, target } of seen) {
-          if (!isIntersecting) continue;
-          target.classList.remove("asv-later");
+          const build = isIntersecting && this.#builds.get(target);
+          if (!build) continue;
+          morphNode(target, build());
+          this.#builds.delete(target);
           observer.unobserve(target);
         }
       },
       { rootMargin: `${NEAR * 100}% 0px` },
     );
-    for (const entry of later) this.#later.observe(entry);
+    this.#builds = builds;
+    for (const entry of builds.keys()) this.#later.observe(entry);
   }
 
   #dropCharts() {
@@ -200,6 +211,14 @@ export class SessionViewer extends HTMLElement {
     const kept = this.#charts?.section.isConnected ? this.#charts.section : null;
     const keep = new Set(kept ? [kept] : []);
     const unlessSame = (id, input, build) => this.#unlessSame(keep, id, input, build);
+    const transcript = transcriptPanel(d.view, {
+      at,
+      limit: d.limit ?? 200,
+      earlier: d.earlier ?? 0,
+      calls: digest.calls,
+      onSelect: select,
+      near: this.#nearViewport(top),
+    });
     const charts = h(
       "section",
       { class: "asv-panel asv-charts", "data-testid": "charts" },
@@ -216,13 +235,7 @@ export class SessionViewer extends HTMLElement {
           unlessSame("load-errors", [d.view.load_errors, state.errors.load_errors], () =>
             renderLoadErrors(d.view.load_errors, state.errors.load_errors),
           ),
-          renderTranscript(d.view, {
-            at,
-            limit: d.limit ?? 200,
-            earlier: d.earlier ?? 0,
-            calls: digest.calls,
-            onSelect: select,
-          }),
+          transcript.panel,
         ),
         h(
           "div",
@@ -242,7 +255,7 @@ export class SessionViewer extends HTMLElement {
     // A step changes the tree only where the new state differs: the charts'
     // section and its plots stay as they are and get new data below.
     morphChildren(this, h("div", {}, fresh), keep);
-    this.#layOutNear(top);
+    this.#buildWhenNear(transcript.later);
     const series = d.charts ?? d.series ?? chartSeries(d.view);
     const rendered = () => this.dispatchEvent(new CustomEvent("rendered"));
     if (kept) {
