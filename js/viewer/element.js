@@ -21,13 +21,35 @@ import { adoptStyles } from "./styles.js";
  * a share of its height: scrolling then finds them drawn. */
 const NEAR = 0.5;
 
+/**
+ * Whether two panel inputs (JSON-like values) hold the same values: a walk
+ * that stops at the first difference, where a time-travel step's inputs
+ * differ at once (serializing both to compare costs the whole of each).
+ * Objects are compared by their own enumerable keys; an object changed in
+ * place equals itself, so `data` is given new objects for what changed.
+ */
+function sameValue(a, b) {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const k of keys) if (!sameValue(a[k], b[k])) return false;
+  return true;
+}
+
 export class SessionViewer extends HTMLElement {
   static observedAttributes = ["src"];
   #data = null;
   #charts = null; // the charts panel and its plots, kept across renders
   #pending = false;
   #drawn = 0; // renders started: a stale chart task gives way
-  #inputs = new Map(); // panel id → its input (JSON) at the last render
+  #inputs = new Map(); // panel id → its input at the last render
   #later = null; // builds skipped transcript entries as they come near
   #builds = new Map(); // skipped transcript entry → builds it
   #entryHeight = 200; // the mean height of the entries laid out last, in px
@@ -119,9 +141,8 @@ export class SessionViewer extends HTMLElement {
    * at the last render and the panel is shown, a stand-in that leaves it
    * as it is (added to `keep`): building and comparing it would cost more. */
   #unlessSame(keep, id, input, build) {
-    const key = JSON.stringify(input);
-    const same = this.#inputs.get(id) === key;
-    this.#inputs.set(id, key);
+    const same = sameValue(this.#inputs.get(id), input);
+    this.#inputs.set(id, input);
     const shown = same ? this.querySelector(`[data-testid="${id}"]`) : null;
     if (!shown) return build();
     keep.add(shown);
