@@ -5,7 +5,7 @@ import { init, SessionState } from "../web.js";
 import { renderCharts } from "./charts.js";
 import { viewDigest } from "./digest.js";
 import { chartSeries } from "./series.js";
-import { h, morphChildren, morphNode } from "./dom.js";
+import { h, morphChildren, morphNode, standIn } from "./dom.js";
 import {
   renderActivity,
   renderHeader,
@@ -20,6 +20,10 @@ import { adoptStyles } from "./styles.js";
 /** How far past the viewport's edges transcript entries are laid out, as
  * a share of its height: scrolling then finds them drawn. */
 const NEAR = 0.5;
+
+/** The panels left unbuilt while far from the viewport (the right
+ * column's, below the charts). */
+const LAZY_PANELS = ["workflow", "activity", "snapshot", "processes"];
 
 /**
  * Whether two panel inputs (JSON-like values) hold the same values: a walk
@@ -51,7 +55,7 @@ export class SessionViewer extends HTMLElement {
   #drawn = 0; // renders started: a stale chart task gives way
   #inputs = new Map(); // panel id → its input at the last render
   #later = null; // builds skipped transcript entries as they come near
-  #builds = new Map(); // skipped transcript entry → builds it
+  #builds = new Map(); // skipped transcript entry or panel → builds it
   #entryHeight = 200; // the mean height of the entries laid out last, in px
 
   connectedCallback() {
@@ -137,16 +141,42 @@ export class SessionViewer extends HTMLElement {
     });
   }
 
-  /** The panel `id` built from `input`, or, when its input is what it was
-   * at the last render and the panel is shown, a stand-in that leaves it
-   * as it is (added to `keep`): building and comparing it would cost more. */
-  #unlessSame(keep, id, input, build) {
-    const same = sameValue(this.#inputs.get(id), input);
+  /**
+   * The panel `id` built from `input`; or, when the panel is shown and its
+   * input is what it was at the last render, a stand-in that leaves it as
+   * it is (added to `keep`: building and comparing it would cost more); or,
+   * when it is shown far from the viewport (`far`), a stand-in that keeps
+   * it, hidden (`asv-later`), until it comes near and is built (`later`).
+   * `input` undefined: never the same.
+   */
+  #panel({ keep, far, later }, id, input, build) {
+    const same = input !== undefined && sameValue(this.#inputs.get(id), input);
     this.#inputs.set(id, input);
-    const shown = same ? this.querySelector(`[data-testid="${id}"]`) : null;
+    const shown = this.querySelector(`[data-testid="${id}"]`);
     if (!shown) return build();
-    keep.add(shown);
-    return h(shown.localName, { "data-testid": id });
+    if (same && !this.#builds.has(shown)) {
+      keep.add(shown);
+      return h(shown.localName, { "data-testid": id });
+    }
+    if (!far.has(shown)) return build();
+    later.push([id, build]);
+    const box = shown.cloneNode(false);
+    box.classList.add("asv-later");
+    return standIn(box);
+  }
+
+  /** The panels of the right column shown wholly past the viewport's
+   * margin (read, as `#listTop`, before a render writes). */
+  #farPanels() {
+    const far = new Set();
+    for (const id of LAZY_PANELS) {
+      const panel = this.querySelector(`[data-testid="${id}"]`);
+      if (!panel) continue;
+      const { top, bottom } = panel.getBoundingClientRect();
+      const margin = innerHeight * NEAR;
+      if (top > innerHeight + margin || bottom < -margin) far.add(panel);
+    }
+    return far;
   }
 
   /**
@@ -189,28 +219,33 @@ export class SessionViewer extends HTMLElement {
     };
   }
 
-  /** Builds the list's entries left for later (`later[i]` builds its
-   * `i`th) as they come near the viewport. */
-  #buildWhenNear(later) {
+  /** Builds what was left for later as it comes near the viewport: the
+   * list's entries (`entries[i]` builds its `i`th) and panels (`panels`:
+   * `[id, build]`; a build may give null, no panel). */
+  #buildWhenNear(entries, panels) {
     this.#later?.disconnect();
     const builds = new Map();
-    const entries = this.querySelectorAll('[data-testid="transcript"] > .asv-t');
-    for (const [i, build] of later.entries()) if (build) builds.set(entries[i], build);
+    const shown = this.querySelectorAll('[data-testid="transcript"] > .asv-t');
+    for (const [i, build] of entries.entries()) if (build) builds.set(shown[i], build);
+    for (const [id, build] of panels)
+      builds.set(this.querySelector(`[data-testid="${id}"]`), build);
+    this.#builds = builds;
     if (!builds.size) return;
     this.#later ??= new IntersectionObserver(
       (seen, observer) => {
         for (const { isIntersecting, target } of seen) {
           const build = isIntersecting && this.#builds.get(target);
           if (!build) continue;
-          morphNode(target, build());
+          const fresh = build();
+          if (fresh) morphNode(target, fresh);
+          else target.remove();
           this.#builds.delete(target);
           observer.unobserve(target);
         }
       },
       { rootMargin: `${NEAR * 100}% 0px` },
     );
-    this.#builds = builds;
-    for (const entry of builds.keys()) this.#later.observe(entry);
+    for (const node of builds.keys()) this.#later.observe(node);
   }
 
   #dropCharts() {
@@ -222,6 +257,7 @@ export class SessionViewer extends HTMLElement {
     const d = this.#data;
     if (!d) return;
     const top = this.#listTop();
+    const far = this.#farPanels();
     const at = d.at ?? Infinity;
     const state = d.summary ?? d.view;
     const digest = d.digest ?? viewDigest(d.view);
@@ -231,7 +267,9 @@ export class SessionViewer extends HTMLElement {
       );
     const kept = this.#charts?.section.isConnected ? this.#charts.section : null;
     const keep = new Set(kept ? [kept] : []);
-    const unlessSame = (id, input, build) => this.#unlessSame(keep, id, input, build);
+    const laterPanels = [];
+    const panel = (id, input, build) =>
+      this.#panel({ keep, far, later: laterPanels }, id, input, build);
     const transcript = transcriptPanel(d.view, {
       at,
       limit: d.limit ?? 200,
@@ -253,7 +291,7 @@ export class SessionViewer extends HTMLElement {
         h(
           "div",
           {},
-          unlessSame("load-errors", [d.view.load_errors, state.errors.load_errors], () =>
+          panel("load-errors", [d.view.load_errors, state.errors.load_errors], () =>
             renderLoadErrors(d.view.load_errors, state.errors.load_errors),
           ),
           transcript.panel,
@@ -262,12 +300,14 @@ export class SessionViewer extends HTMLElement {
           "div",
           {},
           charts,
-          renderWorkflow(digest.workflow, state.processes, at),
-          renderActivity(digest.activity, digest.observations, at),
-          unlessSame("snapshot", [d.snapshot, d.totals?.lists], () =>
+          panel("workflow", undefined, () => renderWorkflow(digest.workflow, state.processes, at)),
+          panel("activity", undefined, () =>
+            renderActivity(digest.activity, digest.observations, at),
+          ),
+          panel("snapshot", [d.snapshot, d.totals?.lists], () =>
             renderSnapshot(d.snapshot, d.totals?.lists),
           ),
-          unlessSame("processes", [state.processes, state.run?.run_id, d.totals?.history], () =>
+          panel("processes", [state.processes, state.run?.run_id, d.totals?.history], () =>
             renderProcesses(state.processes, state.run?.run_id, d.totals?.history),
           ),
         ),
@@ -276,7 +316,7 @@ export class SessionViewer extends HTMLElement {
     // A step changes the tree only where the new state differs: the charts'
     // section and its plots stay as they are and get new data below.
     morphChildren(this, h("div", {}, fresh), keep);
-    this.#buildWhenNear(transcript.later);
+    this.#buildWhenNear(transcript.later, laterPanels);
     const series = d.charts ?? d.series ?? chartSeries(d.view);
     const rendered = () => this.dispatchEvent(new CustomEvent("rendered"));
     if (kept) {

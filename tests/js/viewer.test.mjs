@@ -87,10 +87,22 @@ async function headerStats(page) {
 }
 
 /** The OS snapshot panel's counters, as shown. */
+/** The OS snapshot's counters, scrolled into view (a panel far from the
+ * viewport is built when it comes near), then back to the top with what is
+ * in view built. */
 async function snapshotCounters(page) {
-  return page.$$eval("[data-testid=snapshot] [data-key]", (els) =>
+  await page.locator("[data-testid=snapshot]").scrollIntoViewIfNeeded();
+  await page.waitForSelector("[data-testid=snapshot]:not(.asv-later)");
+  const counters = await page.$$eval("[data-testid=snapshot] [data-key]", (els) =>
     Object.fromEntries(els.map((e) => [e.dataset.key, e.textContent])),
   );
+  await page.evaluate(() => scrollTo(0, 0));
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll(".asv-later")].every(
+      (el) => el.getBoundingClientRect().top >= innerHeight,
+    ),
+  );
+  return counters;
 }
 
 const fmt = (n) => n.toLocaleString("en-US");
