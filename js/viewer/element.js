@@ -21,6 +21,12 @@ import { adoptStyles } from "./styles.js";
  * a share of its height: scrolling then finds them drawn. */
 const NEAR = 0.5;
 
+/** How far past the viewport's edges the panels below the charts are
+ * built. Less than for entries: a panel's place is read, not estimated, and
+ * one far below the fold (the OS snapshot's tables) would otherwise be
+ * built and laid out at every step. */
+const PANEL_NEAR = 0.25;
+
 /** The panels left unbuilt while far from the viewport (the right
  * column's, below the charts). */
 const LAZY_PANELS = ["workflow", "activity", "snapshot", "processes"];
@@ -54,7 +60,7 @@ export class SessionViewer extends HTMLElement {
   #pending = false;
   #drawn = 0; // renders started: a stale chart task gives way
   #inputs = new Map(); // panel id → its input at the last render
-  #later = null; // builds skipped transcript entries as they come near
+  #observers = new Map(); // margin → the observer building what comes within it
   #builds = new Map(); // skipped transcript entry or panel → builds it
   #entryHeight = 200; // the mean height of the entries laid out last, in px
 
@@ -66,7 +72,7 @@ export class SessionViewer extends HTMLElement {
 
   disconnectedCallback() {
     this.#dropCharts();
-    this.#later?.disconnect();
+    for (const observer of this.#observers.values()) observer.disconnect();
   }
 
   /** Draws everything again (e.g. after a theme change: charts are canvases). */
@@ -173,7 +179,7 @@ export class SessionViewer extends HTMLElement {
       const panel = this.querySelector(`[data-testid="${id}"]`);
       if (!panel) continue;
       const { top, bottom } = panel.getBoundingClientRect();
-      const margin = innerHeight * NEAR;
+      const margin = innerHeight * PANEL_NEAR;
       if (top > innerHeight + margin || bottom < -margin) far.add(panel);
     }
     return far;
@@ -223,29 +229,37 @@ export class SessionViewer extends HTMLElement {
    * list's entries (`entries[i]` builds its `i`th) and panels (`panels`:
    * `[id, build]`; a build may give null, no panel). */
   #buildWhenNear(entries, panels) {
-    this.#later?.disconnect();
-    const builds = new Map();
+    for (const observer of this.#observers.values()) observer.disconnect();
+    this.#builds = new Map();
     const shown = this.querySelectorAll('[data-testid="transcript"] > .asv-t');
-    for (const [i, build] of entries.entries()) if (build) builds.set(shown[i], build);
+    for (const [i, build] of entries.entries()) if (build) this.#buildWithin(shown[i], build, NEAR);
     for (const [id, build] of panels)
-      builds.set(this.querySelector(`[data-testid="${id}"]`), build);
-    this.#builds = builds;
-    if (!builds.size) return;
-    this.#later ??= new IntersectionObserver(
-      (seen, observer) => {
-        for (const { isIntersecting, target } of seen) {
-          const build = isIntersecting && this.#builds.get(target);
-          if (!build) continue;
-          const fresh = build();
-          if (fresh) morphNode(target, fresh);
-          else target.remove();
-          this.#builds.delete(target);
-          observer.unobserve(target);
-        }
-      },
-      { rootMargin: `${NEAR * 100}% 0px` },
-    );
-    for (const node of builds.keys()) this.#later.observe(node);
+      this.#buildWithin(this.querySelector(`[data-testid="${id}"]`), build, PANEL_NEAR);
+  }
+
+  /** Builds `node` by `build` once it comes within `margin` (a share of
+   * the viewport's height) of the viewport. */
+  #buildWithin(node, build, margin) {
+    this.#builds.set(node, build);
+    let observer = this.#observers.get(margin);
+    if (!observer) {
+      observer = new IntersectionObserver(
+        (seen) => {
+          for (const { isIntersecting, target } of seen) {
+            const build = isIntersecting && this.#builds.get(target);
+            if (!build) continue;
+            const fresh = build();
+            if (fresh) morphNode(target, fresh);
+            else target.remove();
+            this.#builds.delete(target);
+            observer.unobserve(target);
+          }
+        },
+        { rootMargin: `${margin * 100}% 0px` },
+      );
+      this.#observers.set(margin, observer);
+    }
+    observer.observe(node);
   }
 
   #dropCharts() {
