@@ -58,6 +58,7 @@ export class SessionViewer extends HTMLElement {
   #data = null;
   #charts = null; // the charts panel and its plots, kept across renders
   #pending = false;
+  #placed = null; // where the list and panels were when the render was asked for
   #drawn = 0; // renders started: a stale chart task gives way
   #inputs = new Map(); // panel id → its input at the last render
   #observers = new Map(); // margin → the observer building what comes within it
@@ -137,10 +138,14 @@ export class SessionViewer extends HTMLElement {
 
   /** Renders once at the end of the current task, however many times data
    * was set in it (not at the next animation frame: that would add up to a
-   * frame to every time-travel step). */
+   * frame to every time-travel step). Where the transcript and the panels
+   * are is read here, at the first set: the page has then most likely
+   * written nothing since the last frame, so the read lays nothing out
+   * (the render's microtask comes after the page's other writes). */
   #schedule() {
     if (this.#pending || !this.isConnected) return;
     this.#pending = true;
+    this.#placed = { top: this.#listTop(), far: this.#farPanels() };
     queueMicrotask(() => {
       this.#pending = false;
       this.#render();
@@ -188,8 +193,7 @@ export class SessionViewer extends HTMLElement {
   /**
    * Where the transcript's list is in the viewport (its top, or null when
    * none is shown), and the mean height of its laid-out entries (kept in
-   * `#entryHeight`). Read before a render changes the tree: the layout is
-   * then the last frame's, and reading it lays nothing out again.
+   * `#entryHeight`). Read before a render changes the tree (`#schedule`).
    */
   #listTop() {
     const list = this.querySelector('[data-testid="transcript"]');
@@ -270,8 +274,7 @@ export class SessionViewer extends HTMLElement {
   #render() {
     const d = this.#data;
     if (!d) return;
-    const top = this.#listTop();
-    const far = this.#farPanels();
+    const { top, far } = this.#placed;
     const at = d.at ?? Infinity;
     const state = d.summary ?? d.view;
     const digest = d.digest ?? viewDigest(d.view);
