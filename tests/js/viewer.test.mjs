@@ -999,6 +999,62 @@ test("an entry far from view when its state changes shows the new state once scr
   await page.close();
 });
 
+test("a panel far from view is left as it was, then shows the new state once scrolled near", async () => {
+  const { page, problems } = await openPage(`${main.url}/?log=`);
+  await page.waitForFunction(() => customElements.get("agent-session-viewer"));
+  const stateAt = (at) => {
+    const state = new SessionState().apply(lines.slice(0, at).join("\n"));
+    const data = { view: state.view(), snapshot: state.osSnapshot() };
+    state.free();
+    return data;
+  };
+  const [early, late] = [stateAt(30), stateAt(N)];
+  assert.notDeepEqual(early.view.processes, late.view.processes);
+  const seen = await page.evaluate(
+    async ({ early, late }) => {
+      document.getElementById("main").hidden = false;
+      document.getElementById("welcome").hidden = true;
+      const viewer = document.getElementById("viewer");
+      const show = (el, data) =>
+        new Promise((resolve) => {
+          el.addEventListener("rendered", resolve, { once: true });
+          el.data = data;
+        });
+      const frame = () =>
+        new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+      const panel = (root) => root.querySelector("[data-testid=processes]");
+      scrollTo(0, 0);
+      await show(viewer, early);
+      await frame();
+      const before = panel(viewer).outerHTML;
+      const far = panel(viewer).getBoundingClientRect().top > innerHeight * 1.5;
+      await show(viewer, late);
+      await frame();
+      const left = {
+        hidden: panel(viewer).classList.contains("asv-later"),
+        drawn: panel(viewer).firstElementChild?.checkVisibility() ?? false,
+      };
+      panel(viewer).scrollIntoView();
+      for (let i = 0; i < 50 && panel(viewer).classList.contains("asv-later"); i++) await frame();
+      const fresh = document.createElement("agent-session-viewer");
+      document.body.append(fresh);
+      await show(fresh, late);
+      const same = panel(fresh).outerHTML === panel(viewer).outerHTML;
+      fresh.remove();
+      return { far, left, changed: before !== panel(viewer).outerHTML, same };
+    },
+    { early, late },
+  );
+  assert.deepEqual(seen, {
+    far: true,
+    left: { hidden: true, drawn: false },
+    changed: true,
+    same: true,
+  });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("renderCharts imports uPlot, makes one chart per task and says when all are drawn", async () => {
   const { page, problems } = await openPage(`${main.url}/?log=`);
   const log = corpus("long_run.jsonl");
