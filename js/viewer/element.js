@@ -68,13 +68,26 @@ export class SessionViewer extends HTMLElement {
   connectedCallback() {
     this.classList.add("asv-root");
     adoptStyles(this);
+    addEventListener("beforeprint", this.#buildAll);
     this.#schedule();
   }
 
   disconnectedCallback() {
     this.#dropCharts();
+    removeEventListener("beforeprint", this.#buildAll);
     for (const observer of this.#observers.values()) observer.disconnect();
   }
+
+  /** Builds everything left for later (a printed page shows it all). */
+  #buildAll = () => {
+    for (const observer of this.#observers.values()) observer.disconnect();
+    for (const [node, build] of this.#builds) {
+      const fresh = build();
+      if (fresh) morphNode(node, fresh);
+      else node.remove();
+    }
+    this.#builds.clear();
+  };
 
   /** Draws everything again (e.g. after a theme change: charts are canvases). */
   redraw() {

@@ -1055,6 +1055,22 @@ test("a panel far from view is left as it was, then shows the new state once scr
   await page.close();
 });
 
+test("printing builds what was left for later", async () => {
+  const { page, problems } = await openPage(`${main.url}/?log=/sample.jsonl`);
+  await waitPosition(page, `event ${N} of ${N}`);
+  await page.$eval("[data-testid=scrubber]", (el) => {
+    el.value = "30";
+    el.dispatchEvent(new Event("input"));
+  });
+  await waitPosition(page, `event 30 of ${N}`);
+  const later = () => page.evaluate(() => document.querySelectorAll(".asv-later").length);
+  assert.ok((await later()) > 0, "nothing left for later to print");
+  await page.pdf({ path: join(shots, "viewer-print.pdf") });
+  assert.equal(await later(), 0);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("renderCharts imports uPlot, makes one chart per task and says when all are drawn", async () => {
   const { page, problems } = await openPage(`${main.url}/?log=`);
   const log = corpus("long_run.jsonl");
