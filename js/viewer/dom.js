@@ -34,6 +34,17 @@ export function num(n) {
   return typeof n === "number" ? numbers.format(n) : "–";
 }
 
+/** Fresh nodes that stand in for the node they match (`standIn`). */
+const standIns = new WeakSet();
+
+/** Marks `el`, a fresh node, as a stand-in: where `morphChildren` matches
+ * it to a node already shown, that node takes its attributes and keeps its
+ * children; where nothing matches, `el` itself is put in. Returns `el`. */
+export function standIn(el) {
+  standIns.add(el);
+  return el;
+}
+
 /** Which of its siblings a node is, across renders: a transcript entry by
  * its position, a panel by its test id; other nodes match by place. */
 function keyOf(node) {
@@ -105,7 +116,8 @@ export function morphChildren(old, fresh, keep = new Set()) {
       if (key) keyed.delete(key);
       if (match === cur) cur = cur.nextSibling;
       else old.insertBefore(match, cur);
-      if (!keep.has(match)) morphNode(match, f, keep);
+      if (standIns.has(f)) syncAttributes(match, f);
+      else if (!keep.has(match)) morphNode(match, f, keep);
     } else old.insertBefore(f, cur);
     f = next;
   }
@@ -116,7 +128,8 @@ export function morphChildren(old, fresh, keep = new Set()) {
   }
 }
 
-function morphNode(old, fresh, keep) {
+/** Makes `old` what `fresh` is, as `morphChildren` does for children. */
+export function morphNode(old, fresh, keep = new Set()) {
   if (old.nodeType !== 1) {
     if (old.nodeValue !== fresh.nodeValue) old.nodeValue = fresh.nodeValue;
     return;

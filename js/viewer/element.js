@@ -5,15 +5,15 @@ import { init, SessionState } from "../web.js";
 import { renderCharts } from "./charts.js";
 import { viewDigest } from "./digest.js";
 import { chartSeries } from "./series.js";
-import { h, morphChildren } from "./dom.js";
+import { h, morphChildren, morphNode, standIn } from "./dom.js";
 import {
   renderActivity,
   renderHeader,
   renderLoadErrors,
   renderProcesses,
   renderSnapshot,
-  renderTranscript,
   renderWorkflow,
+  transcriptPanel,
 } from "./render.js";
 import { adoptStyles } from "./styles.js";
 
@@ -21,26 +21,73 @@ import { adoptStyles } from "./styles.js";
  * a share of its height: scrolling then finds them drawn. */
 const NEAR = 0.5;
 
+/** How far past the viewport's edges the panels below the charts are
+ * built. Less than for entries: a panel's place is read, not estimated, and
+ * one far below the fold (the OS snapshot's tables) would otherwise be
+ * built and laid out at every step. */
+const PANEL_NEAR = 0.25;
+
+/** The panels left unbuilt while far from the viewport (the right
+ * column's, below the charts). */
+const LAZY_PANELS = ["workflow", "activity", "snapshot", "processes"];
+
+/**
+ * Whether two panel inputs (JSON-like values) hold the same values: a walk
+ * that stops at the first difference, where a time-travel step's inputs
+ * differ at once (serializing both to compare costs the whole of each).
+ * Objects are compared by their own enumerable keys; an object changed in
+ * place equals itself, so `data` is given new objects for what changed.
+ */
+function sameValue(a, b) {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const k of keys) if (!sameValue(a[k], b[k])) return false;
+  return true;
+}
+
 export class SessionViewer extends HTMLElement {
   static observedAttributes = ["src"];
   #data = null;
   #charts = null; // the charts panel and its plots, kept across renders
   #pending = false;
+  #placed = null; // where the list and panels were when the render was asked for
   #drawn = 0; // renders started: a stale chart task gives way
-  #inputs = new Map(); // panel id → its input (JSON) at the last render
-  #later = null; // reveals skipped transcript entries as they come near
+  #inputs = new Map(); // panel id → its input at the last render
+  #observers = new Map(); // margin → the observer building what comes within it
+  #builds = new Map(); // skipped transcript entry or panel → builds it
   #entryHeight = 200; // the mean height of the entries laid out last, in px
 
   connectedCallback() {
     this.classList.add("asv-root");
     adoptStyles(this);
+    addEventListener("beforeprint", this.#buildAll);
     this.#schedule();
   }
 
   disconnectedCallback() {
     this.#dropCharts();
-    this.#later?.disconnect();
+    removeEventListener("beforeprint", this.#buildAll);
+    for (const observer of this.#observers.values()) observer.disconnect();
   }
+
+  /** Builds everything left for later (a printed page shows it all). */
+  #buildAll = () => {
+    for (const observer of this.#observers.values()) observer.disconnect();
+    for (const [node, build] of this.#builds) {
+      const fresh = build();
+      if (fresh) morphNode(node, fresh);
+      else node.remove();
+    }
+    this.#builds.clear();
+  };
 
   /** Draws everything again (e.g. after a theme change: charts are canvases). */
   redraw() {
@@ -104,34 +151,62 @@ export class SessionViewer extends HTMLElement {
 
   /** Renders once at the end of the current task, however many times data
    * was set in it (not at the next animation frame: that would add up to a
-   * frame to every time-travel step). */
+   * frame to every time-travel step). Where the transcript and the panels
+   * are is read here, at the first set: the page has then most likely
+   * written nothing since the last frame, so the read lays nothing out
+   * (the render's microtask comes after the page's other writes). */
   #schedule() {
     if (this.#pending || !this.isConnected) return;
     this.#pending = true;
+    this.#placed = { top: this.#listTop(), far: this.#farPanels() };
     queueMicrotask(() => {
       this.#pending = false;
       this.#render();
     });
   }
 
-  /** The panel `id` built from `input`, or, when its input is what it was
-   * at the last render and the panel is shown, a stand-in that leaves it
-   * as it is (added to `keep`): building and comparing it would cost more. */
-  #unlessSame(keep, id, input, build) {
-    const key = JSON.stringify(input);
-    const same = this.#inputs.get(id) === key;
-    this.#inputs.set(id, key);
-    const shown = same ? this.querySelector(`[data-testid="${id}"]`) : null;
+  /**
+   * The panel `id` built from `input`; or, when the panel is shown and its
+   * input is what it was at the last render, a stand-in that leaves it as
+   * it is (added to `keep`: building and comparing it would cost more); or,
+   * when it is shown far from the viewport (`far`), a stand-in that keeps
+   * it, hidden (`asv-later`), until it comes near and is built (`later`).
+   * `input` undefined: never the same.
+   */
+  #panel({ keep, far, later }, id, input, build) {
+    const same = input !== undefined && sameValue(this.#inputs.get(id), input);
+    this.#inputs.set(id, input);
+    const shown = this.querySelector(`[data-testid="${id}"]`);
     if (!shown) return build();
-    keep.add(shown);
-    return h(shown.localName, { "data-testid": id });
+    if (same && !this.#builds.has(shown)) {
+      keep.add(shown);
+      return h(shown.localName, { "data-testid": id });
+    }
+    if (!far.has(shown)) return build();
+    later.push([id, build]);
+    const box = shown.cloneNode(false);
+    box.classList.add("asv-later");
+    return standIn(box);
+  }
+
+  /** The panels of the right column shown wholly past the viewport's
+   * margin (read, as `#listTop`, before a render writes). */
+  #farPanels() {
+    const far = new Set();
+    for (const id of LAZY_PANELS) {
+      const panel = this.querySelector(`[data-testid="${id}"]`);
+      if (!panel) continue;
+      const { top, bottom } = panel.getBoundingClientRect();
+      const margin = innerHeight * PANEL_NEAR;
+      if (top > innerHeight + margin || bottom < -margin) far.add(panel);
+    }
+    return far;
   }
 
   /**
    * Where the transcript's list is in the viewport (its top, or null when
    * none is shown), and the mean height of its laid-out entries (kept in
-   * `#entryHeight`). Read before a render changes the tree: the layout is
-   * then the last frame's, and reading it lays nothing out again.
+   * `#entryHeight`). Read before a render changes the tree (`#schedule`).
    */
   #listTop() {
     const list = this.querySelector('[data-testid="transcript"]');
@@ -147,38 +222,61 @@ export class SessionViewer extends HTMLElement {
   }
 
   /**
-   * Lays out only the transcript entries in or near the viewport, where
-   * the list's last top and mean entry height place them. The others stay
-   * in the tree (text, keys, listeners) but skipped, at their last or an
-   * estimated height (`asv-later`: `content-visibility: hidden`), until
-   * scrolling brings them near. (`content-visibility: auto` lays out every
-   * entry within its much wider margin, at each step.) The margin past the
-   * viewport's edges covers a misplaced estimate; an entry that still
-   * turns out near is laid out a frame later.
+   * Which transcript entries to build now: those in or near the viewport,
+   * where the list's last top and mean entry height place them (`near(i)`
+   * for the list's `i`th entry). The others are left as their boxes
+   * (`asv-later`: `content-visibility: hidden`, at their last or an
+   * estimated height) and built when scrolling brings them near: a random
+   * jump then builds, lays out and paints a few entries, not all it shows.
+   * (`content-visibility: auto` lays out every entry within its much wider
+   * margin, at each step.) The margin past the viewport's edges covers a
+   * misplaced estimate; an entry that still turns out near is built a frame
+   * later.
    */
-  #layOutNear(top) {
-    this.#later?.disconnect();
+  #nearViewport(top) {
     const margin = innerHeight * NEAR;
-    const later = [];
-    let y = top ?? 0;
-    for (const entry of this.querySelectorAll('[data-testid="transcript"] > .asv-t')) {
-      const near = y <= innerHeight + margin && y + this.#entryHeight >= -margin;
-      entry.classList.toggle("asv-later", !near);
-      if (!near) later.push(entry);
-      y += this.#entryHeight;
+    const y = top ?? 0;
+    return (i) => {
+      const at = y + i * this.#entryHeight;
+      return at <= innerHeight + margin && at + this.#entryHeight >= -margin;
+    };
+  }
+
+  /** Builds what was left for later as it comes near the viewport: the
+   * list's entries (`entries[i]` builds its `i`th) and panels (`panels`:
+   * `[id, build]`; a build may give null, no panel). */
+  #buildWhenNear(entries, panels) {
+    for (const observer of this.#observers.values()) observer.disconnect();
+    this.#builds = new Map();
+    const shown = this.querySelectorAll('[data-testid="transcript"] > .asv-t');
+    for (const [i, build] of entries.entries()) if (build) this.#buildWithin(shown[i], build, NEAR);
+    for (const [id, build] of panels)
+      this.#buildWithin(this.querySelector(`[data-testid="${id}"]`), build, PANEL_NEAR);
+  }
+
+  /** Builds `node` by `build` once it comes within `margin` (a share of
+   * the viewport's height) of the viewport. */
+  #buildWithin(node, build, margin) {
+    this.#builds.set(node, build);
+    let observer = this.#observers.get(margin);
+    if (!observer) {
+      observer = new IntersectionObserver(
+        (seen) => {
+          for (const { isIntersecting, target } of seen) {
+            const build = isIntersecting && this.#builds.get(target);
+            if (!build) continue;
+            const fresh = build();
+            if (fresh) morphNode(target, fresh);
+            else target.remove();
+            this.#builds.delete(target);
+            observer.unobserve(target);
+          }
+        },
+        { rootMargin: `${margin * 100}% 0px` },
+      );
+      this.#observers.set(margin, observer);
     }
-    if (!later.length) return;
-    this.#later ??= new IntersectionObserver(
-      (seen, observer) => {
-        for (const { isIntersecting, target } of seen) {
-          if (!isIntersecting) continue;
-          target.classList.remove("asv-later");
-          observer.unobserve(target);
-        }
-      },
-      { rootMargin: `${NEAR * 100}% 0px` },
-    );
-    for (const entry of later) this.#later.observe(entry);
+    observer.observe(node);
   }
 
   #dropCharts() {
@@ -189,7 +287,7 @@ export class SessionViewer extends HTMLElement {
   #render() {
     const d = this.#data;
     if (!d) return;
-    const top = this.#listTop();
+    const { top, far } = this.#placed;
     const at = d.at ?? Infinity;
     const state = d.summary ?? d.view;
     const digest = d.digest ?? viewDigest(d.view);
@@ -199,7 +297,17 @@ export class SessionViewer extends HTMLElement {
       );
     const kept = this.#charts?.section.isConnected ? this.#charts.section : null;
     const keep = new Set(kept ? [kept] : []);
-    const unlessSame = (id, input, build) => this.#unlessSame(keep, id, input, build);
+    const laterPanels = [];
+    const panel = (id, input, build) =>
+      this.#panel({ keep, far, later: laterPanels }, id, input, build);
+    const transcript = transcriptPanel(d.view, {
+      at,
+      limit: d.limit ?? 200,
+      earlier: d.earlier ?? 0,
+      calls: digest.calls,
+      onSelect: select,
+      near: this.#nearViewport(top),
+    });
     const charts = h(
       "section",
       { class: "asv-panel asv-charts", "data-testid": "charts" },
@@ -213,27 +321,23 @@ export class SessionViewer extends HTMLElement {
         h(
           "div",
           {},
-          unlessSame("load-errors", [d.view.load_errors, state.errors.load_errors], () =>
+          panel("load-errors", [d.view.load_errors, state.errors.load_errors], () =>
             renderLoadErrors(d.view.load_errors, state.errors.load_errors),
           ),
-          renderTranscript(d.view, {
-            at,
-            limit: d.limit ?? 200,
-            earlier: d.earlier ?? 0,
-            calls: digest.calls,
-            onSelect: select,
-          }),
+          transcript.panel,
         ),
         h(
           "div",
           {},
           charts,
-          renderWorkflow(digest.workflow, state.processes, at),
-          renderActivity(digest.activity, digest.observations, at),
-          unlessSame("snapshot", [d.snapshot, d.totals?.lists], () =>
+          panel("workflow", undefined, () => renderWorkflow(digest.workflow, state.processes, at)),
+          panel("activity", undefined, () =>
+            renderActivity(digest.activity, digest.observations, at),
+          ),
+          panel("snapshot", [d.snapshot, d.totals?.lists], () =>
             renderSnapshot(d.snapshot, d.totals?.lists),
           ),
-          unlessSame("processes", [state.processes, state.run?.run_id, d.totals?.history], () =>
+          panel("processes", [state.processes, state.run?.run_id, d.totals?.history], () =>
             renderProcesses(state.processes, state.run?.run_id, d.totals?.history),
           ),
         ),
@@ -242,7 +346,7 @@ export class SessionViewer extends HTMLElement {
     // A step changes the tree only where the new state differs: the charts'
     // section and its plots stay as they are and get new data below.
     morphChildren(this, h("div", {}, fresh), keep);
-    this.#layOutNear(top);
+    this.#buildWhenNear(transcript.later, laterPanels);
     const series = d.charts ?? d.series ?? chartSeries(d.view);
     const rendered = () => this.dispatchEvent(new CustomEvent("rendered"));
     if (kept) {

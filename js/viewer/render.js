@@ -3,7 +3,7 @@
 // OS snapshot. `at` cuts everything to the state as of that position.
 import { routeText } from "./describe.js";
 import { activityAt, callAt, observationsAt, upperBound } from "./digest.js";
-import { h, num } from "./dom.js";
+import { h, num, standIn } from "./dom.js";
 
 function statusText(status) {
   switch (status.state) {
@@ -168,6 +168,134 @@ function lifeDivider(life, first) {
   );
 }
 
+/** The classes of a transcript entry as of `at` (its box: drawn whether or
+ * not its body is built yet). */
+function entryClasses(t, at) {
+  const cls = ["asv-t", `asv-t-${t.type}`];
+  if (t.rolled_back_at != null && t.rolled_back_at <= at) cls.push("asv-undone");
+  if (t.type === "model_call") {
+    const done = t.call.attempts.at(-1)?.status;
+    if (done !== undefined && done !== "success") cls.push("asv-error");
+  } else if (t.type === "tool_call") {
+    const r = t.result && t.result.position <= at ? t.result : null;
+    if (r?.is_fatal) cls.push("asv-fatal");
+    else if (r?.is_error || t.denied) cls.push("asv-error");
+  }
+  return cls.join(" ");
+}
+
+/** The body of a transcript entry as of `at`; `byAnswer`: the model calls
+ * by the position of their answer. */
+function entryBody(t, at, byAnswer) {
+  const undone = t.rolled_back_at != null && t.rolled_back_at <= at;
+  switch (t.type) {
+    case "goal":
+      return [
+        h("div", { class: "asv-t-head" }, "Goal"),
+        h("p", {}, t.text),
+        t.criteria.length
+          ? h(
+              "ul",
+              { class: "asv-criteria" },
+              t.criteria.map((c) => h("li", {}, c)),
+            )
+          : null,
+      ];
+    case "assistant":
+      return [
+        h(
+          "div",
+          { class: "asv-t-head" },
+          `Assistant · turn ${t.turn}`,
+          t.token_count != null
+            ? h("span", { class: "asv-dim" }, ` · ${num(t.token_count)} tokens`)
+            : null,
+        ),
+        h(
+          "p",
+          { class: "asv-text" },
+          t.text || h("span", { class: "asv-dim" }, "(tool calls only)"),
+        ),
+        byAnswer.has(t.position) ? callBlock(byAnswer.get(t.position)) : null,
+      ];
+    case "model_call": {
+      const done = t.call.attempts.at(-1)?.status;
+      const failed = done !== undefined && done !== "success";
+      return [
+        h(
+          "div",
+          { class: "asv-t-head" },
+          failed ? "Model call failed" : "Model call · no answer yet",
+        ),
+        callBlock(t.call),
+      ];
+    }
+    case "tool_call": {
+      const r = t.result && t.result.position <= at ? t.result : null;
+      return [
+        h(
+          "div",
+          { class: "asv-t-head" },
+          h("code", {}, t.name ?? "(unknown tool)"),
+          h("span", { class: "asv-dim" }, ` · ${t.call_id} · turn ${t.turn}`),
+          t.denied ? h("span", { class: "asv-badge asv-failed" }, "denied") : null,
+          t.gated ? h("span", { class: "asv-badge asv-suspended" }, "gated") : null,
+          r?.is_fatal
+            ? h("span", { class: "asv-badge asv-failed" }, "fatal")
+            : r?.is_error
+              ? h("span", { class: "asv-badge asv-failed" }, r.error_kind ?? "error")
+              : null,
+          undone ? h("span", { class: "asv-badge asv-idle" }, "rolled back") : null,
+        ),
+        t.arguments !== null
+          ? h("details", {}, h("summary", {}, "arguments"), pre(argsText(t.arguments)))
+          : null,
+        t.denied ? h("p", { class: "asv-note" }, `Denied: ${t.denied}`) : null,
+        t.gated ? h("p", { class: "asv-note" }, `Gated: ${t.gated}`) : null,
+        r
+          ? pre(r.output, "asv-pre asv-output")
+          : t.denied
+            ? null
+            : h("p", { class: "asv-dim" }, "no result yet"),
+      ];
+    }
+    case "suspended":
+      return [
+        h("div", { class: "asv-t-head" }, `Suspended · turn ${t.turn}`),
+        h(
+          "p",
+          {},
+          `${t.reason}${t.pending_calls.length ? ` — waiting on ${t.pending_calls.join(", ")}` : ""}`,
+        ),
+      ];
+    case "resumed":
+      return [
+        h("div", { class: "asv-t-head" }, `Resumed · turn ${t.turn}`),
+        h(
+          "p",
+          {},
+          [
+            t.approved.length ? `approved ${t.approved.join(", ")}` : "",
+            t.denied.length ? ` denied ${t.denied.join(", ")}` : "",
+          ]
+            .join(" ")
+            .trim() || "resumed",
+        ),
+      ];
+    case "rollback":
+      return [
+        h("div", { class: "asv-t-head" }, `Rollback · turn ${t.turn}`),
+        h(
+          "p",
+          {},
+          `back to history length ${t.checkpoint_history_len}${t.reason ? ` — ${t.reason.kind}${t.reason.tool_name ? ` (${t.reason.tool_name})` : ""}${t.reason.reason || t.reason.error ? `: ${t.reason.reason ?? t.reason.error}` : ""}` : ""}`,
+        ),
+      ];
+    default:
+      return [pre(JSON.stringify(t, null, 2))];
+  }
+}
+
 /**
  * The transcript as of `at`: the goal, assistant messages with the model
  * calls that produced them, tool calls with their results (when they came
@@ -175,17 +303,27 @@ function lifeDivider(life, first) {
  * suspensions, rollbacks with what they undid, model calls that got no
  * answer, and a divider where a new life (after a wake) begins.
  */
-export function renderTranscript(
+export function renderTranscript(view, options = {}) {
+  return transcriptPanel(view, options).panel;
+}
+
+/**
+ * `renderTranscript`, with the entries `near(i)` refuses (`i`: the
+ * entry's place among the list's entries) left unbuilt: each is its box
+ * alone (classes, position, click; `asv-later`), a stand-in
+ * (`standIn`) for the entry already in the tree, and `later[i]` builds the
+ * whole entry when it is wanted. Returns `{panel, later}`.
+ */
+export function transcriptPanel(
   view,
-  { at = Infinity, limit = 200, earlier = 0, calls = [], onSelect } = {},
+  { at = Infinity, limit = 200, earlier = 0, calls = [], onSelect, near = () => true } = {},
 ) {
   const entries = view.transcript.filter((t) => t.position <= at);
-  const undone = (t) => t.rolled_back_at != null && t.rolled_back_at <= at;
   const shown = entries.slice(Math.max(0, entries.length - limit));
   const { byAnswer, orphans } = callsShown(calls, shown[0]?.position ?? 0, at);
   for (const o of orphans) o.life = o.call.life;
   const list = h("ol", { class: "asv-transcript", "data-testid": "transcript" });
-  const select = (position) => onSelect && (() => onSelect(position));
+  const later = [];
   // Entries carry their life (none before the core knew lives: all in 1).
   let life = 1;
   for (const t of merged(shown, orphans)) {
@@ -193,136 +331,32 @@ export function renderTranscript(
       life = t.life ?? 1;
       list.append(lifeDivider(life, t));
     }
-    const cls = ["asv-t", `asv-t-${t.type}`];
-    if (undone(t)) cls.push("asv-undone");
-    let body;
-    switch (t.type) {
-      case "goal":
-        body = [
-          h("div", { class: "asv-t-head" }, "Goal"),
-          h("p", {}, t.text),
-          t.criteria.length
-            ? h(
-                "ul",
-                { class: "asv-criteria" },
-                t.criteria.map((c) => h("li", {}, c)),
-              )
-            : null,
-        ];
-        break;
-      case "assistant":
-        body = [
-          h(
-            "div",
-            { class: "asv-t-head" },
-            `Assistant · turn ${t.turn}`,
-            t.token_count != null
-              ? h("span", { class: "asv-dim" }, ` · ${num(t.token_count)} tokens`)
-              : null,
-          ),
-          h(
-            "p",
-            { class: "asv-text" },
-            t.text || h("span", { class: "asv-dim" }, "(tool calls only)"),
-          ),
-          byAnswer.has(t.position) ? callBlock(byAnswer.get(t.position)) : null,
-        ];
-        break;
-      case "model_call": {
-        const done = t.call.attempts.at(-1)?.status;
-        const failed = done !== undefined && done !== "success";
-        if (failed) cls.push("asv-error");
-        body = [
-          h(
-            "div",
-            { class: "asv-t-head" },
-            failed ? "Model call failed" : "Model call · no answer yet",
-          ),
-          callBlock(t.call),
-        ];
-        break;
-      }
-      case "tool_call": {
-        const r = t.result && t.result.position <= at ? t.result : null;
-        if (r?.is_fatal) cls.push("asv-fatal");
-        else if (r?.is_error || t.denied) cls.push("asv-error");
-        body = [
-          h(
-            "div",
-            { class: "asv-t-head" },
-            h("code", {}, t.name ?? "(unknown tool)"),
-            h("span", { class: "asv-dim" }, ` · ${t.call_id} · turn ${t.turn}`),
-            t.denied ? h("span", { class: "asv-badge asv-failed" }, "denied") : null,
-            t.gated ? h("span", { class: "asv-badge asv-suspended" }, "gated") : null,
-            r?.is_fatal
-              ? h("span", { class: "asv-badge asv-failed" }, "fatal")
-              : r?.is_error
-                ? h("span", { class: "asv-badge asv-failed" }, r.error_kind ?? "error")
-                : null,
-            undone(t) ? h("span", { class: "asv-badge asv-idle" }, "rolled back") : null,
-          ),
-          t.arguments !== null
-            ? h("details", {}, h("summary", {}, "arguments"), pre(argsText(t.arguments)))
-            : null,
-          t.denied ? h("p", { class: "asv-note" }, `Denied: ${t.denied}`) : null,
-          t.gated ? h("p", { class: "asv-note" }, `Gated: ${t.gated}`) : null,
-          r
-            ? pre(r.output, "asv-pre asv-output")
-            : t.denied
-              ? null
-              : h("p", { class: "asv-dim" }, "no result yet"),
-        ];
-        break;
-      }
-      case "suspended":
-        body = [
-          h("div", { class: "asv-t-head" }, `Suspended · turn ${t.turn}`),
-          h(
-            "p",
-            {},
-            `${t.reason}${t.pending_calls.length ? ` — waiting on ${t.pending_calls.join(", ")}` : ""}`,
-          ),
-        ];
-        break;
-      case "resumed":
-        body = [
-          h("div", { class: "asv-t-head" }, `Resumed · turn ${t.turn}`),
-          h(
-            "p",
-            {},
-            [
-              t.approved.length ? `approved ${t.approved.join(", ")}` : "",
-              t.denied.length ? ` denied ${t.denied.join(", ")}` : "",
-            ]
-              .join(" ")
-              .trim() || "resumed",
-          ),
-        ];
-        break;
-      case "rollback":
-        body = [
-          h("div", { class: "asv-t-head" }, `Rollback · turn ${t.turn}`),
-          h(
-            "p",
-            {},
-            `back to history length ${t.checkpoint_history_len}${t.reason ? ` — ${t.reason.kind}${t.reason.tool_name ? ` (${t.reason.tool_name})` : ""}${t.reason.reason || t.reason.error ? `: ${t.reason.reason ?? t.reason.error}` : ""}` : ""}`,
-          ),
-        ];
-        break;
-      default:
-        body = [pre(JSON.stringify(t, null, 2))];
-    }
-    list.append(
+    const box = (cls, body) =>
       h(
         "li",
-        { class: cls.join(" "), "data-position": t.position, onclick: select(t.position) },
+        {
+          class: cls,
+          "data-position": t.position,
+          onclick: onSelect && (() => onSelect(t.position)),
+        },
+        body,
+      );
+    const cls = entryClasses(t, at);
+    const build = () =>
+      box(cls, [
         h("span", { class: "asv-pos" }, `#${t.position}`),
-        h("div", { class: "asv-t-body" }, body),
-      ),
-    );
+        h("div", { class: "asv-t-body" }, entryBody(t, at, byAnswer)),
+      ]);
+    if (near(later.length)) {
+      later.push(null);
+      list.append(build());
+    } else {
+      later.push(build);
+      list.append(standIn(box(`${cls} asv-later`, null)));
+    }
   }
   const hidden = entries.length - shown.length + earlier;
-  return h(
+  const panel = h(
     "section",
     { class: "asv-panel", "data-testid": "transcript-panel" },
     h("h2", {}, "Transcript"),
@@ -335,6 +369,7 @@ export function renderTranscript(
       : null,
     entries.length ? list : h("p", { class: "asv-dim" }, "Nothing yet."),
   );
+  return { panel, later };
 }
 
 /** A table of the last `max` rows (long runs have thousands of signals);

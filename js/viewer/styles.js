@@ -48,7 +48,7 @@ agent-session-viewer, .asv-root {
 .asv-transcript { list-style: none; margin: 0; padding: 0; }
 .asv-t { contain: content; contain-intrinsic-size: auto 90px; display: flex; gap: 8px; padding: 8px 6px; border-top: 1px solid var(--asv-line); cursor: pointer; border-left: 3px solid transparent; }
 .asv-t:first-child { border-top: 0; }
-.asv-t.asv-later { content-visibility: hidden; }
+:is(.asv-t, .asv-panel).asv-later { content-visibility: hidden; }
 .asv-t:hover { background: var(--asv-bg); }
 .asv-t-goal { border-left-color: var(--asv-accent); }
 .asv-t-assistant { border-left-color: var(--asv-pending); }

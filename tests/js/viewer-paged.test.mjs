@@ -59,8 +59,24 @@ const stat = (page, label) =>
     (el) => el.textContent,
   );
 
-const counter = (page, key) =>
-  page.$eval(`[data-testid=snapshot] [data-key=${key}]`, (el) => el.textContent);
+/** An OS snapshot counter, scrolled into view (a panel far from the
+ * viewport is built when it comes near), then back to the top with what is
+ * in view built. */
+async function counter(page, key) {
+  await page.locator("[data-testid=snapshot]").scrollIntoViewIfNeeded();
+  await page.waitForSelector("[data-testid=snapshot]:not(.asv-later)");
+  const value = await page.$eval(
+    `[data-testid=snapshot] [data-key=${key}]`,
+    (el) => el.textContent,
+  );
+  await page.evaluate(() => scrollTo(0, 0));
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll(".asv-later")].every(
+      (el) => el.getBoundingClientRect().top >= innerHeight,
+    ),
+  );
+  return value;
+}
 
 const transcriptPositions = (page) =>
   page.$$eval("[data-testid=transcript] > li.asv-t:not(.asv-t-model_call)", (lis) =>

@@ -87,10 +87,22 @@ async function headerStats(page) {
 }
 
 /** The OS snapshot panel's counters, as shown. */
+/** The OS snapshot's counters, scrolled into view (a panel far from the
+ * viewport is built when it comes near), then back to the top with what is
+ * in view built. */
 async function snapshotCounters(page) {
-  return page.$$eval("[data-testid=snapshot] [data-key]", (els) =>
+  await page.locator("[data-testid=snapshot]").scrollIntoViewIfNeeded();
+  await page.waitForSelector("[data-testid=snapshot]:not(.asv-later)");
+  const counters = await page.$$eval("[data-testid=snapshot] [data-key]", (els) =>
     Object.fromEntries(els.map((e) => [e.dataset.key, e.textContent])),
   );
+  await page.evaluate(() => scrollTo(0, 0));
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll(".asv-later")].every(
+      (el) => el.getBoundingClientRect().top >= innerHeight,
+    ),
+  );
+  return counters;
 }
 
 const fmt = (n) => n.toLocaleString("en-US");
@@ -779,12 +791,28 @@ test("a time-travel step keeps what did not change and shows what a fresh render
           el.data = { view, snapshot: view.snapshot, at };
         });
       // The charts are canvases drawn apart: compared elsewhere. Which
-      // entries are laid out (not `asv-later`) depends on the scroll.
+      // entries are built (not `asv-later`) depends on the scroll: the
+      // panels are compared with each entry's box alone, and the entries
+      // built in both one by one.
       const html = (el) => {
         const copy = el.cloneNode(true);
         copy.querySelector(".asv-charts")?.remove();
-        for (const li of copy.querySelectorAll(".asv-later")) li.classList.remove("asv-later");
-        return copy.innerHTML;
+        const built = [];
+        for (const li of copy.querySelectorAll("[data-testid=transcript] > .asv-t")) {
+          built.push(li.classList.contains("asv-later") ? null : li.innerHTML);
+          li.classList.remove("asv-later");
+          li.replaceChildren();
+        }
+        return { boxes: copy.innerHTML, built };
+      };
+      const sameAs = (a, b) => {
+        const [x, y] = [html(a), html(b)];
+        const both = x.built.filter((e, i) => e !== null && y.built[i] !== null);
+        return {
+          same:
+            x.boxes === y.boxes && x.built.every((e, i) => !e || !y.built[i] || e === y.built[i]),
+          builtInBoth: both.length,
+        };
       };
       // Entries by position (the tool calls of one event share it: counted).
       const entries = () => {
@@ -806,8 +834,10 @@ test("a time-travel step keeps what did not change and shows what a fresh render
         document.body.append(fresh);
         await show(fresh, at);
         const now = [...entries()].filter(([key]) => before.has(key));
+        const { same, builtInBoth } = sameAs(viewer, fresh);
         out.push({
-          asFresh: html(viewer) === html(fresh),
+          asFresh: same,
+          builtInBoth,
           entriesKept: now.filter(([key, li]) => before.get(key) === li).length,
           entriesShared: now.length,
           snapshotKept: snapshot.filter((el) => viewer.contains(el)).length,
@@ -821,6 +851,7 @@ test("a time-travel step keeps what did not change and shows what a fresh render
   );
   for (const [i, step] of shown.entries()) {
     assert.ok(step.asFresh, `step ${i}: the panels differ from a fresh render`);
+    assert.ok(step.builtInBoth >= 3, `step ${i}: too few entries built in both`);
     // Entries shown before and after are the same elements, not rebuilt.
     assert.equal(step.entriesKept, step.entriesShared, `step ${i}: entries rebuilt`);
     // The snapshot's input does not change: none of its elements is replaced.
@@ -837,15 +868,15 @@ test("a step lays out the transcript entries near the viewport; scrolling lays o
   const log = corpus("long_run.jsonl");
   const view = { ...contractView(log), snapshot: rebuildOsSnapshot(log) };
   const at = view.transcript.at(-1).position;
-  /** Per entry: laid out (its contents rendered), in the viewport, within
-   * a viewport of it. */
+  /** Per entry: built and laid out (its contents rendered), in the
+   * viewport, within a viewport of it. */
   const entries = () =>
     page.$$eval("#viewer [data-testid=transcript] > li.asv-t", (lis) =>
       lis.map((li) => {
         const { top, bottom } = li.getBoundingClientRect();
         return {
           position: Number(li.dataset.position),
-          laidOut: li.querySelector(".asv-t-body").checkVisibility(),
+          laidOut: li.querySelector(".asv-t-body")?.checkVisibility() ?? false,
           inView: bottom > 0 && top < innerHeight,
           near: bottom > -innerHeight && top < innerHeight * 2,
         };
@@ -882,7 +913,7 @@ test("a step lays out the transcript entries near the viewport; scrolling lays o
       [...document.querySelectorAll("#viewer [data-testid=transcript] > li.asv-t")].every((li) => {
         const { top, bottom } = li.getBoundingClientRect();
         return (
-          bottom <= 0 || top >= innerHeight || li.querySelector(".asv-t-body").checkVisibility()
+          bottom <= 0 || top >= innerHeight || li.querySelector(".asv-t-body")?.checkVisibility()
         );
       }),
     );
@@ -902,6 +933,140 @@ test("a step lays out the transcript entries near the viewport; scrolling lays o
   );
   await page.locator("#viewer [data-testid=transcript] > li.asv-t .asv-pos").last().click();
   assert.equal(await selected, last.position);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("an entry far from view when its state changes shows the new state once scrolled near", async () => {
+  const { page, problems } = await openPage(`${main.url}/?log=`);
+  await page.waitForFunction(() => customElements.get("agent-session-viewer"));
+  const log = corpus("long_run.jsonl");
+  const view = { ...contractView(log), snapshot: rebuildOsSnapshot(log) };
+  // A tool call late in the list, whose result comes a few events after it.
+  const call = view.transcript.filter((t) => t.type === "tool_call" && t.result).at(-20);
+  const seen = await page.evaluate(
+    async ({ view, call }) => {
+      document.getElementById("main").hidden = false;
+      document.getElementById("welcome").hidden = true;
+      const viewer = document.getElementById("viewer");
+      const show = (el, at) =>
+        new Promise((resolve) => {
+          el.addEventListener("rendered", resolve, { once: true });
+          el.data = { view, snapshot: view.snapshot, at };
+        });
+      const frame = () =>
+        new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+      const entry = (root) =>
+        root.querySelector(
+          `[data-testid=transcript] > li.asv-t-tool_call[data-position="${call.position}"]`,
+        );
+      /** Scrolls the entry into view; resolves once its body is drawn. */
+      const reveal = async () => {
+        for (let i = 0; i < 50; i++) {
+          entry(viewer).scrollIntoView({ block: "center" });
+          await frame();
+          if (entry(viewer).querySelector(".asv-t-body")?.checkVisibility()) return true;
+        }
+        return false;
+      };
+      const output = () => entry(viewer).querySelector(".asv-output")?.textContent ?? null;
+      await show(viewer, call.result.position - 1);
+      const before = { revealed: await reveal(), output: output() };
+      // Far from view (the list's top), the result comes.
+      viewer.querySelector("[data-testid=transcript]").scrollIntoView({ block: "start" });
+      await frame();
+      await show(viewer, call.result.position);
+      const far = entry(viewer).querySelector(".asv-t-body")?.checkVisibility() ?? false;
+      const after = { revealed: await reveal(), output: output() };
+      const fresh = document.createElement("agent-session-viewer");
+      document.body.append(fresh);
+      await show(fresh, call.result.position);
+      entry(fresh).scrollIntoView({ block: "center" });
+      for (let i = 0; i < 50 && !entry(fresh).querySelector(".asv-t-body"); i++) await frame();
+      const same = entry(fresh).outerHTML === entry(viewer).outerHTML;
+      fresh.remove();
+      return { before, far, after, same };
+    },
+    { view, call },
+  );
+  assert.deepEqual(seen, {
+    before: { revealed: true, output: null },
+    far: false,
+    after: { revealed: true, output: call.result.output },
+    same: true,
+  });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a panel far from view is left as it was, then shows the new state once scrolled near", async () => {
+  const { page, problems } = await openPage(`${main.url}/?log=`);
+  await page.waitForFunction(() => customElements.get("agent-session-viewer"));
+  const stateAt = (at) => {
+    const state = new SessionState().apply(lines.slice(0, at).join("\n"));
+    const data = { view: state.view(), snapshot: state.osSnapshot() };
+    state.free();
+    return data;
+  };
+  const [early, late] = [stateAt(30), stateAt(N)];
+  assert.notDeepEqual(early.view.processes, late.view.processes);
+  const seen = await page.evaluate(
+    async ({ early, late }) => {
+      document.getElementById("main").hidden = false;
+      document.getElementById("welcome").hidden = true;
+      const viewer = document.getElementById("viewer");
+      const show = (el, data) =>
+        new Promise((resolve) => {
+          el.addEventListener("rendered", resolve, { once: true });
+          el.data = data;
+        });
+      const frame = () =>
+        new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+      const panel = (root) => root.querySelector("[data-testid=processes]");
+      scrollTo(0, 0);
+      await show(viewer, early);
+      await frame();
+      const before = panel(viewer).outerHTML;
+      const far = panel(viewer).getBoundingClientRect().top > innerHeight * 1.5;
+      await show(viewer, late);
+      await frame();
+      const left = {
+        hidden: panel(viewer).classList.contains("asv-later"),
+        drawn: panel(viewer).firstElementChild?.checkVisibility() ?? false,
+      };
+      panel(viewer).scrollIntoView();
+      for (let i = 0; i < 50 && panel(viewer).classList.contains("asv-later"); i++) await frame();
+      const fresh = document.createElement("agent-session-viewer");
+      document.body.append(fresh);
+      await show(fresh, late);
+      const same = panel(fresh).outerHTML === panel(viewer).outerHTML;
+      fresh.remove();
+      return { far, left, changed: before !== panel(viewer).outerHTML, same };
+    },
+    { early, late },
+  );
+  assert.deepEqual(seen, {
+    far: true,
+    left: { hidden: true, drawn: false },
+    changed: true,
+    same: true,
+  });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("printing builds what was left for later", async () => {
+  const { page, problems } = await openPage(`${main.url}/?log=/sample.jsonl`);
+  await waitPosition(page, `event ${N} of ${N}`);
+  await page.$eval("[data-testid=scrubber]", (el) => {
+    el.value = "30";
+    el.dispatchEvent(new Event("input"));
+  });
+  await waitPosition(page, `event 30 of ${N}`);
+  const later = () => page.evaluate(() => document.querySelectorAll(".asv-later").length);
+  assert.ok((await later()) > 0, "nothing left for later to print");
+  await page.pdf({ path: join(shots, "viewer-print.pdf") });
+  assert.equal(await later(), 0);
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -966,7 +1131,12 @@ test("each state brings the model calls its transcript shows, as the whole diges
   const state = new SessionState();
   state.apply(text);
   const view = { ...state.view(), snapshot: state.osSnapshot() };
-  const { page, problems } = await openPage(`${main.url}/?log=/files/long_run.jsonl`);
+  // A viewport that holds every entry: each is built at once (not when
+  // scrolled near), and all are compared.
+  const { page, problems } = await openPage(`${main.url}/?log=/files/long_run.jsonl`, {
+    width: 1400,
+    height: 40_000,
+  });
   const of = (p) => `event ${p.toLocaleString("en-US")} of ${n.toLocaleString("en-US")}`;
   await waitPosition(page, of(n));
   for (const at of [Math.floor(n / 2), n]) {
