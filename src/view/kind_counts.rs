@@ -1,8 +1,8 @@
 //! How many events of each kind a session or a turn holds. Every event is
 //! counted twice (the session's counts and its turn's), so a known kind is
-//! counted in an array at its place in the kind table (found by the name's
-//! hash), with no map searched and no name allocated per turn; names are
-//! written only when the counts are.
+//! counted by its place in the kind table (which the event's variant
+//! gives), with no name compared or allocated per turn; names are written
+//! only when the counts are.
 
 use std::collections::BTreeMap;
 
