@@ -1,7 +1,7 @@
 //! `SessionState`: the OS snapshot and the session view folded together,
 //! from events, whole logs, or log chunks.
 
-use crate::event::{SessionEvent, KINDS};
+use crate::event::SessionEvent;
 use crate::log::{self, LoadReport, LogError, LogOptions, LogReader};
 use crate::snapshot::{OsSnapshot, OsSnapshotFolder};
 use crate::view::{os_snapshot_of, Detail, SessionSummary, SessionView, SessionViewFolder};
@@ -58,8 +58,7 @@ impl SessionState {
     pub fn from_view_json(json: &str) -> Result<Self, String> {
         let view = SessionViewFolder::restore(json)?;
         let os = OsSnapshotFolder::from_snapshot(os_snapshot_of(view.view())?);
-        let unknown_kinds =
-            view.view().counts.keys().filter(|k| !KINDS.contains(&k.as_str())).count();
+        let unknown_kinds = view.view().counts.unknown_kinds();
         Ok(SessionState { os, view, stream: None, unknown_kinds })
     }
 
@@ -87,7 +86,7 @@ impl SessionState {
     /// Whether the event is of a kind this version does not know and the
     /// state has not folded yet.
     fn is_new_unknown(&self, event: &SessionEvent<'_>) -> bool {
-        matches!(event, SessionEvent::Unknown(u) if !self.view.view().counts.contains_key(&*u.kind))
+        matches!(event, SessionEvent::Unknown(u) if self.view.view().counts.count(&u.kind) == 0)
     }
 
     /// Folds an event a log reader delivers; one of a new unknown kind past

@@ -274,3 +274,28 @@ fn past_a_bound_of_distinct_unknown_kinds_a_state_refuses_their_events() {
     assert_eq!(again.unwrap().errors.len(), 1);
     assert_eq!(restored.event_count(), MAX_UNKNOWN_KINDS as u64 + 2);
 }
+
+#[test]
+fn each_turn_counts_its_events_by_kind_in_name_order() {
+    let log =
+        format!("{SAMPLE_JSONL}\n{{\"kind\":\"warp\",\"turn\":9}}\n{{\"kind\":\"a_warp\"}}\n");
+    let v = view_of(&log);
+    let turns = v["turns"].as_array().unwrap();
+    let mut by_kind = serde_json::Map::new();
+    for t in turns {
+        let kinds = t["kinds"].as_object().unwrap();
+        let names: Vec<&String> = kinds.keys().collect();
+        assert!(names.windows(2).all(|w| w[0] < w[1]), "{names:?}");
+        let counted: u64 = kinds.values().map(|n| n.as_u64().unwrap()).sum();
+        assert_eq!(counted, t["event_count"].as_u64().unwrap());
+        for (kind, n) in kinds {
+            let sum = by_kind.get(kind).and_then(Value::as_u64).unwrap_or(0);
+            by_kind.insert(kind.clone(), json!(sum + n.as_u64().unwrap()));
+        }
+    }
+    // Every event is in a turn: the turns' counts add up to the session's.
+    assert_eq!(Value::Object(by_kind), v["counts"]);
+    let last = &turns[turns.len() - 1]["kinds"];
+    assert_eq!((&last["warp"], &last["a_warp"]), (&json!(1), &json!(1)));
+    assert_eq!(v["counts"]["tool_completed"], 5);
+}

@@ -76,12 +76,15 @@ macro_rules! session_events {
             }
 
             /// The kind's place in `KINDS` (and `KIND_TABLE`); `None` for an
-            /// unknown kind. No string comparison: the variant says it.
+            /// unknown kind. No string comparison: the variant says it. (Each
+            /// variant maps to its own place, `Unknown` to the one past the
+            /// kinds: the variant's number, read without a table.)
             pub fn kind_index(&self) -> Option<usize> {
-                match self {
-                    $(SessionEvent::$variant(_) => Some(Place::$variant as usize),)*
-                    SessionEvent::Unknown(_) => None,
-                }
+                let place = match self {
+                    $(SessionEvent::$variant(_) => Place::$variant as usize,)*
+                    SessionEvent::Unknown(_) => KINDS.len(),
+                };
+                (place < KINDS.len()).then_some(place)
             }
 
             /// True for the 22 kernel OS event kinds (deepstrike-core 0.2.60's).
@@ -517,5 +520,19 @@ mod tests {
         for other in ["", "kind", "Tool_completed", "tool_completed ", "\u{e9}v\u{e9}nement"] {
             assert_eq!(kind_place(other), None, "{other}");
         }
+    }
+
+    #[test]
+    fn each_event_s_kind_index_is_its_kind_s_place() {
+        let mut seen = [false; KINDS.len()];
+        for line in crate::generate::SAMPLE_JSONL.lines() {
+            let event = SessionEvent::from_json(line).unwrap();
+            let place = event.kind_index().unwrap();
+            assert_eq!(KINDS[place], event.kind());
+            seen[place] = true;
+        }
+        assert!(seen.iter().all(|&s| s), "the sample has every kind");
+        let unknown = SessionEvent::from_json(r#"{"kind":"page_inn"}"#).unwrap();
+        assert_eq!(unknown.kind_index(), None);
     }
 }

@@ -6,6 +6,7 @@
 //! the event itself (`Entry`), as written (integers beyond 2^53-1 as
 //! strings).
 
+mod kind_counts;
 pub(crate) mod raw;
 mod restore;
 mod transcript;
@@ -20,6 +21,7 @@ use crate::log::LogError;
 use crate::shared_list::SharedList;
 use crate::shared_map::SharedMap;
 use crate::units::Position;
+pub use kind_counts::KindCounts;
 pub use restore::os_snapshot_of;
 pub use transcript::{ToolOutcome, TranscriptEntry};
 
@@ -94,7 +96,7 @@ readable! {
         pub first_position: Position,
         pub last_position: Position,
         pub event_count: u64,
-        pub kinds: BTreeMap<String, u64>,
+        pub kinds: KindCounts,
         pub tool_calls: Vec<String>,
         /// Completion and tool result token counts.
         pub tokens: u64,
@@ -303,7 +305,7 @@ readable! {
         pub summary_upgrades: Vec<Entry>,
         /// Every `semantic_archive_pending`, `_completed` and `_failed`.
         pub semantic_archive: Vec<Entry>,
-        pub counts: BTreeMap<String, u64>,
+        pub counts: KindCounts,
         pub errors: ErrorCounts,
         pub unknown: Vec<UnknownView>,
         pub load_errors: Vec<LogError>,
@@ -357,7 +359,7 @@ crate::json::writable! {
         pub processes: &'a [ProcessView],
         pub current_capabilities: &'a [String],
         pub tokens_by_operation: &'a SharedMap<u64>,
-        pub counts: &'a BTreeMap<String, u64>,
+        pub counts: &'a KindCounts,
         pub errors: &'a ErrorCounts,
     }
 }
@@ -416,7 +418,7 @@ impl SessionViewFolder {
                 groups: Vec::new(),
                 summary_upgrades: Vec::new(),
                 semantic_archive: Vec::new(),
-                counts: BTreeMap::new(),
+                counts: KindCounts::default(),
                 errors: ErrorCounts::default(),
                 unknown: Vec::new(),
                 load_errors: Vec::new(),
@@ -548,7 +550,7 @@ impl SessionViewFolder {
         self.fold_life(event, position);
         let v = &mut self.view;
         v.event_count = position.0;
-        bump(&mut v.counts, event.kind());
+        v.counts.add(event);
         if let Some(turn) = event.turn() {
             self.current_turn = turn;
             v.revision = v.revision.max(u64::from(turn));
@@ -641,7 +643,7 @@ impl SessionViewFolder {
                     first_position: position,
                     last_position: position,
                     event_count: 0,
-                    kinds: BTreeMap::new(),
+                    kinds: KindCounts::default(),
                     tool_calls: Vec::new(),
                     tokens: 0,
                     input_tokens: 0,
@@ -654,7 +656,7 @@ impl SessionViewFolder {
         let Some(t) = turns.get_mut(index) else { return };
         t.last_position = position;
         t.event_count = count_up(t.event_count, 1);
-        bump(&mut t.kinds, event.kind());
+        t.kinds.add(event);
         if let E::ToolRequested(e) = event {
             t.tool_calls.extend(e.calls.iter().map(|c| c.name.to_string()));
         }
