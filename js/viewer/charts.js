@@ -10,6 +10,10 @@ import { h } from "./dom.js";
 import { PALETTE, chartTables, columnsAt } from "./chart-data.js";
 import { xLabel } from "./series.js";
 
+/** How far past the viewport's edges charts are kept drawn at each step,
+ * as a share of its height. */
+const NEAR = 0.25;
+
 const TURN_STEPS = [
   1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000,
 ];
@@ -119,8 +123,9 @@ function sameColumns(a, b) {
  * Draws the charts of a session's series (`chartSeries`, or its
  * `chartTables`, e.g. made in a Worker) as of position `at` into `host`
  * and returns a handle: `update(series, at)` gives the plots new data
- * (remaking only a chart whose series changed), `whenDrawn(f)` calls `f`
- * once every chart is made, `destroy()` removes them. The charts are made
+ * (remaking only a chart whose series changed; charts far from the
+ * viewport get it when they come near, or at `flush()`), `whenDrawn(f)`
+ * calls `f` once every chart is made, `destroy()` removes them. The charts are made
  * one per task (making a plot is the costly part), so none of those tasks
  * runs long; the first waits for uPlot's import.
  */
@@ -183,6 +188,23 @@ export function renderCharts(host, series, at = Infinity) {
     const tables = tablesFor(shown.full);
     drawChart(tables.charts[i], i, tables, shown.position)?.();
   };
+  // Charts far from the viewport are not drawn again at a step (each draw
+  // is a canvas's axes and every series): once they come near.
+  let near = true;
+  let stale = false;
+  const redrawStale = () => {
+    if (!stale) return;
+    stale = false;
+    for (let i = 0; i < made; i++) redraw(i);
+  };
+  const observer = new IntersectionObserver(
+    ([seen]) => {
+      near = seen.isIntersecting;
+      if (near) redrawStale();
+    },
+    { rootMargin: `${NEAR * 100}% 0px` },
+  );
+  observer.observe(host);
   let stopped = false;
   if (uPlot) makeNext();
   else
@@ -197,14 +219,18 @@ export function renderCharts(host, series, at = Infinity) {
   return {
     update(full, position = Infinity) {
       shown = { full, position };
-      for (let i = 0; i < made; i++) redraw(i);
+      stale = true;
+      if (near) redrawStale();
     },
+    /** Draws now what was left for when the charts come near (printing). */
+    flush: redrawStale,
     whenDrawn(f) {
       if (made < tablesFor(shown.full).charts.length) waiting.push(f);
       else f();
     },
     destroy() {
       stopped = true;
+      observer.disconnect();
       clearTimeout(timer);
       waiting = [];
       for (const p of plots) p?.destroy();

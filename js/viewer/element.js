@@ -80,6 +80,7 @@ export class SessionViewer extends HTMLElement {
 
   /** Builds everything left for later (a printed page shows it all). */
   #buildAll = () => {
+    this.#charts?.plots.flush();
     for (const observer of this.#observers.values()) observer.disconnect();
     for (const [node, build] of this.#builds) {
       const fresh = build();

@@ -215,7 +215,8 @@ export function renderLoadErrors(
 ): HTMLElement | null;
 /** Draws the charts into `host` (uPlot), the first at once and the others
  * one per task after it; `whenDrawn` calls back once all are made, `update`
- * gives them new data. */
+ * gives them new data (drawn when they are within a quarter viewport of
+ * the screen, else when they come near), `flush` draws what waits. */
 export function renderCharts(
   host: HTMLElement,
   series: ChartSeries | ChartTables,
@@ -223,6 +224,7 @@ export function renderCharts(
 ): {
   update(series: ChartSeries | ChartTables, at?: number): void;
   whenDrawn(callback: () => void): void;
+  flush(): void;
   destroy(): void;
 };
 

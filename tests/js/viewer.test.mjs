@@ -1071,6 +1071,73 @@ test("printing builds what was left for later", async () => {
   await page.close();
 });
 
+test("charts far from the viewport are drawn again once they come near, or when flushed", async () => {
+  const { page, problems } = await openPage(`${main.url}/?log=`);
+  const view = contractView(corpus("long_run.jsonl"));
+  const seen = await page.evaluate(async (view) => {
+    const { renderCharts, chartSeries } = await import("/agent-replay/js/viewer/index.js");
+    const frames = (n) =>
+      new Promise((resolve) => {
+        const next = (k) => (k ? requestAnimationFrame(() => next(k - 1)) : setTimeout(resolve));
+        next(n);
+      });
+    const spacer = document.createElement("div");
+    spacer.style.height = `${innerHeight * 4}px`;
+    const host = document.createElement("section");
+    document.body.append(spacer, host);
+    const series = chartSeries(view);
+    const charts = renderCharts(host, series, 12);
+    await new Promise((resolve) => charts.whenDrawn(resolve));
+    const pixels = () => [...host.querySelectorAll("canvas")].map((c) => c.toDataURL());
+    const early = pixels();
+    charts.update(series, Infinity);
+    await frames(2);
+    const farAfterUpdate = pixels();
+    host.scrollIntoView();
+    let nearAfterScroll = pixels();
+    for (let k = 0; k < 20 && nearAfterScroll.join() === early.join(); k++) {
+      await frames(1);
+      nearAfterScroll = pixels();
+    }
+    scrollTo(0, 0);
+    await frames(2);
+    // uPlot draws new data in a microtask.
+    charts.update(series, 12);
+    await Promise.resolve();
+    const farBeforeFlush = pixels();
+    charts.flush();
+    await Promise.resolve();
+    const flushed = pixels();
+    charts.destroy();
+    const fresh = renderCharts(host, series, Infinity);
+    await new Promise((resolve) => fresh.whenDrawn(resolve));
+    const latest = pixels();
+    fresh.destroy();
+    spacer.remove();
+    host.remove();
+    const same = (a, b) => a.join() === b.join();
+    return {
+      canvasesAt12: early.length,
+      farUpdateLeftAsWas: same(farAfterUpdate, early),
+      nearShowsLatest: same(nearAfterScroll, latest),
+      latestDiffers: !same(latest, early),
+      flushWaitsFor: same(farBeforeFlush, latest),
+      flushShowsEarly: same(flushed, early),
+    };
+  }, view);
+  // At position 12 one chart has no data yet: three canvases.
+  assert.deepEqual(seen, {
+    canvasesAt12: 3,
+    farUpdateLeftAsWas: true,
+    nearShowsLatest: true,
+    latestDiffers: true,
+    flushWaitsFor: true,
+    flushShowsEarly: true,
+  });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("renderCharts imports uPlot, makes one chart per task and says when all are drawn", async () => {
   const { page, problems } = await openPage(`${main.url}/?log=`);
   const log = corpus("long_run.jsonl");
