@@ -21,7 +21,7 @@ import {
   kernelFacetsOf,
 } from "/agent-replay/js/viewer/describe.js";
 import { upperBound, viewDigest } from "/agent-replay/js/viewer/digest.js";
-import { chartSeries } from "/agent-replay/js/viewer/series.js";
+import { chartSeries, indexedSeries } from "/agent-replay/js/viewer/series.js";
 import { chartBuffers, chartTables } from "/agent-replay/js/viewer/chart-data.js";
 import { readAhead } from "/agent-replay/js/viewer/read-ahead.js";
 import { readThrough } from "/agent-replay/js/viewer/reader.js";
@@ -329,7 +329,7 @@ async function loadIndexed(source, total, name) {
   if (bytes === null) return;
   const report = index.end();
   const lists = panelView(index);
-  series = chartSeries(lists);
+  series = indexedSeries(lists, index.turnSeries());
   digest = viewDigest(lists);
   postLists();
   post({
