@@ -21,7 +21,7 @@ import {
   kernelFacetsOf,
 } from "/agent-replay/js/viewer/describe.js";
 import { upperBound, viewDigest } from "/agent-replay/js/viewer/digest.js";
-import { chartSeries } from "/agent-replay/js/viewer/series.js";
+import { chartSeries, indexedSeries } from "/agent-replay/js/viewer/series.js";
 import { chartBuffers, chartTables } from "/agent-replay/js/viewer/chart-data.js";
 import { readAhead } from "/agent-replay/js/viewer/read-ahead.js";
 import { readThrough } from "/agent-replay/js/viewer/reader.js";
@@ -184,6 +184,11 @@ async function pump(source, total, name, { fold, count, partial }) {
   let lastPost = 0;
   let nextPartial = 0;
   let turnStart = performance.now();
+  const postPartial = () => {
+    const now = performance.now();
+    post({ op: "partial", summary: headerOf(partial()), end: count() });
+    nextPartial = now + Math.max(PARTIAL_MS, (performance.now() - now) / PARTIAL_SHARE);
+  };
   post({ op: "progress", bytes: 0, total, events: 0, name });
   for (;;) {
     const value = await source.next();
@@ -194,6 +199,8 @@ async function pump(source, total, name, { fold, count, partial }) {
     if (!value) return bytes;
     for (let i = 0; i < value.length; i += CHUNK) {
       fold(value.subarray(i, i + CHUNK));
+      // The first header goes after the first slice, not the first piece.
+      if (nextPartial === 0) postPartial();
       if (performance.now() - turnStart < FOLD_TURN_MS) continue;
       await nextTask();
       if (mine !== generation) {
@@ -208,11 +215,7 @@ async function pump(source, total, name, { fold, count, partial }) {
       lastPost = now;
       post({ op: "progress", bytes, total, events: count(), name });
     }
-    if (now >= nextPartial) {
-      post({ op: "partial", summary: headerOf(partial()), end: count() });
-      const cost = performance.now() - now;
-      nextPartial = now + Math.max(PARTIAL_MS, cost / PARTIAL_SHARE);
-    }
+    if (now >= nextPartial) postPartial();
   }
 }
 
@@ -329,7 +332,7 @@ async function loadIndexed(source, total, name) {
   if (bytes === null) return;
   const report = index.end();
   const lists = panelView(index);
-  series = chartSeries(lists);
+  series = indexedSeries(lists, index.turnSeries());
   digest = viewDigest(lists);
   postLists();
   post({

@@ -20,17 +20,58 @@ export const PALETTE = [
   "#edc948",
 ];
 
-/** The x range of a session's series (turns, shifted per life). */
-function turnRange({ samples, alerts, turns, usage }) {
+/** The x range of a session's series (turns, shifted per life): its
+ * points' and its turns' (`turns`, their columns). */
+function turnRange({ samples, alerts, usage }, turns) {
   let lo = Infinity;
   let hi = -Infinity;
-  for (const list of [samples, alerts, turns, usage]) {
+  for (const list of [samples, alerts, usage]) {
     for (const { x } of list) {
       if (x < lo) lo = x;
       if (x > hi) hi = x;
     }
   }
+  for (const x of turns.x) {
+    if (x < lo) lo = x;
+    if (x > hi) hi = x;
+  }
   return lo <= hi ? [lo, hi] : [0, -1];
+}
+
+/** The turns of a `chartSeries` as columns, a Float64Array each: `x`,
+ * `position`, `input` (prompt tokens; NaN where the view has none),
+ * `output`, `events`, `errors` (series.js's `indexedSeries` makes them
+ * from an index without a point per turn). */
+function turnColumns(turns) {
+  const n = turns.length;
+  const columns = {
+    x: new Float64Array(n),
+    position: new Float64Array(n),
+    input: new Float64Array(n),
+    output: new Float64Array(n),
+    events: new Float64Array(n),
+    errors: new Float64Array(n),
+  };
+  for (let k = 0; k < n; k++) {
+    const t = turns[k];
+    columns.x[k] = t.x;
+    columns.position[k] = t.position;
+    columns.input[k] = t.input_tokens ?? Number.NaN;
+    columns.output[k] = t.output_tokens;
+    columns.events[k] = t.event_count;
+    columns.errors[k] = t.errors;
+  }
+  return columns;
+}
+
+/** The turns' points of one column: `{x, position, y}` (the columns
+ * themselves), without the turns where it is NaN. */
+function turnPoints({ x, position }, y) {
+  if (!y.some(Number.isNaN)) return { x, position, y };
+  const kept = [];
+  for (let k = 0; k < y.length; k++) if (!Number.isNaN(y[k])) kept.push(k);
+  const pick = (column) => Float64Array.from(kept, (k) => column[k]);
+  return { x: pick(x), position: pick(position), y: pick(y) };
 }
 
 /** A series' points as columns: `{x, position, y}`, a Float64Array each. */
@@ -111,19 +152,22 @@ function maximumAt({ ends, positions, maxima }, i, at) {
 /** Tokens spent by the start of each turn and in it, summed in the order
  * the turns happened, so a turn's total is the same at every position. */
 function cumulativeTokens(turns) {
-  const out = points(turns, (t) => (t.input_tokens ?? 0) + t.output_tokens);
-  const order = Uint32Array.from(turns, (_, k) => k);
-  if (!ascending(order, out.position)) order.sort((a, b) => out.position[a] - out.position[b]);
+  const { x, position, input, output } = turns;
+  const y = new Float64Array(x.length);
+  const order = new Uint32Array(x.length);
+  for (let k = 0; k < order.length; k++) order[k] = k;
+  if (!ascending(order, position)) order.sort((a, b) => position[a] - position[b]);
   let total = 0;
   for (const k of order) {
-    total += out.y[k];
-    out.y[k] = total;
+    total += (Number.isNaN(input[k]) ? 0 : input[k]) + output[k];
+    y[k] = total;
   }
-  return out;
+  return { x, position, y };
 }
 
-/** The charts' titles and series, and each series' points. */
-function chartSpecs({ samples, alerts, turns, usage }, ops) {
+/** The charts' titles and series, and each series' points (`turns`: the
+ * turns' columns). */
+function chartSpecs({ samples, alerts, usage }, turns, ops) {
   return [
     {
       title: "Entropy score over turns (alerts marked)",
@@ -146,18 +190,15 @@ function chartSpecs({ samples, alerts, turns, usage }, ops) {
         { label: "cumulative", color: "#59a14f" },
       ],
       points: () => [
-        points(
-          turns.filter((t) => t.input_tokens !== null),
-          (t) => t.input_tokens,
-        ),
-        points(turns, (t) => t.output_tokens),
+        turnPoints(turns, turns.input),
+        turnPoints(turns, turns.output),
         cumulativeTokens(turns),
       ],
     },
     {
       title: "Events per turn",
       series: [{ label: "events" }, { label: "errors", color: "#e15759" }],
-      points: () => [points(turns, (t) => t.event_count), points(turns, (t) => t.errors)],
+      points: () => [turnPoints(turns, turns.events), turnPoints(turns, turns.errors)],
       bars: true,
     },
     {
@@ -175,20 +216,21 @@ function chartSpecs({ samples, alerts, turns, usage }, ops) {
 }
 
 /**
- * The charts of a session's series (from series.js's `chartSeries`),
- * bucketed: `{lives, charts}`, each chart with its `title`, `series`,
+ * The charts of a session's series (from series.js's `chartSeries`, or
+ * its `indexedSeries`, whose turns come as columns), bucketed: `{lives, charts}`, each chart with its `title`, `series`,
  * `bars`, its x column `xs` (one per turn, or per bucket of turns past
  * MAX_POINTS) and per series its `buckets`. At most `colors` budget
  * operations are charted. Plain data and typed arrays: a Worker makes it
  * and transfers `chartBuffers(tables)`; `columnsAt` reads it.
  */
 export function chartTables(series, colors = PALETTE.length) {
-  const [lo, hi] = turnRange(series);
+  const turns = series.turnColumns ?? turnColumns(series.turns);
+  const [lo, hi] = turnRange(series, turns);
   const width = Math.max(1, Math.ceil((hi - lo + 1) / MAX_POINTS));
   const n = Math.max(0, Math.floor((hi - lo) / width) + 1);
   const xs = Float64Array.from({ length: n }, (_, i) => lo + i * width);
   const ops = [...new Set(series.usage.map((u) => u.operation_id))].slice(0, colors);
-  const charts = chartSpecs(series, ops).map(({ points: of, ...spec }) => ({
+  const charts = chartSpecs(series, turns, ops).map(({ points: of, ...spec }) => ({
     ...spec,
     xs,
     buckets: of().map((p) => bucketPoints(p, lo, width, n)),

@@ -50,17 +50,6 @@ export function eachEntryAt(index, positions, take) {
   }
 }
 
-/** The turns' numbers (what chartSeries reads) from the index's columns:
- * a long run's turns without their kinds maps and call lists. */
-function turnsOf(series) {
-  const names = Object.keys(series);
-  return Array.from(series.turn, (_, i) => {
-    const turn = {};
-    for (const name of names) turn[name] = series[name][i];
-    return turn;
-  });
-}
-
 /** Sets `path` ("a.b") of `target` to `value`. */
 function setPath(target, path, value) {
   const keys = path.split(".");
@@ -71,9 +60,9 @@ function setPath(target, path, value) {
 }
 
 /**
- * A partial view with what chartSeries and viewDigest read: lives, turns
- * (their numbers),
- * run, and the panel lists, each left empty when it holds more than
+ * A partial view with what series.js's `indexedSeries` (with the
+ * index's `turnSeries()`) and viewDigest read: lives, run, and the panel
+ * lists, each left empty when it holds more than
  * `maxList` events (its panel would need more memory than the rest of the
  * page; the timeline still filters and shows those events). The
  * transcript holds only where the assistant messages are, which model
@@ -87,7 +76,6 @@ export function panelView(index, { maxList = 50_000 } = {}) {
   const view = {
     lives: summary.lives,
     run: summary.run,
-    turns: turnsOf(index.turnSeries()),
     transcript: Array.from(index.filter({ kinds: ["llm_completed"] }), (position) => ({
       type: "assistant",
       position,

@@ -2,14 +2,17 @@
 // worker that reads a response or a file itself spends a good part of its
 // time on the reading (each chunk copied out of the network pipe, the
 // stream's promises, the garbage of a chunk each); a reader worker does
-// that beside it, on another core, and hands over pieces of a few MB whose
+// that beside it, on another core, and hands over pieces of several MB whose
 // buffers travel back and forth (transferred, never copied or collected).
 // Both ends talk over a port (a Worker, a MessagePort): no DOM, so a test
 // runs them over a MessageChannel.
 
 /** Bytes per piece handed to the fold (the last of a stream, or one sent
- * while the fold waits, holds less). */
-const PIECE = 4 << 20;
+ * while the fold waits, holds less). Each piece is two messages between
+ * the threads, and on a busy machine each one that wakes the other thread
+ * costs the fold's thread far more than its bytes: half the fold's limit
+ * (`readThrough`), two pieces out, one filling. */
+const PIECE = 16 << 20;
 
 /** The stream and size of what a read names: a URL fetched (failing on an
  * HTTP error as the viewer reports it) or a File. */

@@ -21,16 +21,15 @@ function lifeAxis(view) {
   return axis.length ? axis : [{ life: 1, shift: 0, start: -Infinity }];
 }
 
-/** Compact chart series of a view: entropy samples and alerts, per-turn
- * totals (output and prompt tokens), budget usage; each with the position
- * it is known from and its x (see above). */
-export function chartSeries(view) {
-  const axis = lifeAxis(view);
+/** The x of a position's point: its turn shifted by its life's shift. */
+function xOfPoints(axis, lives) {
   const shiftOf = new Map(axis.map((a) => [a.life, a.shift]));
-  const xOf = (position, turn, life = lifeAt(view.lives, position)) =>
-    (shiftOf.get(life) ?? 0) + turn;
+  return (position, turn, life = lifeAt(lives, position)) => (shiftOf.get(life) ?? 0) + turn;
+}
+
+/** A view's entropy samples and alerts and budget usage as chart points. */
+function eventSeries(view, xOf) {
   return {
-    lives: axis,
     samples: view.entropy.samples.map(({ position, event: e }) => ({
       position,
       turn: e.turn,
@@ -44,6 +43,27 @@ export function chartSeries(view) {
       score: e.score,
       threshold: e.threshold,
     })),
+    usage: view.budgets.usage.map(({ position, event: e }) => ({
+      position,
+      turn: e.turn,
+      x: xOf(position, e.turn),
+      operation_id: e.operation_id,
+      tokens: Number(e.tokens),
+    })),
+  };
+}
+
+/** Compact chart series of a view: entropy samples and alerts, per-turn
+ * totals (output and prompt tokens), budget usage; each with the position
+ * it is known from and its x (see above). */
+export function chartSeries(view) {
+  const axis = lifeAxis(view);
+  const xOf = xOfPoints(axis, view.lives);
+  const { samples, alerts, usage } = eventSeries(view, xOf);
+  return {
+    lives: axis,
+    samples,
+    alerts,
     turns: view.turns
       .map((t) => ({
         position: t.first_position,
@@ -56,13 +76,34 @@ export function chartSeries(view) {
         errors: t.errors,
       }))
       .sort((a, b) => a.x - b.x),
-    usage: view.budgets.usage.map(({ position, event: e }) => ({
-      position,
-      turn: e.turn,
-      x: xOf(position, e.turn),
-      operation_id: e.operation_id,
-      tokens: Number(e.tokens),
-    })),
+    usage,
+  };
+}
+
+/**
+ * `chartSeries` of a paged index's panel lists (paged.js's `panelView`)
+ * and its per-turn columns (`SessionIndex.turnSeries()`), for
+ * chart-data.js's `chartTables`: the turns as columns (`turnColumns`, a
+ * Float64Array each, in the index's order) instead of a point each, which
+ * on a long run is most of the series' cost.
+ */
+export function indexedSeries(lists, columns) {
+  const axis = lifeAxis(lists);
+  const shiftOf = new Map(axis.map((a) => [a.life, a.shift]));
+  const n = columns.turn.length;
+  const x = new Float64Array(n);
+  for (let k = 0; k < n; k++) x[k] = (shiftOf.get(columns.life[k]) ?? 0) + columns.turn[k];
+  return {
+    lives: axis,
+    ...eventSeries(lists, xOfPoints(axis, lists.lives)),
+    turnColumns: {
+      x,
+      position: columns.first_position,
+      input: columns.input_tokens,
+      output: columns.output_tokens,
+      events: columns.event_count,
+      errors: columns.errors,
+    },
   };
 }
 
