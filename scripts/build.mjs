@@ -125,6 +125,10 @@ if (existsSync(wasmOpt)) {
     "-O3",
     // Repeats the passes while they still shrink the module.
     "--converge",
+    // Lets constant offsets fold into loads and stores: the module never
+    // reads its lowest 1 KiB (rustc puts the stack first, growing down from
+    // 1 MiB to 0, so only a stack about to overflow would reach it).
+    "--low-memory-unused",
     // The toolchain's metadata sections: nothing reads them at run time.
     "--strip-producers",
     "--strip-target-features",
