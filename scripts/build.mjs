@@ -105,34 +105,42 @@ run("cargo", [
   "--profile",
   "wasm",
 ]);
-run("wasm-bindgen", [
-  "--target",
-  "web",
-  "--out-dir",
-  out,
-  "--out-name",
-  "agent_replay",
-  join(root, "target/wasm32-unknown-unknown/wasm/agent_replay_wasm.wasm"),
-]);
+const wasmOpt = join(root, "node_modules/.bin/wasm-opt");
+const features = [
+  "--enable-bulk-memory",
+  "--enable-nontrapping-float-to-int",
+  "--enable-sign-ext",
+  "--enable-mutable-globals",
+  "--enable-simd",
+];
+let linked = join(root, "target/wasm32-unknown-unknown/wasm/agent_replay_wasm.wasm");
+if (existsSync(wasmOpt)) {
+  // wasm/src/mem.rs's `memcmp` replaces compiler-builtins' inside the
+  // module; rustc exports every `#[no_mangle]` function, so its export is
+  // removed before wasm-bindgen lists the exports in the JS types.
+  const unexported = join(root, "target/wasm32-unknown-unknown/wasm/agent_replay_unexported.wasm");
+  run(wasmOpt, [...features, "--remove-exports=memcmp", linked, "-o", unexported]);
+  linked = unexported;
+}
+run("wasm-bindgen", ["--target", "web", "--out-dir", out, "--out-name", "agent_replay", linked]);
 const sample = readFileSync(join(root, "data/sample-session.jsonl"), "utf8");
 writeFileSync(
   join(out, "sample.js"),
   `// Generated from data/sample-session.jsonl by scripts/build.mjs.\nexport default ${JSON.stringify(sample)};\n`,
 );
-const wasmOpt = join(root, "node_modules/.bin/wasm-opt");
 if (existsSync(wasmOpt)) {
   run(wasmOpt, [
     "-O3",
     // Repeats the passes while they still shrink the module.
     "--converge",
+    // Lets constant offsets fold into loads and stores: the module never
+    // reads its lowest 1 KiB (rustc puts the stack first, growing down from
+    // 1 MiB to 0, so only a stack about to overflow would reach it).
+    "--low-memory-unused",
     // The toolchain's metadata sections: nothing reads them at run time.
     "--strip-producers",
     "--strip-target-features",
-    "--enable-bulk-memory",
-    "--enable-nontrapping-float-to-int",
-    "--enable-sign-ext",
-    "--enable-mutable-globals",
-    "--enable-simd",
+    ...features,
     wasm,
     "-o",
     wasm,

@@ -235,6 +235,63 @@ fn invalid_utf8_in_an_array_is_reported_as_such_in_both_modes() {
     assert_eq!(load_bytes(&bytes, true).unwrap_err().code, LogErrorCode::InvalidUtf8);
 }
 
+/// Property: bytes, read line by line, give what the string gives when they
+/// are UTF-8, and what the streamed reading gives when they are not, in
+/// both modes, whatever the framing, BOMs, blank lines and bad bytes.
+#[test]
+fn bytes_load_as_their_string_or_as_streamed() {
+    let mut rng = common::Rng(12);
+    let pieces: [&[u8]; 16] = [
+        A.as_bytes(),
+        B.as_bytes(),
+        br#"{"seq":0,"event":{"kind":"page_out","turn":2}}"#,
+        b"\n",
+        b"\r\n",
+        b"  ",
+        "\u{feff}".as_bytes(),
+        b"[",
+        b"]",
+        b",",
+        b"\xff",
+        b"\xc3",
+        "\u{e9}".as_bytes(),
+        br#"{"kind":1}"#,
+        br#"{"kind":"page_in","tu"#,
+        b"\xef\xbb",
+    ];
+    let mut seen_invalid = 0;
+    for _ in 0..20_000 {
+        let mut log = Vec::new();
+        for _ in 0..rng.below(12) {
+            // Mostly events and newlines, the rest now and then.
+            let piece = match rng.below(3) {
+                0 => rng.below(pieces.len() as u64),
+                1 => rng.below(2),
+                _ => 3,
+            };
+            log.extend_from_slice(pieces[piece as usize]);
+        }
+        for strict in [false, true] {
+            let got = load_bytes(&log, strict);
+            match std::str::from_utf8(&log) {
+                Ok(text) => assert_eq!(got, load(text, strict), "{text:?}"),
+                Err(_) => {
+                    seen_invalid += 1;
+                    let mut reader = LogReader::new(LogOptions { strict, ..Default::default() });
+                    let mut events = Vec::new();
+                    let mut sink = |t: &str, _: SessionEvent<'_>| events.push(t.to_string());
+                    let streamed = reader
+                        .push(&log, &mut sink)
+                        .and_then(|()| reader.finish(&mut sink))
+                        .map(|()| (events, reader.report()));
+                    assert_eq!(got, streamed, "{log:?}");
+                }
+            }
+        }
+    }
+    assert!(seen_invalid > 1_000);
+}
+
 /// Property: any chunking of a log gives exactly the one-shot result.
 #[test]
 fn chunked_loading_equals_one_shot_loading() {

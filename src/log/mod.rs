@@ -101,11 +101,23 @@ pub fn read_str(
 }
 
 /// Loads a whole log held in bytes; lines that are not UTF-8 are errors.
+/// JSON Lines without a BOM (nearly every log) are checked line by line as
+/// they are read, while the line is in the cache, rather than in a pass
+/// over the whole log first: what `read_str` gives a log that is UTF-8, and
+/// the streamed reading (`push`) one that is not.
 pub fn read_bytes(
     bytes: &[u8],
     opts: LogOptions,
     sink: &mut dyn EventSink,
 ) -> Result<LoadReport, LogError> {
+    if !starts_array(bytes) && !bytes.starts_with("\u{feff}".as_bytes()) {
+        let mut reader = LogReader::new(opts);
+        let tail = reader.lines_bytes(bytes, sink)?;
+        if !tail.is_empty() {
+            reader.line_bytes(tail, false, sink)?;
+        }
+        return Ok(reader.report());
+    }
     match utf8::as_str(bytes) {
         Some(text) => read_str(text, opts, sink),
         None => {
@@ -276,9 +288,9 @@ impl LogReader {
         sink: &mut dyn EventSink,
     ) -> Result<(), LogError> {
         self.count_line();
-        match std::str::from_utf8(line) {
-            Ok(text) => self.line(text, terminated, sink),
-            Err(_) => {
+        match utf8::as_str(line) {
+            Some(text) => self.line(text, terminated, sink),
+            None => {
                 let column = char_column(valid_prefix(line));
                 self.fail(invalid_utf8(self.lines_done, column))
             }

@@ -3,15 +3,30 @@
 //! runs of ASCII are read sixteen bytes at a time, and what lies between
 //! them is checked by std.
 
+use crate::event::syntax::skip_ascii;
+
 /// `b` as a string, if it is UTF-8.
 pub fn as_str(b: &[u8]) -> Option<&str> {
     if cfg!(all(target_arch = "wasm32", target_feature = "simd128")) {
-        // SAFETY: `by_segments` checked that `b` is UTF-8.
-        by_segments(b, crate::event::syntax::skip_ascii)
+        // SAFETY: `b` is ASCII, or `by_segments` checked that it is UTF-8.
+        (is_ascii(b, skip_ascii) || by_segments(b, skip_ascii))
             .then(|| unsafe { std::str::from_utf8_unchecked(b) })
     } else {
         std::str::from_utf8(b).ok()
     }
+}
+
+/// Whether `b` is ASCII, when `skip_ascii` passes over all of it but less
+/// than a block: those last bytes are checked as the last sixteen of `b`
+/// (all of it, if shorter) in one step, not through std. The lines of a
+/// log are checked one by one, so their ends are many.
+fn is_ascii(b: &[u8], skip_ascii: impl Fn(&[u8], usize) -> usize) -> bool {
+    let blocks_pass = b.get(skip_ascii(b, 0)..).is_some_and(|rest| rest.len() < 16);
+    blocks_pass
+        && match b.last_chunk::<16>() {
+            Some(tail) => u128::from_ne_bytes(*tail) & (u128::MAX / 0xFF * 0x80) == 0,
+            None => b.is_ascii(),
+        }
 }
 
 /// `v` as a string, if it is UTF-8; else `v` given back.
@@ -49,7 +64,7 @@ fn by_segments(b: &[u8], skip_ascii: impl Fn(&[u8], usize) -> usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::by_segments;
+    use super::{by_segments, is_ascii};
 
     /// Sixteen-byte blocks of ASCII, as the SIMD scan passes them.
     fn ascii_blocks(b: &[u8], mut i: usize) -> usize {
@@ -73,14 +88,18 @@ mod tests {
             &[0xED, 0xA0, 0x80],
             b"0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz",
         ];
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut long_ascii = 0;
         for _ in 0..20_000 {
             let mut text = Vec::new();
-            for _ in 0..(rng % 24) {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
+            for _ in 0..next() % 24 {
                 // Mostly valid pieces, a broken one now and then.
-                let piece = match rng % 40 {
+                let piece = match next() % 40 {
                     0 => 4,
                     1 => 5,
                     2 => 6,
@@ -92,6 +111,9 @@ mod tests {
             let std_says = std::str::from_utf8(&text).is_ok();
             assert_eq!(by_segments(&text, ascii_blocks), std_says, "{text:?}");
             assert_eq!(by_segments(&text, |_, i| i), std_says, "{text:?}");
+            assert_eq!(is_ascii(&text, ascii_blocks), text.is_ascii(), "{text:?}");
+            long_ascii += usize::from(text.len() > 16 && text.is_ascii());
         }
+        assert!(long_ascii > 100, "{long_ascii}");
     }
 }

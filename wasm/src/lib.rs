@@ -20,6 +20,7 @@ mod budget;
 mod index;
 mod kinds;
 mod live;
+mod mem;
 mod otlp;
 mod wire;
 
