@@ -48,26 +48,37 @@ impl<'a> SessionEvent<'a> {
     }
 
     /// The event, read without the kind's probe parse: its kind leads the
-    /// text or is found by a scan of the top-level keys, and an event whose
+    /// text or is the first top-level `kind` (`first_kind`). An event whose
     /// body is its turn or nothing (`BareBody`) or whose kind is not read
-    /// is taken from that scan, not deserialized. `None` for anything the
-    /// scan cannot vouch for and for every error: the full path then reads
-    /// it, and says what is wrong. So the result is always the full path's.
+    /// is taken from `top_level`'s scan, not deserialized. Any other is
+    /// deserialized once: its parse checks the text past that first `kind`
+    /// and counts the keys `kind` no struct reads (a kind that does not
+    /// lead must be the only one). `None` for anything the scans cannot
+    /// vouch for and for every error: the full path then reads it, and
+    /// says what is wrong. So the result is always the full path's.
     fn read_fast(text: &'a str, strict: bool) -> Option<Self> {
-        let (kind, scanned) = scan_kind(text)?;
+        let leading = scan_leading_kind(text);
+        let kind = leading.or_else(|| super::syntax::first_kind(text))?;
         let read = super::kind_place(kind)
             .filter(|&i| super::KIND_TABLE.get(i).is_some_and(|info| info.core || !strict));
         let bare = match read {
             Some(index) => match super::BareBody::of(index) {
                 Some(body) => Some(body),
-                None => return Self::parse_kind_and_body(Str::from(kind), text, strict).ok(),
+                None => {
+                    super::text::take_kind_keys();
+                    let event = Self::parse_kind_and_body(Str::from(kind), text, strict).ok();
+                    // A kind that does not lead is the only one, or the
+                    // probe would refuse a duplicate field.
+                    let once = leading.is_some() || super::text::take_kind_keys() == 1;
+                    return event.filter(|_| once);
+                }
             },
             None => None,
         };
-        let top = match scanned {
-            Some(top) => top,
-            None => super::syntax::top_level(text)?,
-        };
+        let top = super::syntax::top_level(text)?;
+        if leading.is_none() && top.kinds != 1 {
+            return None;
+        }
         match bare {
             Some(body) => body.event(top.unique_turn()),
             None => Some(SessionEvent::Unknown(UnknownEvent { kind: Str::from(kind), json: text })),

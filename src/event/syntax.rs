@@ -241,6 +241,19 @@ impl<'a> TopLevel<'a> {
 /// is not an object, or when a top-level key holds an escape (a parser
 /// would decode it, and could read it as `kind` or `turn`).
 pub fn top_level(text: &str) -> Option<TopLevel<'_>> {
+    members(text, false)
+}
+
+/// The value of the first top-level `kind` member of an event's text, its
+/// text checked as `top_level` checks it up to there: whether the rest is
+/// well-formed, and whether that `kind` is the only one, are left to the
+/// caller. `None` where `top_level` would give no kind.
+pub fn first_kind(text: &str) -> Option<&str> {
+    members(text, true)?.kind
+}
+
+/// `top_level`, or with `first_kind` its scan up to the first `kind`.
+fn members(text: &str, first_kind: bool) -> Option<TopLevel<'_>> {
     let mut c = Cursor { b: text.as_bytes(), i: 0 };
     let mut top = TopLevel { kind: None, kinds: 0, turn: None, turns: 0 };
     c.ws();
@@ -264,6 +277,9 @@ pub fn top_level(text: &str) -> Option<TopLevel<'_>> {
                 if top.kinds == 1 {
                     top.kind = value.strip_prefix('"').and_then(|v| v.strip_suffix('"'));
                     top.kind = top.kind.filter(|k| !k.contains('\\'));
+                }
+                if first_kind {
+                    return Some(top);
                 }
             } else if key == b"turn" {
                 top.turns = top.turns.saturating_add(1);

@@ -99,6 +99,19 @@ thread_local! {
     /// `Deserialize` takes none, and a seed threaded through every nested
     /// type would repeat the derived code.
     static STRICT: Cell<bool> = const { Cell::new(false) };
+    /// The keys `kind` read as no struct's field since `take_kind_keys`:
+    /// an event's tag, which must be there once (see `read_fast`).
+    static KIND_KEYS: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Counts a key `kind` that no struct reads (see `KIND_KEYS`).
+pub(crate) fn count_kind_key() {
+    KIND_KEYS.set(KIND_KEYS.get().saturating_add(1));
+}
+
+/// The keys `kind` counted since the last call, starting again from 0.
+pub(crate) fn take_kind_keys() -> u32 {
+    KIND_KEYS.replace(0)
 }
 
 /// Runs `read` with strict reading on or off, restoring the previous mode
