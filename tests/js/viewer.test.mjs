@@ -771,9 +771,27 @@ test("the panels: model calls beside their answers, failed calls, lives and the 
   await page.close();
 });
 
+/** Shows the page's viewer element, for tests that drive it from the
+ * page: `showData(el, data)` sets `el.data` and resolves once it has
+ * rendered, `nextFrame()` resolves after the next frame's task. */
+async function installShowData(page) {
+  await page.waitForFunction(() => customElements.get("agent-session-viewer"));
+  await page.evaluate(() => {
+    document.getElementById("main").hidden = false;
+    document.getElementById("welcome").hidden = true;
+    window.showData = (el, data) =>
+      new Promise((resolve) => {
+        el.addEventListener("rendered", resolve, { once: true });
+        el.data = data;
+      });
+    window.nextFrame = () =>
+      new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+  });
+}
+
 test("a time-travel step keeps what did not change and shows what a fresh render shows", async () => {
   const { page, problems } = await openPage(`${main.url}/?log=`);
-  await page.waitForFunction(() => customElements.get("agent-session-viewer"));
+  await installShowData(page);
   const log = corpus("long_run.jsonl");
   const view = { ...contractView(log), snapshot: rebuildOsSnapshot(log) };
   const positions = view.transcript.map((t) => t.position);
@@ -782,14 +800,8 @@ test("a time-travel step keeps what did not change and shows what a fresh render
   steps.push(steps[0]);
   const shown = await page.evaluate(
     async ({ view, steps }) => {
-      document.getElementById("main").hidden = false;
-      document.getElementById("welcome").hidden = true;
       const viewer = document.getElementById("viewer");
-      const show = (el, at) =>
-        new Promise((resolve) => {
-          el.addEventListener("rendered", resolve, { once: true });
-          el.data = { view, snapshot: view.snapshot, at };
-        });
+      const show = (el, at) => showData(el, { view, snapshot: view.snapshot, at });
       // The charts are canvases drawn apart: compared elsewhere. Which
       // entries are built (not `asv-later`) depends on the scroll: the
       // panels are compared with each entry's box alone, and the entries
@@ -939,23 +951,15 @@ test("a step lays out the transcript entries near the viewport; scrolling lays o
 
 test("an entry far from view when its state changes shows the new state once scrolled near", async () => {
   const { page, problems } = await openPage(`${main.url}/?log=`);
-  await page.waitForFunction(() => customElements.get("agent-session-viewer"));
+  await installShowData(page);
   const log = corpus("long_run.jsonl");
   const view = { ...contractView(log), snapshot: rebuildOsSnapshot(log) };
   // A tool call late in the list, whose result comes a few events after it.
   const call = view.transcript.filter((t) => t.type === "tool_call" && t.result).at(-20);
   const seen = await page.evaluate(
     async ({ view, call }) => {
-      document.getElementById("main").hidden = false;
-      document.getElementById("welcome").hidden = true;
       const viewer = document.getElementById("viewer");
-      const show = (el, at) =>
-        new Promise((resolve) => {
-          el.addEventListener("rendered", resolve, { once: true });
-          el.data = { view, snapshot: view.snapshot, at };
-        });
-      const frame = () =>
-        new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+      const show = (el, at) => showData(el, { view, snapshot: view.snapshot, at });
       const entry = (root) =>
         root.querySelector(
           `[data-testid=transcript] > li.asv-t-tool_call[data-position="${call.position}"]`,
@@ -964,7 +968,7 @@ test("an entry far from view when its state changes shows the new state once scr
       const reveal = async () => {
         for (let i = 0; i < 50; i++) {
           entry(viewer).scrollIntoView({ block: "center" });
-          await frame();
+          await nextFrame();
           if (entry(viewer).querySelector(".asv-t-body")?.checkVisibility()) return true;
         }
         return false;
@@ -974,7 +978,7 @@ test("an entry far from view when its state changes shows the new state once scr
       const before = { revealed: await reveal(), output: output() };
       // Far from view (the list's top), the result comes.
       viewer.querySelector("[data-testid=transcript]").scrollIntoView({ block: "start" });
-      await frame();
+      await nextFrame();
       await show(viewer, call.result.position);
       const far = entry(viewer).querySelector(".asv-t-body")?.checkVisibility() ?? false;
       const after = { revealed: await reveal(), output: output() };
@@ -982,7 +986,7 @@ test("an entry far from view when its state changes shows the new state once scr
       document.body.append(fresh);
       await show(fresh, call.result.position);
       entry(fresh).scrollIntoView({ block: "center" });
-      for (let i = 0; i < 50 && !entry(fresh).querySelector(".asv-t-body"); i++) await frame();
+      for (let i = 0; i < 50 && !entry(fresh).querySelector(".asv-t-body"); i++) await nextFrame();
       const same = entry(fresh).outerHTML === entry(viewer).outerHTML;
       fresh.remove();
       return { before, far, after, same };
@@ -1001,7 +1005,7 @@ test("an entry far from view when its state changes shows the new state once scr
 
 test("a panel far from view is left as it was, then shows the new state once scrolled near", async () => {
   const { page, problems } = await openPage(`${main.url}/?log=`);
-  await page.waitForFunction(() => customElements.get("agent-session-viewer"));
+  await installShowData(page);
   const stateAt = (at) => {
     const state = new SessionState().apply(lines.slice(0, at).join("\n"));
     const data = { view: state.view(), snapshot: state.osSnapshot() };
@@ -1012,30 +1016,23 @@ test("a panel far from view is left as it was, then shows the new state once scr
   assert.notDeepEqual(early.view.processes, late.view.processes);
   const seen = await page.evaluate(
     async ({ early, late }) => {
-      document.getElementById("main").hidden = false;
-      document.getElementById("welcome").hidden = true;
       const viewer = document.getElementById("viewer");
-      const show = (el, data) =>
-        new Promise((resolve) => {
-          el.addEventListener("rendered", resolve, { once: true });
-          el.data = data;
-        });
-      const frame = () =>
-        new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+      const show = showData;
       const panel = (root) => root.querySelector("[data-testid=processes]");
       scrollTo(0, 0);
       await show(viewer, early);
-      await frame();
+      await nextFrame();
       const before = panel(viewer).outerHTML;
       const far = panel(viewer).getBoundingClientRect().top > innerHeight * 1.5;
       await show(viewer, late);
-      await frame();
+      await nextFrame();
       const left = {
         hidden: panel(viewer).classList.contains("asv-later"),
         drawn: panel(viewer).firstElementChild?.checkVisibility() ?? false,
       };
       panel(viewer).scrollIntoView();
-      for (let i = 0; i < 50 && panel(viewer).classList.contains("asv-later"); i++) await frame();
+      for (let i = 0; i < 50 && panel(viewer).classList.contains("asv-later"); i++)
+        await nextFrame();
       const fresh = document.createElement("agent-session-viewer");
       document.body.append(fresh);
       await show(fresh, late);
