@@ -1,4 +1,4 @@
-//! Whether a whole log is UTF-8. std's check reads ASCII two words at a
+//! Whether a log, or one of its lines, is UTF-8. std's check reads ASCII two words at a
 //! time: four bytes each on wasm32, eight natively. With WebAssembly SIMD,
 //! runs of ASCII are read sixteen bytes at a time, and what lies between
 //! them is checked by std.
