@@ -216,6 +216,8 @@ function loaded(msg) {
   if (msg.paged) setMarks(null);
   setScrubber(end);
   refilter();
+  // Asked after the first filter, so the timeline does not wait for them.
+  if (msg.paged && msg.kinds.kernel_observation) ask({ op: "observations" });
   complete = true;
   applyPendingLink();
   document.dispatchEvent(new CustomEvent("viewer-loaded", { detail: msg }));

@@ -345,8 +345,8 @@ async function loadIndexed(source, total, name) {
     ms: performance.now() - started,
     paged: true,
     kinds: lists.counts,
-    // Counted once the first state is sent (every kernel observation is
-    // read): the page draws that state meanwhile.
+    // Counted when the page asks, after its first filter (every kernel
+    // observation is read): the state and the timeline do not wait for them.
     observations: {},
     // Read when playback first needs them: on a log of millions of events
     // reading every attempt would delay the first view.
@@ -354,8 +354,6 @@ async function loadIndexed(source, total, name) {
   });
   view = { transcript: [], load_errors: lists.load_errors, counts: lists.counts };
   sendState(index.eventCount);
-  if (lists.counts.kernel_observation)
-    post({ op: "kinds", kinds: lists.counts, observations: index.observationKinds() });
 }
 
 /** The clock marks of a paged index's timed events, read a page at a time. */
@@ -780,6 +778,11 @@ self.onmessage = async ({ data: msg }) => {
         break;
       case "marks":
         post({ op: "marks", marks: index ? indexedMarks() : marks });
+        break;
+      case "observations":
+        // A paged log's kernel observations by kind (a view's came with it).
+        if (index && view)
+          post({ op: "kinds", kinds: view.counts, observations: index.observationKinds() });
         break;
       case "memory":
         post({

@@ -19,8 +19,8 @@ let server;
 let small;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "serve-stream-"));
-  // Many times createReadStream's 64 KiB chunk: it arrives in many pieces.
-  small = randomBytes(3 * 2 ** 20 + 17);
+  // More than twice serve's 4 MiB chunk: it is read and sent in several.
+  small = randomBytes(9 * 2 ** 20 + 17);
   writeFileSync(join(dir, "small.bin"), small);
   // A sparse file: 3 GiB long, almost nothing on disk; marked at both ends.
   const fd = openSync(join(dir, "huge.jsonl"), "w");

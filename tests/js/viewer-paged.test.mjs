@@ -150,3 +150,38 @@ test("a paged log's search and filters find what a scan of the log finds", async
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("a paged log's kind filter lists kernel observations by kind, and filters by one", async () => {
+  const { page, problems } = await openPaged();
+  const byKind = new Map();
+  texts.forEach((t, i) => {
+    const e = JSON.parse(t);
+    if (e.kind !== "kernel_observation") return;
+    const list = byKind.get(e.observation_kind) ?? [];
+    list.push(i + 1);
+    byKind.set(e.observation_kind, list);
+  });
+  assert.ok(byKind.size > 1);
+  // Asked for by the page once the timeline is filtered: they come after.
+  await page.waitForSelector('[data-testid=kind-filter] option[value^="kernel_observation/"]', {
+    state: "attached",
+  });
+  const options = await page.$$eval(
+    '[data-testid=kind-filter] option[value^="kernel_observation/"]',
+    (os) => os.map((o) => [o.value, o.textContent]),
+  );
+  assert.deepEqual(
+    options,
+    [...byKind]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([sub, ps]) => [
+        `kernel_observation/${sub}`,
+        `  kernel_observation › ${sub} (${fmt(ps.length)})`,
+      ]),
+  );
+  const [sub, positions] = [...byKind].sort((a, b) => b[1].length - a[1].length)[0];
+  await page.selectOption("[data-testid=kind-filter]", `kernel_observation/${sub}`);
+  await matchCount(page, `${fmt(positions.length)} of ${fmt(N)}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
