@@ -115,8 +115,8 @@ function placePlayhead(u, x) {
 }
 
 /** The chart tables of a session's series (`chartTables`), or the tables
- * given; bucketed once per series object: time travel then reads columns
- * by position instead of re-bucketing. */
+ * given; bucketed once per series object, so a step that gives the same
+ * series again neither buckets nor draws. */
 const tablesOf = new WeakMap();
 function tablesFor(input) {
   if (input.charts) return input;
