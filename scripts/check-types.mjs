@@ -133,9 +133,12 @@ const ended: number = state.end({ onEvent: (e) => void e.json }).events + restor
 void ended;
 const viewer = document.createElement("agent-session-viewer") as SessionViewer;
 viewer.data = { view, snapshot: snap, summary: state.summary(), at: 3, series: chartSeries(view), earlier: 0 };
-const buckets: Float64Array = chartTables(chartSeries(view)).charts[0]!.buckets[0]!.maxima;
+const tables = chartTables(chartSeries(view));
+const buckets: Float64Array = tables.charts[0]!.maxima[0]!;
+const turnStarts: Float64Array = tables.turns.position;
 viewer.data = { view, snapshot: snap, charts: chartTables(chartSeries(view), 3) };
 void buckets;
+void turnStarts;
 const label: string = describeEvent(parsed.events[0]!);
 void label;
 const firstKind: EventKind = eventKinds().kinds[0]!.kind;

@@ -1,11 +1,9 @@
-// What the charts draw, as uPlot's aligned columns, at any position. The
-// points of a session's series are bucketed once (each chart's x range is
-// the whole session's, so the axes hold still while the position moves),
-// and each bucket keeps its points in position order with their running
-// maximum: the columns as of a position are one binary search per bucket,
-// not a pass over every point. The buckets are typed arrays in plain
-// objects (`chartTables`), so a Worker can make them and transfer them to
-// the page. No DOM and no uPlot: a test can run it.
+// What the charts draw, as uPlot's aligned columns: the whole session's
+// series, bucketed once (each bucket keeps its series' maximum, so alerts
+// and peaks stay visible), and where each turn starts, so time travel
+// marks the position on charts that stay as they are. The tables are
+// typed arrays in plain objects (`chartTables`), so a Worker can make them
+// and transfer them to the page. No DOM and no uPlot: a test can run it.
 
 const MAX_POINTS = 1200;
 
@@ -64,89 +62,44 @@ function turnColumns(turns) {
   return columns;
 }
 
-/** The turns' points of one column: `{x, position, y}` (the columns
- * themselves), without the turns where it is NaN. */
-function turnPoints({ x, position }, y) {
-  if (!y.some(Number.isNaN)) return { x, position, y };
+/** The turns' points of one column: `{x, y}` (the columns themselves),
+ * without the turns where it is NaN. */
+function turnPoints({ x }, y) {
+  if (!y.some(Number.isNaN)) return { x, y };
   const kept = [];
   for (let k = 0; k < y.length; k++) if (!Number.isNaN(y[k])) kept.push(k);
   const pick = (column) => Float64Array.from(kept, (k) => column[k]);
-  return { x: pick(x), position: pick(position), y: pick(y) };
+  return { x: pick(x), y: pick(y) };
 }
 
-/** A series' points as columns: `{x, position, y}`, a Float64Array each. */
+/** A series' points as columns: `{x, y}`, a Float64Array each. */
 function points(list, y) {
-  const out = {
-    x: new Float64Array(list.length),
-    position: new Float64Array(list.length),
-    y: new Float64Array(list.length),
-  };
+  const out = { x: new Float64Array(list.length), y: new Float64Array(list.length) };
   for (let k = 0; k < list.length; k++) {
-    const p = list[k];
-    out.x[k] = p.x;
-    out.position[k] = p.position;
-    out.y[k] = y(p);
+    out.x[k] = list[k].x;
+    out.y[k] = y(list[k]);
   }
   return out;
 }
 
-/** Whether `order` lists indices of `position` in ascending order. */
-function ascending(order, position) {
+/** The indices of `position` in ascending order of its values. */
+function byPosition(position) {
+  const order = new Uint32Array(position.length);
+  for (let k = 0; k < order.length; k++) order[k] = k;
   for (let j = 1; j < order.length; j++)
-    if (position[order[j - 1]] > position[order[j]]) return false;
-  return true;
+    if (position[j - 1] > position[j]) return order.sort((a, b) => position[a] - position[b]);
+  return order;
 }
 
-/**
- * One series' points by bucket: `ends[i]` is where bucket i's points end
- * in `positions` and `maxima` (they start where bucket i - 1's end), each
- * bucket's positions ascending and `maxima` the maximum value up to each.
- */
-function bucketPoints({ x, position, y }, lo, width, n) {
-  const bucketOf = new Int32Array(x.length);
-  const ends = new Uint32Array(n);
+/** Each bucket's maximum of a series' points (NaN where it has none):
+ * buckets keep alerts and peaks visible however long the run. */
+function bucketMaxima({ x, y }, lo, width, n) {
+  const maxima = new Float64Array(n).fill(Number.NaN);
   for (let k = 0; k < x.length; k++) {
     const i = Math.floor((x[k] - lo) / width);
-    bucketOf[k] = i >= 0 && i < n ? i : -1;
-    if (bucketOf[k] >= 0) ends[i] += 1;
+    if (i >= 0 && i < n && !(y[k] <= maxima[i])) maxima[i] = y[k];
   }
-  for (let i = 1; i < n; i++) ends[i] += ends[i - 1];
-  const next = new Uint32Array(n);
-  for (let i = 1; i < n; i++) next[i] = ends[i - 1];
-  const order = new Uint32Array(n ? ends[n - 1] : 0);
-  for (let k = 0; k < x.length; k++) if (bucketOf[k] >= 0) order[next[bucketOf[k]]++] = k;
-  const positions = new Float64Array(order.length);
-  const maxima = new Float64Array(order.length);
-  for (let i = 0, start = 0; i < n; start = ends[i], i++) {
-    const bucket = order.subarray(start, ends[i]);
-    // Points come by x, mostly in position order too: sort only when not.
-    if (!ascending(bucket, position)) bucket.sort((a, b) => position[a] - position[b]);
-    let max = -Infinity;
-    for (let j = 0; j < bucket.length; j++) {
-      max = Math.max(max, y[bucket[j]]);
-      positions[start + j] = position[bucket[j]];
-      maxima[start + j] = max;
-    }
-  }
-  return { ends, positions, maxima };
-}
-
-/** Bucket `i`'s maximum over its points at or before `at`, else null. A
- * step reads every bucket: those wholly before or after `at`, all but one,
- * are answered without a search. */
-function maximumAt({ ends, positions, maxima }, i, at) {
-  const start = i === 0 ? 0 : ends[i - 1];
-  const last = ends[i] - 1;
-  if (last < start || positions[start] > at) return null;
-  if (positions[last] <= at) return maxima[last];
-  let lo = start;
-  let hi = ends[i];
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (positions[mid] <= at) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo === start ? null : maxima[lo - 1];
+  return maxima;
 }
 
 /** Tokens spent by the start of each turn and in it, summed in the order
@@ -154,15 +107,12 @@ function maximumAt({ ends, positions, maxima }, i, at) {
 function cumulativeTokens(turns) {
   const { x, position, input, output } = turns;
   const y = new Float64Array(x.length);
-  const order = new Uint32Array(x.length);
-  for (let k = 0; k < order.length; k++) order[k] = k;
-  if (!ascending(order, position)) order.sort((a, b) => position[a] - position[b]);
   let total = 0;
-  for (const k of order) {
+  for (const k of byPosition(position)) {
     total += (Number.isNaN(input[k]) ? 0 : input[k]) + output[k];
     y[k] = total;
   }
-  return { x, position, y };
+  return { x, y };
 }
 
 /** The charts' titles and series, and each series' points (`turns`: the
@@ -215,13 +165,25 @@ function chartSpecs({ samples, alerts, usage }, turns, ops) {
   ];
 }
 
+/** Where each turn starts and its x, by position: `{position, x}`, a
+ * Float64Array each. */
+function turnStarts({ position, x }) {
+  const order = byPosition(position);
+  return {
+    position: Float64Array.from(order, (k) => position[k]),
+    x: Float64Array.from(order, (k) => x[k]),
+  };
+}
+
 /**
  * The charts of a session's series (from series.js's `chartSeries`, or
- * its `indexedSeries`, whose turns come as columns), bucketed: `{lives, charts}`, each chart with its `title`, `series`,
- * `bars`, its x column `xs` (one per turn, or per bucket of turns past
- * MAX_POINTS) and per series its `buckets`. At most `colors` budget
+ * its `indexedSeries`, whose turns come as columns), bucketed: `{lives,
+ * turns, charts}`: `turns` where each turn starts (`xAt` reads it), each
+ * chart with its `title`, `series`, `bars`, its x column `xs` (one per
+ * turn, or per bucket of turns past MAX_POINTS) and per series its
+ * `maxima` (one per x; NaN where none). At most `colors` budget
  * operations are charted. Plain data and typed arrays: a Worker makes it
- * and transfers `chartBuffers(tables)`; `columnsAt` reads it.
+ * and transfers `chartBuffers(tables)`; `chartColumns` reads it.
  */
 export function chartTables(series, colors = PALETTE.length) {
   const turns = series.turnColumns ?? turnColumns(series.turns);
@@ -233,45 +195,43 @@ export function chartTables(series, colors = PALETTE.length) {
   const charts = chartSpecs(series, turns, ops).map(({ points: of, ...spec }) => ({
     ...spec,
     xs,
-    buckets: of().map((p) => bucketPoints(p, lo, width, n)),
+    maxima: of().map((p) => bucketMaxima(p, lo, width, n)),
   }));
-  return { lives: series.lives, charts };
+  return { lives: series.lives, turns: turnStarts(turns), charts };
 }
 
 /** The buffers of `chartTables`' typed arrays, to transfer them. */
-export function chartBuffers({ charts }) {
-  const buffers = new Set();
+export function chartBuffers({ turns, charts }) {
+  const buffers = new Set([turns.position.buffer, turns.x.buffer]);
   for (const chart of charts) {
     buffers.add(chart.xs.buffer);
-    for (const b of chart.buckets) for (const a of Object.values(b)) buffers.add(a.buffer);
+    for (const m of chart.maxima) buffers.add(m.buffer);
   }
   return [...buffers];
 }
 
-/** A chart's uPlot columns as of position `at` (`Infinity`: the whole
- * session): the x column, then per series each bucket's maximum over the
- * points known by then (null when none). */
-export function columnsAt(chart, at) {
-  const n = chart.xs.length;
-  const columns = [xColumn(chart)];
-  // Plain loops: Array.from with a map function is several times slower,
-  // and a step reads every bucket of every series.
-  for (const b of chart.buckets) {
-    const ys = new Array(n);
-    for (let i = 0; i < n; i++) ys[i] = maximumAt(b, i, at);
-    columns.push(ys);
+/** The x of position `at` on the charts (`chartTables`): its turn's, or
+ * null before the first turn. */
+export function xAt({ turns }, at) {
+  let lo = 0;
+  let hi = turns.position.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (turns.position[mid] <= at) lo = mid + 1;
+    else hi = mid;
   }
-  return columns;
+  return lo === 0 ? null : turns.x[lo - 1];
 }
 
-/** A chart's x column as an array, made once: it is the same at every
- * position (and one array lets a redraw see it unchanged). */
-const xColumns = new WeakMap();
-function xColumn(chart) {
-  let xs = xColumns.get(chart);
-  if (!xs) {
-    xs = Array.from(chart.xs);
-    xColumns.set(chart, xs);
+/** A chart's uPlot columns, made once per chart: the x column, then per
+ * series each bucket's maximum (null where none). */
+const columnsOf = new WeakMap();
+export function chartColumns(chart) {
+  let columns = columnsOf.get(chart);
+  if (!columns) {
+    const column = (ys) => Array.from(ys, (y) => (Number.isNaN(y) ? null : y));
+    columns = [Array.from(chart.xs), ...chart.maxima.map(column)];
+    columnsOf.set(chart, columns);
   }
-  return xs;
+  return columns;
 }

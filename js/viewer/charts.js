@@ -1,17 +1,18 @@
 // Charts of a session with uPlot (a small, fast, well-kept canvas chart
 // library: ~20 KB gzipped minified), from the series of series.js or the
-// tables chart-data.js buckets them into. The plots are made once and given
-// new data as the position moves (`update`); chart-data.js buckets long
-// runs (each bucket keeps its series' maxima, so alerts and peaks stay
-// visible). uPlot is imported with the first chart, not with this module:
-// a page that imports the viewer shows its first state without loading,
-// parsing and running uPlot first.
+// tables chart-data.js buckets them into. The plots draw the whole run and
+// mark the position (time travel) as trace viewers do: a playhead, and the
+// part after it dimmed, an element over each plot moved by a transform, so
+// a step redraws no canvas. They get new data only when the run grows
+// (`update` with new series). uPlot is imported with the first chart, not
+// with this module: a page that imports the viewer shows its first state
+// without loading, parsing and running uPlot first.
 import { h } from "./dom.js";
-import { PALETTE, chartTables, columnsAt } from "./chart-data.js";
+import { PALETTE, chartColumns, chartTables, xAt } from "./chart-data.js";
 import { xLabel } from "./series.js";
 
-/** How far past the viewport's edges charts are kept drawn at each step,
- * as a share of its height. */
+/** How far past the viewport's edges charts are kept drawn as the run
+ * grows, as a share of its height. */
 const NEAR = 0.25;
 
 const TURN_STEPS = [
@@ -38,17 +39,23 @@ function theme(el) {
   };
 }
 
+/** Each plot's playhead: the part of the plot after the position, its
+ * left border the position. */
+const playheads = new WeakMap();
+
 /** A plot of `spec` in `box`, made but not drawn: `{plot, draw}`, where
  * `draw()` gives it its data and size (the first draw of a plot is about
- * as costly as making it: the two can go in tasks of their own). */
-function plot(box, spec, width, lives) {
+ * as costly as making it: the two can go in tasks of their own);
+ * `drawn(u)` is called after each of its draws. */
+function plot(box, spec, width, lives, drawn) {
   const t = theme(box);
   const axis = { stroke: t.text, grid: { stroke: t.grid, width: 1 }, ticks: { stroke: t.grid } };
-  let drawn;
+  let first;
   const made = new uPlot(
     {
       width,
       height: 170,
+      hooks: { draw: [drawn] },
       scales: { x: { time: false } },
       legend: { show: true, live: false },
       cursor: { drag: { x: false, y: false } },
@@ -87,16 +94,29 @@ function plot(box, spec, width, lives) {
     },
     spec.data,
     (u, draw) => {
+      const after = h("div", { class: "asv-after", hidden: true });
+      playheads.set(u, after);
+      u.over.append(after);
       box.append(u.root);
-      drawn = draw;
+      first = draw;
     },
   );
-  return { plot: made, draw: () => drawn() };
+  return { plot: made, draw: () => first() };
+}
+
+/** Moves plot `u`'s playhead to x (null: before the first turn, the
+ * left edge; undefined: hidden, the whole run shown as it is). Only a
+ * transform changes: no layout, no canvas drawn. */
+function placePlayhead(u, x) {
+  const after = playheads.get(u);
+  const px = x === null ? 0 : x === undefined ? Number.NaN : u.valToPos(x, "x");
+  after.hidden = !Number.isFinite(px);
+  if (!after.hidden) after.style.transform = `translateX(${px}px)`;
 }
 
 /** The chart tables of a session's series (`chartTables`), or the tables
- * given; bucketed once per series object: time travel then reads columns
- * by position instead of re-bucketing. */
+ * given; bucketed once per series object, so a step that gives the same
+ * series again neither buckets nor draws. */
 const tablesOf = new WeakMap();
 function tablesFor(input) {
   if (input.charts) return input;
@@ -121,21 +141,29 @@ function sameColumns(a, b) {
 
 /**
  * Draws the charts of a session's series (`chartSeries`, or its
- * `chartTables`, e.g. made in a Worker) as of position `at` into `host`
- * and returns a handle: `update(series, at)` gives the plots new data
- * (remaking only a chart whose series changed; charts far from the
- * viewport get it when they come near, or at `flush()`), `whenDrawn(f)`
- * calls `f` once every chart is made, `destroy()` removes them. The charts are made
- * one per task (making a plot is the costly part), so none of those tasks
- * runs long; the first waits for uPlot's import.
+ * `chartTables`, e.g. made in a Worker) into `host`, the whole run with
+ * position `at` marked (`Infinity`: none), and returns a handle:
+ * `update(series, at)` moves the mark, and gives the plots new data when
+ * `series` is a new object (remaking only a chart whose series changed;
+ * charts far from the viewport get it when they come near, or at
+ * `flush()`), `whenDrawn(f)` calls `f` once every chart is made,
+ * `destroy()` removes them. The charts are made one per task (making a
+ * plot is the costly part), so none of those tasks runs long; the first
+ * waits for uPlot's import.
  */
 export function renderCharts(host, series, at = Infinity) {
   const boxes = [];
   const plots = [];
   const shapes = [];
   const width = () => Math.max(240, Math.floor(host.getBoundingClientRect().width || 480) - 32);
-  const drawChart = (chart, i, full, position) => {
-    const spec = { ...chart, data: columnsAt(chart, position) };
+  /** Puts plot `u`'s playhead at the position shown. */
+  const place = (u) =>
+    placePlayhead(
+      u,
+      shown.position === Infinity ? undefined : xAt(tablesFor(shown.full), shown.position),
+    );
+  const drawChart = (chart, i, full) => {
+    const spec = { ...chart, data: chartColumns(chart) };
     if (!boxes[i]) {
       boxes[i] = h("figure", { class: "asv-chart" }, h("figcaption", {}, spec.title), h("div", {}));
       host.append(boxes[i]);
@@ -148,12 +176,12 @@ export function renderCharts(host, series, at = Infinity) {
       plots[i] = null;
       area.replaceChildren(h("p", { class: "asv-dim" }, "No data yet."));
     } else if (plots[i] && shapes[i] === shape) {
-      // A step within a turn changes no column: nothing to redraw.
+      // The run grew without a new turn or point: nothing to redraw.
       if (!sameColumns(plots[i].data, spec.data)) plots[i].setData(spec.data);
     } else {
       plots[i]?.destroy();
       area.replaceChildren();
-      const made = plot(area, spec, width(), full.lives ?? []);
+      const made = plot(area, spec, width(), full.lives ?? [], place);
       plots[i] = made.plot;
       shapes[i] = shape;
       return made.draw;
@@ -171,25 +199,25 @@ export function renderCharts(host, series, at = Infinity) {
     else for (const f of waiting.splice(0)) f();
   };
   /** Makes the next chart, and draws it in the task after (then again if
-   * the position moved meanwhile). */
+   * the run grew meanwhile). */
   const makeNext = () => {
     const asked = shown;
     const tables = tablesFor(asked.full);
-    const draw = drawChart(tables.charts[made], made, tables, asked.position);
+    const draw = drawChart(tables.charts[made], made, tables);
     if (!draw) return madeOne();
     timer = setTimeout(() => {
       draw();
-      if (shown !== asked) redraw(made);
+      if (shown.full !== asked.full) redraw(made);
       madeOne();
     });
   };
-  /** Gives chart `i` the data as of the position shown. */
+  /** Gives chart `i` the data shown. */
   const redraw = (i) => {
     const tables = tablesFor(shown.full);
-    drawChart(tables.charts[i], i, tables, shown.position)?.();
+    drawChart(tables.charts[i], i, tables)?.();
   };
-  // Charts far from the viewport are not drawn again at a step (each draw
-  // is a canvas's axes and every series): once they come near.
+  // Charts far from the viewport are not drawn again as the run grows
+  // (each draw is a canvas's axes and every series): once they come near.
   let near = true;
   let stale = false;
   const redrawStale = () => {
@@ -218,9 +246,13 @@ export function renderCharts(host, series, at = Infinity) {
     );
   return {
     update(full, position = Infinity) {
+      const grew = full !== shown.full;
       shown = { full, position };
-      stale = true;
-      if (near) redrawStale();
+      if (grew) {
+        stale = true;
+        if (near) redrawStale();
+      }
+      for (const u of plots) if (u) place(u);
     },
     /** Draws now what was left for when the charts come near (printing). */
     flush: redrawStale,

@@ -53,6 +53,18 @@ function sameValue(a, b) {
   return true;
 }
 
+/** The chart series of each view given without them, taken once: a step
+ * that gives the same view again then moves the charts' playhead alone. */
+const seriesOfView = new WeakMap();
+function seriesOf(view) {
+  let series = seriesOfView.get(view);
+  if (!series) {
+    series = chartSeries(view);
+    seriesOfView.set(view, series);
+  }
+  return series;
+}
+
 export class SessionViewer extends HTMLElement {
   static observedAttributes = ["src"];
   #data = null;
@@ -348,7 +360,7 @@ export class SessionViewer extends HTMLElement {
     // section and its plots stay as they are and get new data below.
     morphChildren(this, h("div", {}, fresh), keep);
     this.#buildWhenNear(transcript.later, laterPanels);
-    const series = d.charts ?? d.series ?? chartSeries(d.view);
+    const series = d.charts ?? d.series ?? seriesOf(d.view);
     const rendered = () => this.dispatchEvent(new CustomEvent("rendered"));
     if (kept) {
       this.#charts.plots.update(series, at);

@@ -78,28 +78,26 @@ export interface ChartSeries {
   usage: { position: number; turn: number; x: number; operation_id: string; tokens: number }[];
 }
 export function chartSeries(view: SessionView): ChartSeries;
-/** One chart's series bucketed: per bucket of `xs`, its points' positions
- * (ascending) and the running maximum of their values; bucket `i` ends at
- * `ends[i]`. */
-export interface ChartBuckets {
-  ends: Uint32Array;
-  positions: Float64Array;
-  maxima: Float64Array;
-}
 /** The charts of a session's series, bucketed once (`chartTables`): typed
  * arrays in plain objects, so a Worker can make them and transfer them. */
 export interface ChartTables {
   lives: LifeAxis[];
+  /** Where each turn starts and its x, by position: time travel marks a
+   * position at its turn's x. */
+  turns: { position: Float64Array; x: Float64Array };
   charts: {
     title: string;
     series: { label: string; color?: string; points?: boolean; dash?: number[] }[];
     bars?: boolean;
     xs: Float64Array;
-    buckets: ChartBuckets[];
+    /** Per series, its maximum in each bucket of `xs` over the whole run
+     * (NaN where it has no point). */
+    maxima: Float64Array[];
   }[];
 }
 /** The charts of `series` bucketed, at most `colors` (7) budget operations charted. */
 export function chartTables(series: ChartSeries, colors?: number): ChartTables;
+/** The series as the run was at position `at` (its points known by then). */
 export function cutSeries(series: ChartSeries, at?: number): ChartSeries;
 /** An x value's label: the turn, or "L2·t3" when there are lives. */
 export function xLabel(lives: LifeAxis[], x: number): string;
@@ -213,8 +211,10 @@ export function renderLoadErrors(
   errors: SessionView["load_errors"],
   total?: number,
 ): HTMLElement | null;
-/** Draws the charts into `host` (uPlot), the first at once and the others
- * one per task after it; `whenDrawn` calls back once all are made, `update`
+/** Draws the charts of the whole run into `host` (uPlot) with position
+ * `at` marked (a line, the part after it dimmed; `Infinity`: none), the
+ * first at once and the others one per task after it; `whenDrawn` calls
+ * back once all are made, `update` moves the mark and, given new series,
  * gives them new data (drawn when they are within a quarter viewport of
  * the screen, else when they come near), `flush` draws what waits. */
 export function renderCharts(

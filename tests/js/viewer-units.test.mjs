@@ -14,7 +14,7 @@ import {
 import { num } from "../../js/viewer/dom.js";
 import { activityAt, callAt, lifeAt, observationsAt, viewDigest } from "../../js/viewer/digest.js";
 import { PANEL_LISTS, panelView } from "../../js/viewer/paged.js";
-import { chartBuffers, chartTables, columnsAt } from "../../js/viewer/chart-data.js";
+import { chartBuffers, chartColumns, chartTables, xAt } from "../../js/viewer/chart-data.js";
 import { chartSeries, cutSeries, indexedSeries, xLabel } from "../../js/viewer/series.js";
 import { contractView, corpus } from "./viewer-fixtures.mjs";
 
@@ -359,32 +359,30 @@ test("paged.js reads from an index the same panel lists the view keeps", () => {
   }
 });
 
-/** The charts' columns the plain way: cut the series at the position, then
- * bucket every point (a bucket keeps each series' maximum). */
-function columnsByScan(chart, full, at) {
-  const cut = cutSeries(full, at);
-  const xs = columnsAt(chart, Infinity)[0];
+/** The charts' columns the plain way: bucket every point of the series
+ * (a bucket keeps each series' maximum). */
+function columnsByScan(chart, full) {
+  const xs = chartColumns(chart)[0];
   const width = xs.length > 1 ? xs[1] - xs[0] : 1;
-  const known = (p) => p.position <= at;
   const pointsOf = {
-    score: cut.samples.map((e) => [e.x, e.score]),
-    alert: cut.alerts.map((e) => [e.x, e.score]),
-    threshold: cut.alerts.map((e) => [e.x, e.threshold]),
-    prompt: cut.turns.filter((t) => t.input_tokens !== null).map((t) => [t.x, t.input_tokens]),
-    output: cut.turns.map((t) => [t.x, t.output_tokens]),
-    events: cut.turns.map((t) => [t.x, t.event_count]),
-    errors: cut.turns.map((t) => [t.x, t.errors]),
+    score: full.samples.map((e) => [e.x, e.score]),
+    alert: full.alerts.map((e) => [e.x, e.score]),
+    threshold: full.alerts.map((e) => [e.x, e.threshold]),
+    prompt: full.turns.filter((t) => t.input_tokens !== null).map((t) => [t.x, t.input_tokens]),
+    output: full.turns.map((t) => [t.x, t.output_tokens]),
+    events: full.turns.map((t) => [t.x, t.event_count]),
+    errors: full.turns.map((t) => [t.x, t.errors]),
   };
   let total = 0;
   pointsOf.cumulative = [];
   for (const t of [...full.turns].sort((a, b) => a.position - b.position)) {
     total += (t.input_tokens ?? 0) + t.output_tokens;
-    if (known(t)) pointsOf.cumulative.push([t.x, total]);
+    pointsOf.cumulative.push([t.x, total]);
   }
   const columns = chart.series.map(({ label }) => {
     const points =
       pointsOf[label] ??
-      cut.usage.filter((u) => u.operation_id === label).map((u) => [u.x, u.tokens]);
+      full.usage.filter((u) => u.operation_id === label).map((u) => [u.x, u.tokens]);
     const ys = xs.map(() => null);
     for (const [x, y] of points) {
       const i = Math.floor((x - xs[0]) / width);
@@ -395,7 +393,15 @@ function columnsByScan(chart, full, at) {
   return [xs, ...columns];
 }
 
-test("the charts' columns at every position equal cutting the series and bucketing them", () => {
+/** The x of a position the plain way: its turn's (the last turn started
+ * at or before it), null before the first. */
+function xByScan(full, at) {
+  const started = full.turns.filter((t) => t.position <= at);
+  if (!started.length) return null;
+  return started.reduce((a, b) => (b.position > a.position ? b : a)).x;
+}
+
+test("the charts' columns bucket the whole series, and xAt gives each position's turn", () => {
   const sample = chartSeries(contractView(sampleLog()));
   const turns = Array.from({ length: 3000 }, (_, i) => ({
     position: 2 * i + 1,
@@ -418,15 +424,10 @@ test("the charts' columns at every position equal cutting the series and bucketi
     const made = chartTables(full, 7);
     const tables = structuredClone(made, { transfer: chartBuffers(made) });
     assert.equal(made.charts[0].xs.length, 0, "the buffers were transferred");
-    for (const chart of tables.charts) {
-      for (const at of [0, 1, 2, 7, Math.floor(last / 3), last - 1, last, Infinity]) {
-        assert.deepEqual(
-          columnsAt(chart, at),
-          columnsByScan(chart, full, at),
-          `${chart.title} @${at}`,
-        );
-      }
-    }
+    for (const chart of tables.charts)
+      assert.deepEqual(chartColumns(chart), columnsByScan(chart, full), chart.title);
+    for (const at of [0, 1, 2, 7, Math.floor(last / 3), last - 1, last, last + 5])
+      assert.equal(xAt(tables, at), xByScan(full, at), `x @${at}`);
   }
 });
 

@@ -1068,11 +1068,76 @@ test("printing builds what was left for later", async () => {
   await page.close();
 });
 
-test("charts far from the viewport are drawn again once they come near, or when flushed", async () => {
+test("time travel marks the position on charts of the whole run, and redraws no canvas", async () => {
   const { page, problems } = await openPage(`${main.url}/?log=`);
   const view = contractView(corpus("long_run.jsonl"));
   const seen = await page.evaluate(async (view) => {
     const { renderCharts, chartSeries } = await import("/agent-replay/js/viewer/index.js");
+    const host = document.createElement("section");
+    host.style.width = "600px";
+    document.body.prepend(host);
+    const series = chartSeries(view);
+    const turns = [...series.turns].sort((a, b) => a.position - b.position);
+    const charts = renderCharts(host, series, turns[1].position);
+    await new Promise((resolve) => charts.whenDrawn(resolve));
+    const pixels = () => [...host.querySelectorAll("canvas")].map((c) => c.toDataURL());
+    const drawn = pixels();
+    const xs = series.turns.map((t) => t.x);
+    const [lo, hi] = [Math.min(...xs), Math.max(...xs)];
+    /** Each plot's playhead: hidden, or its offset from where the plot
+     * area starts, against where the position's turn is on the x axis. */
+    const playheads = (x) =>
+      [...host.querySelectorAll(".u-over")].map((over) => {
+        const after = over.querySelector(".asv-after");
+        if (after.hidden) return "hidden";
+        const offset = after.getBoundingClientRect().left - over.getBoundingClientRect().left;
+        const want = x === null ? 0 : ((x - lo) / (hi - lo)) * over.getBoundingClientRect().width;
+        return Math.abs(offset - want) < 1.5 ? "at its turn" : `${offset} px, not ${want}`;
+      });
+    const at = {};
+    // A turn's start, an event in the middle of a turn, before the first
+    // turn, and no position (Infinity: the whole run, unmarked).
+    const middle = Math.floor((turns[4].position + turns[5].position) / 2);
+    for (const [name, position, x] of [
+      ["turn 3", turns[2].position, turns[2].x],
+      ["last turn", turns.at(-1).position, turns.at(-1).x],
+      ["within turn 5", middle, turns[4].x],
+      ["before the first turn", turns[0].position - 1, null],
+      ["none", Infinity],
+    ]) {
+      charts.update(series, position);
+      at[name] = [...new Set(playheads(x))];
+    }
+    // uPlot draws new data in a microtask: none was given.
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+    const unchanged = pixels().join() === drawn.join();
+    charts.destroy();
+    host.remove();
+    return { plots: drawn.length, at, unchanged };
+  }, view);
+  // The run reports no budget usage: three plots.
+  assert.deepEqual(seen, {
+    plots: 3,
+    at: {
+      "turn 3": ["at its turn"],
+      "last turn": ["at its turn"],
+      "within turn 5": ["at its turn"],
+      "before the first turn": ["at its turn"],
+      none: ["hidden"],
+    },
+    unchanged: true,
+  });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("charts far from the viewport take the grown run once they come near, or when flushed", async () => {
+  const { page, problems } = await openPage(`${main.url}/?log=`);
+  const view = contractView(corpus("long_run.jsonl"));
+  const seen = await page.evaluate(async (view) => {
+    const { renderCharts, chartSeries, cutSeries } = await import(
+      "/agent-replay/js/viewer/index.js"
+    );
     const frames = (n) =>
       new Promise((resolve) => {
         const next = (k) => (k ? requestAnimationFrame(() => next(k - 1)) : setTimeout(resolve));
@@ -1082,31 +1147,33 @@ test("charts far from the viewport are drawn again once they come near, or when 
     spacer.style.height = `${innerHeight * 4}px`;
     const host = document.createElement("section");
     document.body.append(spacer, host);
+    // The run as it was at event 12, then as it grew (live).
     const series = chartSeries(view);
-    const charts = renderCharts(host, series, 12);
+    const early = cutSeries(series, 12);
+    const charts = renderCharts(host, early, 12);
     await new Promise((resolve) => charts.whenDrawn(resolve));
     const pixels = () => [...host.querySelectorAll("canvas")].map((c) => c.toDataURL());
-    const early = pixels();
-    charts.update(series, Infinity);
+    const first = pixels();
+    charts.update(series, 12);
     await frames(2);
     const farAfterUpdate = pixels();
     host.scrollIntoView();
     let nearAfterScroll = pixels();
-    for (let k = 0; k < 20 && nearAfterScroll.join() === early.join(); k++) {
+    for (let k = 0; k < 20 && nearAfterScroll.join() === first.join(); k++) {
       await frames(1);
       nearAfterScroll = pixels();
     }
     scrollTo(0, 0);
     await frames(2);
     // uPlot draws new data in a microtask.
-    charts.update(series, 12);
+    charts.update(early, 12);
     await Promise.resolve();
     const farBeforeFlush = pixels();
     charts.flush();
     await Promise.resolve();
     const flushed = pixels();
     charts.destroy();
-    const fresh = renderCharts(host, series, Infinity);
+    const fresh = renderCharts(host, series, 12);
     await new Promise((resolve) => fresh.whenDrawn(resolve));
     const latest = pixels();
     fresh.destroy();
@@ -1114,15 +1181,15 @@ test("charts far from the viewport are drawn again once they come near, or when 
     host.remove();
     const same = (a, b) => a.join() === b.join();
     return {
-      canvasesAt12: early.length,
-      farUpdateLeftAsWas: same(farAfterUpdate, early),
+      canvasesAt12: first.length,
+      farUpdateLeftAsWas: same(farAfterUpdate, first),
       nearShowsLatest: same(nearAfterScroll, latest),
-      latestDiffers: !same(latest, early),
+      latestDiffers: !same(latest, first),
       flushWaitsFor: same(farBeforeFlush, latest),
-      flushShowsEarly: same(flushed, early),
+      flushShowsEarly: same(flushed, first),
     };
   }, view);
-  // At position 12 one chart has no data yet: three canvases.
+  // By event 12 one chart has no data yet: three canvases.
   assert.deepEqual(seen, {
     canvasesAt12: 3,
     farUpdateLeftAsWas: true,
