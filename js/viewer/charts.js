@@ -7,7 +7,7 @@
 // (`update` with new series). uPlot is imported with the first chart, not
 // with this module: a page that imports the viewer shows its first state
 // without loading, parsing and running uPlot first.
-import { h } from "./dom.js";
+import { compact, h } from "./dom.js";
 import { PALETTE, chartColumns, chartTables, xAt } from "./chart-data.js";
 import { xLabel } from "./series.js";
 
@@ -67,7 +67,7 @@ function plot(box, spec, width, lives, drawn) {
           incrs: TURN_STEPS,
           values: (_, splits) => splits.map((x) => xLabel(lives, x)),
         },
-        { ...axis, size: 56 },
+        { ...axis, size: 56, values: (_, splits) => splits.map(compact) },
       ],
       series: [
         { label: "turn" },

@@ -20,7 +20,14 @@ function append(el, children) {
   }
 }
 
-const numbers = new Intl.NumberFormat("en-US");
+/** Intl's formatters by options, made when first used: making one costs
+ * enough to show in the page's start if done when the module loads. */
+const formatters = new Map();
+function formatter(options) {
+  const key = JSON.stringify(options);
+  if (!formatters.has(key)) formatters.set(key, new Intl.NumberFormat("en-US", options));
+  return formatters.get(key);
+}
 
 /** Formats counts and token totals (U64 strings stay exact). Whole numbers
  * are grouped by hand: Intl's format is slow enough to show when a panel
@@ -31,7 +38,13 @@ export function num(n) {
     const digits = String(Math.abs(n)).replace(/\B(?=(\d{3})+$)/g, ",");
     return n < 0 ? `-${digits}` : digits;
   }
-  return typeof n === "number" ? numbers.format(n) : "–";
+  return typeof n === "number" ? formatter({}).format(n) : "–";
+}
+
+/** A number in at most four characters or so ("950", "1.2K", "3.4M"): an
+ * axis's tick labels, which must fit its fixed width. */
+export function compact(n) {
+  return formatter({ notation: "compact", maximumFractionDigits: 1 }).format(n);
 }
 
 /** Fresh nodes that stand in for the node they match (`standIn`). */

@@ -11,7 +11,7 @@ import {
   kernelFacets,
   kernelFacetsOf,
 } from "../../js/viewer/describe.js";
-import { num } from "../../js/viewer/dom.js";
+import { compact, num } from "../../js/viewer/dom.js";
 import { activityAt, callAt, lifeAt, observationsAt, viewDigest } from "../../js/viewer/digest.js";
 import { PANEL_LISTS, panelView } from "../../js/viewer/paged.js";
 import { chartBuffers, chartColumns, chartTables, xAt } from "../../js/viewer/chart-data.js";
@@ -438,4 +438,10 @@ test("num groups whole numbers as Intl does, and keeps U64 strings", () => {
   assert.equal(num(1.5), intl.format(1.5));
   assert.equal(num("18446744073709551615"), "18446744073709551615");
   assert.equal(num(undefined), "–");
+});
+
+test("compact keeps an axis's tick labels to a few characters", () => {
+  const ticks = [0, 0.5, 950, 1200, 400000, 1200000, 3.45e9];
+  assert.deepEqual(ticks.map(compact), ["0", "0.5", "950", "1.2K", "400K", "1.2M", "3.5B"]);
+  for (const n of ticks) assert.ok(compact(n).length <= 4, compact(n));
 });
