@@ -766,8 +766,8 @@ window.agentReplayViewer = {
 
 // ---- Deep links ------------------------------------------------------------------
 // The hash holds where the viewer is (links.js): written as the user moves
-// (replaceState, at most every 250 ms: no history entry per step), read at
-// start and when the user edits it.
+// (replaceState, at most every 250 ms and in idle time: no history entry
+// per step), read at start and when the user edits it.
 
 /** The page's link not yet applied: its filters are, at once; its position
  * and selection wait until the log holds them (a live session streams them
@@ -790,19 +790,23 @@ function currentLink() {
   };
 }
 
-let hashTimer = 0;
+/** Runs `f` when the page is idle (Safari lacks requestIdleCallback). */
+const whenIdle = globalThis.requestIdleCallback ?? ((f) => setTimeout(f));
+
+let hashPending = false;
 function writeHash() {
-  if (hashTimer) return;
-  hashTimer = setTimeout(() => {
-    hashTimer = 0;
-    const hash = encodeLink(currentLink());
-    if (location.hash.replace(/^#/, "") === hash) return;
-    history.replaceState(
-      history.state,
-      "",
-      hash ? `#${hash}` : location.pathname + location.search,
-    );
-  }, 250);
+  if (hashPending) return;
+  hashPending = true;
+  setTimeout(() => whenIdle(replaceHash, { timeout: 1000 }), 250);
+}
+
+/** Writes the hash of where the viewer is now, in idle time: a
+ * replaceState can take milliseconds, which a step's frame goes without. */
+function replaceHash() {
+  hashPending = false;
+  const hash = encodeLink(currentLink());
+  if (location.hash.replace(/^#/, "") === hash) return;
+  history.replaceState(history.state, "", hash ? `#${hash}` : location.pathname + location.search);
 }
 
 /** Applies a link's filters and search to the controls, and keeps its
