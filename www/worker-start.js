@@ -15,4 +15,7 @@ const wasm = WebAssembly.compileStreaming(fetch("/agent-replay/pkg/agent_replay_
 wasm.catch(() => {});
 
 self.agentReplayStart = { wasm, reader, held };
+// The package's entry loads beside worker.js rather than a level below it:
+// its own imports (two levels) are on the way while worker.js arrives.
+import("/agent-replay/js/web.js");
 import("./worker.js");
