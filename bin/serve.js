@@ -3,8 +3,7 @@
 // under /api, and a demo that plays the sample session live on a loop.
 // Listens on 127.0.0.1 only.
 import { createServer } from "node:http";
-import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
+import { createReadStream, readFileSync, statSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { basename, extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -66,18 +65,29 @@ function rangeOf(header, size) {
   return { start, end: Math.min(end, size - 1) };
 }
 
+/** A whole file at most this large is read in one synchronous call and
+ * sent at once: the viewer's page, its modules and its .wasm, which a page
+ * load asks for some forty at a time. Each is then answered in one turn of
+ * the event loop, not after a stat, an open, reads and a close on the
+ * thread pool, each of which waits for this process to run again (long on
+ * a busy machine). Reading a small local file blocks the loop for less
+ * than those waits. */
+const READ_WHOLE = 1 << 20;
+
 /**
- * Sends a file by streaming it, with backpressure: the first bytes leave
- * at once, memory stays bounded, and files past Node's 2 GiB whole-file
- * read work. Content-Length comes from a stat; a `Range` gets a 206 with
- * that slice (the viewer may read a log in slices); HEAD sends the
- * headers only. A file that shrinks while it is sent ends the connection
- * rather than answering fewer bytes than announced.
+ * Sends a file: a small one whole (READ_WHOLE), a larger one or a range
+ * by streaming it, with backpressure: the first bytes leave at once,
+ * memory stays bounded, and files past Node's 2 GiB whole-file read work.
+ * Content-Length comes from a stat (from the bytes read, for a file read
+ * whole); a `Range` gets a 206 with that slice (the viewer may read a log
+ * in slices); HEAD sends the headers only. A file that shrinks while it
+ * is streamed ends the connection rather than answering fewer bytes than
+ * announced.
  */
 async function sendFile(req, res, path, type) {
   let info;
   try {
-    info = await stat(path);
+    info = statSync(path);
   } catch {
     return sendNotFound(res);
   }
@@ -92,6 +102,7 @@ async function sendFile(req, res, path, type) {
   if (range === "unsatisfiable") {
     return res.writeHead(416, { ...headers, "content-range": `bytes */${size}` }).end();
   }
+  if (!range && size <= READ_WHOLE && req.method !== "HEAD") return sendWhole(res, path, headers);
   const { start, end } = range ?? { start: 0, end: size - 1 };
   if (range) headers["content-range"] = `bytes ${start}-${end}/${size}`;
   headers["content-length"] = end - start + 1;
@@ -103,6 +114,17 @@ async function sendFile(req, res, path, type) {
   } catch {
     res.destroy();
   }
+}
+
+/** Sends a small file's bytes, read at once (a file gone since its stat: 404). */
+function sendWhole(res, path, headers) {
+  let body;
+  try {
+    body = readFileSync(path);
+  } catch {
+    return sendNotFound(res);
+  }
+  res.writeHead(200, { ...headers, "content-length": body.length }).end(body);
 }
 
 /** A coded JSON error, as the edge handler answers them. */
@@ -267,7 +289,7 @@ export async function serve({
   const served = new Map();
   for (const f of files) {
     const path = resolve(f);
-    await stat(path);
+    statSync(path);
     served.set(basename(path), path);
   }
 

@@ -88,6 +88,8 @@ export async function buildReportTemplate(root, out) {
     '<link rel="stylesheet" href="/www/app.css">',
     `<style>${inlined(css.code.trim(), "style")}</style>`,
   );
+  // The report's page starts its own worker (www/report.js), with nothing to fetch.
+  html = replaceOnce(html, /<script id="start-worker">[\s\S]*?<\/script>\n/, "");
   html = replaceOnce(
     html,
     /<script type="importmap">[\s\S]*?<\/script>\s*<script type="module" src="\/www\/app\.js"><\/script>/,

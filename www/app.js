@@ -1,6 +1,9 @@
 // The viewer page: sources (file, drop, ?log=, live stream), the timeline,
 // the time-travel scrubber and the live panel around <agent-session-viewer>.
 // All loading and folding happens in worker.js; this file only renders.
+// The package's entry, which the viewer's element imports two levels down,
+// imported here too so that its modules load beside the viewer's.
+import "agent-replay";
 import { chartTables, renderHeader } from "agent-replay/viewer";
 import { decodeLink, encodeLink } from "./links.js";
 import { Pace, PlaybackClock, UNTIMED_EVENTS_PER_SECOND } from "./playback.js";
@@ -11,7 +14,9 @@ const embedded = globalThis.agentReplayEmbedded;
 // The page's worker was started by index.html, before this module loaded.
 const started = embedded ? null : globalThis.agentReplayWorker;
 const worker =
-  embedded?.startWorker() ?? started?.worker ?? new Worker("/www/worker.js", { type: "module" });
+  embedded?.startWorker() ??
+  started?.worker ??
+  new Worker("/www/worker-start.js", { type: "module" });
 const viewer = $("viewer");
 const ROW = 26;
 
@@ -109,12 +114,15 @@ function startSource() {
   writeHash();
 }
 
-function openLog(source) {
+/** Opens a log; `asked`: its open was posted already (index.html posts the
+ * page's `?log=`). */
+function openLog(source, { asked = false } = {}) {
   startSource();
   $("live").hidden = true;
   liveUrl = null;
+  if (asked) return;
   // `?paged=1` opens every log as a paged index, `?paged=0` none (by
-  // default, logs above 64 MB are).
+  // default, logs above 64 MB are; index.html reads it the same way).
   const pagedParam = new URLSearchParams(location.search).get("paged");
   const paged = pagedParam === null ? undefined : pagedParam === "1";
   ask({ op: "open", paged, ...source });
@@ -948,7 +956,7 @@ if (embedded) {
   );
 } else if (params.get("log")) {
   $("url").value = params.get("log");
-  openLog({ url: params.get("log") });
+  openLog({ url: params.get("log") }, { asked: Boolean(started?.opened) });
 } else if (params.get("live")) {
   $("url").value = params.get("live");
   followLive(params.get("live"), params.get("cursor") ?? undefined);

@@ -49,7 +49,13 @@ const CHUNK = 256 * 1024;
  * no copy of the events in JS; the page asks for what it shows. */
 const PAGED_ABOVE = 64 << 20;
 
-const ready = init();
+/** What worker-start.js (this worker's entry on the viewer page) started
+ * before this module loaded: the .wasm's compile, the reader worker, and
+ * the messages that came meanwhile. A one-file report's worker has none. */
+const started = self.agentReplayStart;
+// A compile that failed (a host without SIMD) is init()'s to report, as
+// when it fetches the .wasm itself.
+const ready = started ? started.wasm.then(init, () => init()) : init();
 // The page lays out its category filters from the kind table: the
 // viewer's categories, and deepstrike's kernel categories and primitives
 // when the table has them.
@@ -288,29 +294,35 @@ function callsAround(entries, at) {
  * the fold, on the machine's other core. A report's worker (a blob: URL
  * on a file:// page) cannot start one: it reads them itself. */
 const readElsewhere = self.location.protocol.startsWith("http")
-  ? readThrough(new Worker("/agent-replay/js/viewer/reader-worker.js", { type: "module" }), {
-      limit: READ_AHEAD,
-    })
+  ? readThrough(
+      started?.reader ?? new Worker("/agent-replay/js/viewer/reader-worker.js", { type: "module" }),
+      { limit: READ_AHEAD },
+    )
   : null;
 
 /** Opens a file, a text or a URL: as a view, or as a paged index when it
  * is large (or `paged` says so), read in slices either way. */
 async function open(msg) {
-  await ready;
   const start = (source, total, name) =>
     (msg.paged ?? total > PAGED_ABOVE)
       ? loadIndexed(source, total, name)
       : load(source, total, name);
   const here = (stream) => readAhead(stream, { limit: READ_AHEAD });
+  if (readElsewhere && msg.text === undefined) {
+    const url = msg.file ? undefined : new URL(msg.url, self.location.href).href;
+    // The read starts before the .wasm is ready: its first bytes come meanwhile.
+    const source = readElsewhere(msg.file ? { file: msg.file } : { url });
+    await ready.catch((error) => {
+      source.cancel();
+      throw error;
+    });
+    const { total } = await source.head;
+    return start(source, total, msg.file?.name ?? msg.url);
+  }
+  await ready;
   if (msg.text !== undefined) {
     const bytes = typeof msg.text === "string" ? new TextEncoder().encode(msg.text) : msg.text;
     return start(here(new Blob([bytes]).stream()), bytes.length, msg.name ?? "log");
-  }
-  if (readElsewhere) {
-    const url = msg.file ? undefined : new URL(msg.url, self.location.href).href;
-    const source = readElsewhere(msg.file ? { file: msg.file } : { url });
-    const { total } = await source.head;
-    return start(source, total, msg.file?.name ?? msg.url);
   }
   if (msg.file) return start(here(msg.file.stream()), msg.file.size, msg.file.name);
   const response = await fetch(msg.url);
@@ -812,3 +824,5 @@ self.onmessage = async ({ data: msg }) => {
     });
   }
 };
+// What the page sent while this module loaded, in order.
+for (const event of started?.held.splice(0) ?? []) self.onmessage(event);

@@ -1,10 +1,19 @@
 // `agent-replay serve` sends files by streaming them: byte-exact past the
 // stream's chunk size, the first bytes before the rest is read, files past
-// Node's 2 GiB whole-file read, HEAD and Range.
+// Node's 2 GiB whole-file read, HEAD and Range. Small files (the viewer's
+// own) are read whole and sent at once, with the same answers.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,17 +26,21 @@ const TAIL_MARK = "last bytes";
 let dir;
 let server;
 let small;
+let tiny;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "serve-stream-"));
   // More than twice serve's 4 MiB chunk: it is read and sent in several.
   small = randomBytes(9 * 2 ** 20 + 17);
   writeFileSync(join(dir, "small.bin"), small);
+  // Under the size serve reads whole.
+  tiny = randomBytes(100_003);
+  writeFileSync(join(dir, "tiny.bin"), tiny);
   // A sparse file: 3 GiB long, almost nothing on disk; marked at both ends.
   const fd = openSync(join(dir, "huge.jsonl"), "w");
   writeSync(fd, HEAD_MARK, 0);
   writeSync(fd, TAIL_MARK, HUGE - TAIL_MARK.length);
   closeSync(fd);
-  const files = [join(dir, "small.bin"), join(dir, "huge.jsonl")];
+  const files = [join(dir, "small.bin"), join(dir, "tiny.bin"), join(dir, "huge.jsonl")];
   server = await serve({ port: 0, files, demo: false });
 });
 after(async () => {
@@ -111,4 +124,25 @@ test("Range answers a slice; HEAD answers the headers only", async () => {
   assert.equal((await head.arrayBuffer()).byteLength, 0);
   const missing = await fetch(`${server.url}/www/no-such-file.js`);
   assert.equal(missing.status, 404);
+});
+
+test("a small file, read whole, answers as a streamed one: its bytes, HEAD and Range", async () => {
+  const response = await fetch(url("tiny.bin"));
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get("content-length"), String(tiny.length));
+  assert.equal(response.headers.get("cache-control"), "no-cache");
+  assert.ok(Buffer.from(await response.arrayBuffer()).equals(tiny));
+  const head = await fetch(url("tiny.bin"), { method: "HEAD" });
+  assert.equal(head.headers.get("content-length"), String(tiny.length));
+  assert.equal((await head.arrayBuffer()).byteLength, 0);
+  const slice = await fetch(url("tiny.bin"), { headers: { range: "bytes=10-19" } });
+  assert.equal(slice.status, 206);
+  assert.equal(slice.headers.get("content-range"), `bytes 10-19/${tiny.length}`);
+  assert.ok(Buffer.from(await slice.arrayBuffer()).equals(tiny.subarray(10, 20)));
+  // The viewer's own files: the .wasm typed for compileStreaming, byte-exact.
+  const wasm = await fetch(`${server.url}/agent-replay/pkg/agent_replay_bg.wasm`);
+  assert.equal(wasm.headers.get("content-type"), "application/wasm");
+  const root = new URL("../..", import.meta.url).pathname;
+  const bytes = readFileSync(join(root, "pkg/agent_replay_bg.wasm"));
+  assert.ok(Buffer.from(await wasm.arrayBuffer()).equals(bytes));
 });

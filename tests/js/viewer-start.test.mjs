@@ -1,0 +1,103 @@
+// End to end: how the viewer page starts (www/index.html, www/worker-start.js).
+// The worker's entry starts the .wasm's compile before worker.js's modules
+// load, and the page's `?log=` is opened by index.html, once, before app.js
+// has loaded; the log must still open as app.js would open it.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { launchChromium } from "./chromium.mjs";
+import { startServe } from "./serve.mjs";
+import { SessionState } from "agent-replay";
+
+const root = new URL("../..", import.meta.url).pathname;
+const LOG = join(root, "tests/corpus/deepstrike-0.2.77/long_run.jsonl");
+const state = new SessionState();
+state.apply(readFileSync(LOG));
+const N = state.eventCount;
+state.free();
+
+let browser;
+let server;
+before(async () => {
+  browser = await launchChromium();
+  server = await startServe(["--no-demo", LOG]);
+});
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+const fmt = (n) => n.toLocaleString("en-US");
+
+/** Opens `search` on the viewer page until the whole log is shown; returns
+ * the page, its problems and the paths it requested (its workers' too), in
+ * the order requested. */
+async function open(search) {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const problems = [];
+  const requested = [];
+  page.on("pageerror", (e) => problems.push(e.message));
+  page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
+  page.on("request", (r) => requested.push(new URL(r.url()).pathname));
+  await page.goto(`${server.url}/${search}`);
+  await page.waitForFunction(
+    (t) => document.querySelector("[data-testid=position]")?.textContent.includes(t),
+    `event ${fmt(N)} of ${fmt(N)}`,
+    { timeout: 20_000 },
+  );
+  return { page, problems, requested };
+}
+
+const count = (list, path) => list.filter((p) => p === path).length;
+
+test("the worker's entry compiles the .wasm before worker.js loads; the ?log= is read once", async () => {
+  const { page, problems, requested } = await open("?log=/files/long_run.jsonl");
+  // Opened by index.html only: a second open would read the log again.
+  assert.equal(count(requested, "/files/long_run.jsonl"), 1);
+  // The entry's compile is the one init() uses: no second fetch.
+  assert.equal(count(requested, "/agent-replay/pkg/agent_replay_bg.wasm"), 1);
+  // Both before worker.js's own imports (read-ahead.js is one only it
+  // imports), which come a round trip after the entry imports worker.js.
+  const at = (path) => requested.indexOf(path);
+  const imported = at("/agent-replay/js/viewer/read-ahead.js");
+  assert.ok(at("/www/worker-start.js") >= 0, "the page starts the worker's entry");
+  assert.ok(imported > 0, "worker.js's imports load");
+  for (const early of [
+    "/agent-replay/pkg/agent_replay_bg.wasm",
+    "/agent-replay/js/viewer/reader-worker.js",
+  ])
+    assert.ok(at(early) < imported, `${early} before worker.js's imports: ${requested.join(" ")}`);
+  const { view } = await page.evaluate(() => window.agentReplayViewer.exportState());
+  assert.ok(view, "a small log opens as a view");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("the ?paged= of the page's address holds for the log index.html opens", async () => {
+  const { page, problems, requested } = await open("?log=/files/long_run.jsonl&paged=1");
+  assert.equal(count(requested, "/files/long_run.jsonl"), 1);
+  const exported = await page.evaluate(() => window.agentReplayViewer.exportState());
+  assert.equal(exported.view, null, "a paged index builds no view");
+  assert.equal(exported.events, N);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a log opened after the page's own is read as before", async () => {
+  const { page, problems, requested } = await open("?log=/files/long_run.jsonl");
+  const read = page.waitForRequest((r) => r.url().endsWith("/files/long_run.jsonl"));
+  await page.fill("#url", "/files/long_run.jsonl");
+  await page.click("button[value=log]");
+  await read;
+  assert.equal(count(requested, "/files/long_run.jsonl"), 2);
+  // The worker folds the whole log again.
+  let events = 0;
+  for (let i = 0; i < 200 && events !== N; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    events = (await page.evaluate(() => window.agentReplayViewer.memory())).events;
+  }
+  assert.equal(events, N);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
