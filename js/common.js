@@ -22,6 +22,11 @@ export function assertSimd(validate = (bytes) => WebAssembly.validate(bytes)) {
     );
 }
 
+/** `init()` on a host whose entry loads the .wasm on import (Node, Deno,
+ * workerd, `require`): nothing is left to load. Exported there too so that
+ * code shared with browsers, where `init()` fetches the .wasm, runs as it is. */
+export async function init() {}
+
 /** Every error this package throws: an Error with a stable string `code`. */
 export class AgentReplayError extends Error {
   constructor(code, message, details = {}) {

@@ -988,6 +988,18 @@ export type ErrorCode =
   | "unsupported_host"
   | "internal";
 
+/**
+ * Loads the WebAssembly, once, before anything else: needed in browsers and
+ * bundles (`js/web.js`), which fetch the `.wasm` from beside the package's
+ * JS unless given its URL, a `Response`, its bytes or a compiled
+ * `WebAssembly.Module`.
+ * Node, Deno, workerd and `require` load it on import: there it resolves at
+ * once, so code shared between hosts may call it everywhere.
+ */
+export function init(
+  wasm?: string | URL | Request | Response | BufferSource | WebAssembly.Module,
+): Promise<void>;
+
 /** The error table: each code, the HTTP status the edge answers it with,
  * and what it means. */
 export function errorCodes(): { code: ErrorCode; status: number; description: string }[];

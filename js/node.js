@@ -8,6 +8,7 @@ assertSimd();
 const bytes = await readFile(new URL("../pkg/agent_replay_bg.wasm", import.meta.url));
 initSync({ module: bytes });
 
+export { init } from "./common.js";
 export * from "./api.js";
 export * from "./live.js";
 export * from "./durable.js";

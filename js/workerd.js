@@ -5,6 +5,7 @@ import { initSync } from "../pkg/agent_replay.js";
 
 initSync({ module: wasm });
 
+export { init } from "./common.js";
 export * from "./api.js";
 export * from "./live.js";
 export * from "./durable.js";

@@ -46,6 +46,7 @@ async function bundleCommonJs() {
         'import { join } from "node:path";',
         'import { initSync } from "./pkg/agent_replay.js";',
         'import { assertSimd } from "./js/common.js";',
+        'export { init } from "./js/common.js";',
         "assertSimd();",
         "// __dirname: pkg/, where this bundle and the .wasm are.",
         'initSync({ module: new WebAssembly.Module(readFileSync(join(__dirname, "agent_replay_bg.wasm"))) });',

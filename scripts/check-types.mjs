@@ -108,9 +108,11 @@ function named(prefix, type, values) {
 }
 
 function API_USAGE() {
-  return `import { parseLog, rebuildOsSnapshot, compareRuns, SessionState, AgentReplayError, sampleLog, ReplayStore, ReplaySession, memoryUsage, eventKinds, toOtlp, type EventKind, type ObservedEvent, type OsSnapshot, type SessionView, type OtlpTrace } from "../../js/index.js";
+  return `import { init, parseLog, rebuildOsSnapshot, compareRuns, SessionState, AgentReplayError, sampleLog, ReplayStore, ReplaySession, memoryUsage, eventKinds, toOtlp, type EventKind, type ObservedEvent, type OsSnapshot, type SessionView, type OtlpTrace } from "../../js/index.js";
 import { createReplayHandler, bearerTokens } from "../../js/edge.js";
 import { categories, categoryOf, chartSeries, chartTables, describeEvent, type SessionViewer } from "../../js/viewer/index.js";
+const ready: Promise<void> = init(new URL("http://localhost/agent_replay_bg.wasm"));
+void ready;
 const parsed = parseLog(sampleLog(), { strict: false });
 const snap: OsSnapshot = rebuildOsSnapshot(new Uint8Array(0));
 const state = new SessionState("s").apply(parsed.events).apply("{}");

@@ -1,10 +1,11 @@
 // A CommonJS consumer (a Jest setup, an Electron main): require(), no
 // await at load. Prints what the package computed, for the test to compare
 // with the ESM entry's results.
-const { rebuildOsSnapshot, sampleLog, SessionState } = require("agent-replay");
+const { init, rebuildOsSnapshot, sampleLog, SessionState } = require("agent-replay");
 const { createReplayHandler } = require("agent-replay/edge");
 
 async function main() {
+  await init(); // loaded already: code shared with browsers may call it
   const handler = createReplayHandler({ authorize: () => true });
   const session = (path, init) => handler(new Request(`http://edge.test/sessions/s${path}`, init));
   const appended = await session("/events", { method: "POST", body: sampleLog() });

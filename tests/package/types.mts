@@ -1,7 +1,8 @@
 // Type-checked against the installed package (tsc, module node16): the
 // ESM declarations resolve, as types.cts checks the CommonJS ones.
-import { rebuildOsSnapshot, sampleLog } from "agent-replay";
+import { init, rebuildOsSnapshot, sampleLog } from "agent-replay";
 import { createReplayHandler } from "agent-replay/edge";
 
+await init();
 const pagesOut: number = rebuildOsSnapshot(sampleLog()).page_out_count;
 export const handler = createReplayHandler({ authorize: () => pagesOut > 0 });
