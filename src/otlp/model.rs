@@ -62,6 +62,13 @@ impl Status {
     }
 }
 
+/// What follows an attribute's key up to its value, for each type of value.
+const STRING: &str = ",\"value\":{\"stringValue\":";
+const INT: &str = ",\"value\":{\"intValue\":";
+const BOOL: &str = ",\"value\":{\"boolValue\":";
+const ARRAY: &str = ",\"value\":{\"arrayValue\":";
+const DOUBLE: &str = ",\"value\":{\"doubleValue\":";
+
 /// A span's or an event's attributes: `KeyValue` objects written as they
 /// come, comma-separated.
 /// (Its writers are kept out of line: one copy each in the .wasm, not one
@@ -70,42 +77,39 @@ impl Status {
 pub struct Attributes(JsonOut);
 
 impl Attributes {
-    /// Opens the next `KeyValue`, up to its value's value.
+    /// Opens the next `KeyValue`, up to its value's value: `kind` is the
+    /// text from the key's closing quote to there (`STRING` and so on;
+    /// one write, not five: the export writes many attributes).
     #[inline(never)]
     fn key(&mut self, key: &str, kind: &str) -> &mut JsonOut {
         let out = &mut self.0;
-        if !out.is_empty() {
-            out.raw(",");
-        }
-        out.raw("{\"key\":");
+        out.raw(if out.is_empty() { "{\"key\":" } else { ",{\"key\":" });
         out.string(key);
-        out.raw(",\"value\":{\"");
         out.raw(kind);
-        out.raw("\":");
         out
     }
 
     #[inline(never)]
     pub fn str(&mut self, key: &str, value: &str) {
-        let out = self.key(key, "stringValue");
+        let out = self.key(key, STRING);
         out.string(value);
         out.raw("}}");
     }
 
     #[inline(never)]
     pub fn int(&mut self, key: &str, value: u64) {
-        let out = self.key(key, "intValue");
+        let out = self.key(key, INT);
         push_u64(out, value);
         out.raw("}}");
     }
 
     pub fn bool(&mut self, key: &str, value: bool) {
-        let out = self.key(key, "boolValue");
+        let out = self.key(key, BOOL);
         out.raw(if value { "true}}" } else { "false}}" });
     }
 
     pub fn strings(&mut self, key: &str, values: &[String]) {
-        let out = self.key(key, "arrayValue");
+        let out = self.key(key, ARRAY);
         out.raw("{\"values\":[");
         for (i, v) in values.iter().enumerate() {
             if i > 0 {
@@ -134,23 +138,23 @@ impl Attributes {
         match raw.as_bytes().first() {
             None | Some(b'n') => {}
             Some(b'"') => {
-                let out = self.key(key, "stringValue");
+                let out = self.key(key, STRING);
                 out.raw(raw);
                 out.raw("}}");
             }
             Some(b't' | b'f') => {
-                let out = self.key(key, "boolValue");
+                let out = self.key(key, BOOL);
                 out.raw(raw);
                 out.raw("}}");
             }
             Some(b'{' | b'[') => self.str(key, raw),
             Some(_) if raw.parse::<i64>().is_ok() => {
-                let out = self.key(key, "intValue");
+                let out = self.key(key, INT);
                 out.string(raw);
                 out.raw("}}");
             }
             Some(_) => {
-                let out = self.key(key, "doubleValue");
+                let out = self.key(key, DOUBLE);
                 out.raw(raw);
                 out.raw("}}");
             }
