@@ -66,7 +66,7 @@ impl JsonOut {
     /// The text written, if it was written whole. (Out of line: one copy
     /// for every type's writer.)
     #[inline(never)]
-    fn finish(self) -> Option<String> {
+    pub fn finish(self) -> Option<String> {
         if self.refused {
             return None;
         }
@@ -96,6 +96,17 @@ impl JsonOut {
     /// Appends JSON text as it is.
     pub fn raw(&mut self, text: &str) {
         self.push(text.as_bytes());
+    }
+
+    /// Appends what `part` holds: JSON written apart, before its place in
+    /// this output was reached.
+    pub fn append(&mut self, part: &JsonOut) {
+        self.push(&part.bytes);
+    }
+
+    /// Whether nothing was written yet.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
     }
 
     /// Appends `text` as a JSON string, escaped as serde_json escapes it.
@@ -168,6 +179,14 @@ impl JsonOut {
             value.write_json(self);
         }
         self.push(b"}");
+    }
+}
+
+/// An output with no memory budget, JS-safe, for JSON built in parts
+/// (the OTLP export's).
+impl Default for JsonOut {
+    fn default() -> Self {
+        JsonOut::new(|_| true, true)
     }
 }
 

@@ -391,3 +391,87 @@ fn an_empty_log_is_one_root_span() {
     assert_eq!(spans(&trace).len(), 1);
     assert_eq!(str_attr(root(&trace), "agent_replay.status"), "not_started");
 }
+
+/// Every control character, a quote, a backslash, a slash, DEL and
+/// non-ASCII text (two-, three- and four-byte UTF-8, and U+2028, which
+/// JSON allows unescaped and JavaScript source once did not).
+fn awkward() -> String {
+    let controls: String = (0u8..0x20).map(char::from).collect();
+    [controls.as_str(), "\"\\/\u{7f} é ☃ 𝄞 \u{2028}"].concat()
+}
+
+/// Each string value of `value` that is one of `plain` gets `suffix`.
+fn suffix_strings(value: &mut Value, plain: &[&str], suffix: &str) {
+    match value {
+        Value::String(s) if plain.contains(&s.as_str()) => s.push_str(suffix),
+        Value::Array(items) => items.iter_mut().for_each(|v| suffix_strings(v, plain, suffix)),
+        Value::Object(fields) => {
+            fields.values_mut().for_each(|v| suffix_strings(v, plain, suffix));
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn awkward_strings_round_trip_through_the_export() {
+    let odd = awkward();
+    // The names, texts, reasons and ids the export writes, each made
+    // awkward where the log gives it (consistently, so calls still match),
+    // and an awkward field name on a root event.
+    let plain = ["deploy", "deploy the build", "Deploying to staging.", "deployed to staging"];
+    let plain = [&plain[..], &["ask_user", "host", "not today", "p2", "replay"]].concat();
+    let text: String = corpus("permissions.jsonl")
+        .lines()
+        .map(|line| {
+            let mut event = serde_json::from_str::<Value>(line).unwrap()["event"].take();
+            suffix_strings(&mut event, &plain, &odd);
+            match event["kind"].as_str().unwrap() {
+                "run_started" => {
+                    event["agent_id"] = odd.clone().into();
+                    event["system_prompt"] = odd.clone().into();
+                }
+                "suspended" => event[odd.as_str()] = odd.clone().into(),
+                "run_terminal" => event["reason"] = odd.clone().into(),
+                _ => {}
+            }
+            format!("{event}\n")
+        })
+        .collect();
+    let with = |s: &str| [s, &odd].concat();
+    let trace = export_as(Some(&odd), &text, true);
+
+    let root = root(&trace);
+    assert_eq!(root["name"].as_str(), Some(with("invoke_agent ").as_str()));
+    assert_eq!(str_attr(root, "gen_ai.conversation.id"), odd);
+    assert_eq!(str_attr(root, "gen_ai.agent.id"), odd);
+    assert_eq!(root["status"]["message"].as_str(), Some(odd.as_str()), "the run's end");
+    let resource = &trace["resourceSpans"][0]["resource"];
+    assert_eq!(str_attr(resource, "service.name"), odd);
+    let input: Value = serde_json::from_str(str_attr(root, "gen_ai.input.messages")).unwrap();
+    assert_eq!(input[0]["parts"][0]["content"].as_str(), Some(with("deploy the build").as_str()));
+    let system: Value = serde_json::from_str(str_attr(root, "gen_ai.system_instructions")).unwrap();
+    assert_eq!(system[0]["content"].as_str(), Some(odd.as_str()));
+
+    let events = root["events"].as_array().unwrap();
+    let event = |name: &str| events.iter().find(|e| e["name"] == name).unwrap();
+    let suspended = event("suspended");
+    assert_eq!(str_attr(suspended, "agent_replay.reason"), with("ask_user"));
+    assert_eq!(str_attr(suspended, &with("agent_replay.")), odd, "an awkward field name");
+    assert_eq!(str_attr(event("permission_resolved"), "agent_replay.responder"), with("host"));
+    assert_eq!(str_attr(event("permission_requested"), "gen_ai.tool.name"), with("deploy"));
+
+    let chats = named(&trace, &with("chat replay"));
+    assert_eq!(chats.len(), 6, "every model call, named by its model");
+    assert_eq!(str_attr(chats[0], "gen_ai.provider.name"), with("replay"));
+    let output: Value = serde_json::from_str(str_attr(chats[0], "gen_ai.output.messages")).unwrap();
+    let parts = &output[0]["parts"];
+    assert_eq!(parts[0]["content"].as_str(), Some(with("Deploying to staging.").as_str()));
+    assert_eq!(parts[1]["name"].as_str(), Some(with("deploy").as_str()));
+    let not_run = &attr(chats[1], "agent_replay.tool_calls.not_run").unwrap()["arrayValue"];
+    assert_eq!(not_run["values"][0]["stringValue"].as_str(), Some(with("p2").as_str()));
+    let not_run = chats[1]["events"].as_array().unwrap().last().unwrap();
+    assert_eq!(str_attr(not_run, "agent_replay.reason"), with("denied: not today"));
+
+    let tool = one(&trace, &with("execute_tool deploy"));
+    assert_eq!(str_attr(tool, "gen_ai.tool.call.result"), with("deployed to staging"));
+}

@@ -19,6 +19,7 @@ mod spans;
 use model::{Attributes, SpanKind, Status};
 use spans::{message, text_part, Context, Draft};
 
+use crate::json::JsonOut;
 use crate::view::{SessionView, Status as RunStatus};
 
 /// What the export includes beyond the spans' structure.
@@ -83,13 +84,17 @@ fn root_span(cx: &Context<'_>, children: &[Draft], run_id: &str) -> Draft {
     a.int("agent_replay.load_errors", view.errors.load_errors);
     if cx.content {
         if let Some(run) = &view.run {
-            let mut goal = String::new();
+            let mut goal = JsonOut::default();
             text_part(&mut goal, &run.goal);
             a.str("gen_ai.input.messages", &message("user", &goal));
             if let Some(system) = &run.system_prompt {
-                let mut parts = String::new();
-                text_part(&mut parts, system);
-                a.str("gen_ai.system_instructions", &["[", &parts, "]"].concat());
+                let mut part = JsonOut::default();
+                text_part(&mut part, system);
+                let mut parts = JsonOut::default();
+                parts.raw("[");
+                parts.append(&part);
+                parts.raw("]");
+                a.str("gen_ai.system_instructions", &parts.finish().unwrap_or_default());
             }
         }
     }
@@ -133,13 +138,14 @@ pub fn to_otlp(view: &SessionView, options: OtlpOptions) -> String {
     let agent_id = view.run.as_ref().and_then(|r| r.agent_id.as_deref());
     let mut resource = Attributes::default();
     resource.str("service.name", agent_id.unwrap_or(SCOPE));
-    let mut out = String::new();
+    let mut out = JsonOut::default();
     model::write_request(&mut out, &resource, (SCOPE, env!("CARGO_PKG_VERSION")), |out| {
         root.write(out, trace_id, "");
         for child in children {
-            out.push(',');
+            out.raw(",");
             child.write(out, trace_id, &root_id);
         }
     });
-    out
+    // (No memory budget here: the output is never refused.)
+    out.finish().unwrap_or_default()
 }

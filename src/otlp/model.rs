@@ -1,4 +1,5 @@
-//! OTLP/JSON, written straight into one string: an
+//! OTLP/JSON, written straight into one output (the project's
+//! `JsonOut`, its strings escaped as everywhere else): an
 //! `ExportTraceServiceRequest`, field for field as the OpenTelemetry
 //! protobuf definitions name them in JSON (lowerCamelCase). Per the
 //! OTLP/JSON encoding, trace and span ids are hex strings and 64-bit
@@ -7,33 +8,7 @@
 //! attributes are appended as they are made, with no tree to build and
 //! drop, which keeps the .wasm smaller.)
 
-use std::fmt::Write as _;
-
-/// Appends `text` as a JSON string.
-#[inline(never)]
-pub fn push_str(out: &mut String, text: &str) {
-    out.push('"');
-    let mut rest = text;
-    while let Some(at) = rest.find(|c: char| c == '"' || c == '\\' || c < ' ') {
-        let (plain, tail) = rest.split_at_checked(at).unwrap_or((rest, ""));
-        out.push_str(plain);
-        let mut chars = tail.chars();
-        match chars.next() {
-            Some('"') => out.push_str("\\\""),
-            Some('\\') => out.push_str("\\\\"),
-            Some('\n') => out.push_str("\\n"),
-            Some('\r') => out.push_str("\\r"),
-            Some('\t') => out.push_str("\\t"),
-            Some(c) => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            None => {}
-        }
-        rest = chars.as_str();
-    }
-    out.push_str(rest);
-    out.push('"');
-}
+use crate::json::JsonOut;
 
 /// A span's name under the conventions: `op name`, or `op` alone.
 /// (Joined, not formatted: `format!` costs code at every call.)
@@ -52,10 +27,8 @@ pub fn push_hex(out: &mut String, value: u64) {
 }
 
 /// Appends a 64-bit integer as OTLP/JSON writes it: a decimal string.
-pub fn push_u64(out: &mut String, value: u64) {
-    out.push('"');
-    out.push_str(itoa::Buffer::new().format(value));
-    out.push('"');
+fn push_u64(out: &mut JsonOut, value: u64) {
+    out.string(itoa::Buffer::new().format(value));
 }
 
 /// `Span.SpanKind`: the values this export uses.
@@ -77,72 +50,76 @@ impl Status {
         Status { error: Some(message.into()) }
     }
 
-    fn write(&self, out: &mut String) {
+    fn write(&self, out: &mut JsonOut) {
         match &self.error {
-            None => out.push_str("{\"code\":0}"),
+            None => out.raw("{\"code\":0}"),
             Some(message) => {
-                out.push_str("{\"code\":2,\"message\":");
-                push_str(out, message);
-                out.push('}');
+                out.raw("{\"code\":2,\"message\":");
+                out.string(message);
+                out.raw("}");
             }
         }
     }
 }
 
+/// What follows an attribute's key up to its value, for each type of value.
+const STRING: &str = ",\"value\":{\"stringValue\":";
+const INT: &str = ",\"value\":{\"intValue\":";
+const BOOL: &str = ",\"value\":{\"boolValue\":";
+const ARRAY: &str = ",\"value\":{\"arrayValue\":";
+const DOUBLE: &str = ",\"value\":{\"doubleValue\":";
+
 /// A span's or an event's attributes: `KeyValue` objects written as they
 /// come, comma-separated.
 /// (Its writers are kept out of line: one copy each in the .wasm, not one
 /// per attribute of the export.)
-#[derive(Debug, Default)]
-pub struct Attributes(String);
+#[derive(Default)]
+pub struct Attributes(JsonOut);
 
 impl Attributes {
-    /// Opens the next `KeyValue`, up to its value's value.
+    /// Opens the next `KeyValue`, up to its value's value: `kind` is the
+    /// text from the key's closing quote to there (`STRING` and so on;
+    /// one write, not five: the export writes many attributes).
     #[inline(never)]
-    fn key(&mut self, key: &str, kind: &str) -> &mut String {
+    fn key(&mut self, key: &str, kind: &str) -> &mut JsonOut {
         let out = &mut self.0;
-        if !out.is_empty() {
-            out.push(',');
-        }
-        out.push_str("{\"key\":");
-        push_str(out, key);
-        out.push_str(",\"value\":{\"");
-        out.push_str(kind);
-        out.push_str("\":");
+        out.raw(if out.is_empty() { "{\"key\":" } else { ",{\"key\":" });
+        out.string(key);
+        out.raw(kind);
         out
     }
 
     #[inline(never)]
     pub fn str(&mut self, key: &str, value: &str) {
-        let out = self.key(key, "stringValue");
-        push_str(out, value);
-        out.push_str("}}");
+        let out = self.key(key, STRING);
+        out.string(value);
+        out.raw("}}");
     }
 
     #[inline(never)]
     pub fn int(&mut self, key: &str, value: u64) {
-        let out = self.key(key, "intValue");
+        let out = self.key(key, INT);
         push_u64(out, value);
-        out.push_str("}}");
+        out.raw("}}");
     }
 
     pub fn bool(&mut self, key: &str, value: bool) {
-        let out = self.key(key, "boolValue");
-        out.push_str(if value { "true}}" } else { "false}}" });
+        let out = self.key(key, BOOL);
+        out.raw(if value { "true}}" } else { "false}}" });
     }
 
     pub fn strings(&mut self, key: &str, values: &[String]) {
-        let out = self.key(key, "arrayValue");
-        out.push_str("{\"values\":[");
+        let out = self.key(key, ARRAY);
+        out.raw("{\"values\":[");
         for (i, v) in values.iter().enumerate() {
             if i > 0 {
-                out.push(',');
+                out.raw(",");
             }
-            out.push_str("{\"stringValue\":");
-            push_str(out, v);
-            out.push('}');
+            out.raw("{\"stringValue\":");
+            out.string(v);
+            out.raw("}");
         }
-        out.push_str("]}}}");
+        out.raw("]}}}");
     }
 
     #[inline(never)]
@@ -161,38 +138,37 @@ impl Attributes {
         match raw.as_bytes().first() {
             None | Some(b'n') => {}
             Some(b'"') => {
-                let out = self.key(key, "stringValue");
-                out.push_str(raw);
-                out.push_str("}}");
+                let out = self.key(key, STRING);
+                out.raw(raw);
+                out.raw("}}");
             }
             Some(b't' | b'f') => {
-                let out = self.key(key, "boolValue");
-                out.push_str(raw);
-                out.push_str("}}");
+                let out = self.key(key, BOOL);
+                out.raw(raw);
+                out.raw("}}");
             }
             Some(b'{' | b'[') => self.str(key, raw),
             Some(_) if raw.parse::<i64>().is_ok() => {
-                let out = self.key(key, "intValue");
-                push_str(out, raw);
-                out.push_str("}}");
+                let out = self.key(key, INT);
+                out.string(raw);
+                out.raw("}}");
             }
             Some(_) => {
-                let out = self.key(key, "doubleValue");
-                out.push_str(raw);
-                out.push_str("}}");
+                let out = self.key(key, DOUBLE);
+                out.raw(raw);
+                out.raw("}}");
             }
         }
     }
 
-    fn write(&self, out: &mut String) {
-        out.push_str("\"attributes\":[");
-        out.push_str(&self.0);
-        out.push(']');
+    fn write(&self, out: &mut JsonOut) {
+        out.raw("\"attributes\":[");
+        out.append(&self.0);
+        out.raw("]");
     }
 }
 
 /// A span event.
-#[derive(Debug)]
 pub struct SpanEvent {
     pub time: u64,
     pub name: String,
@@ -200,14 +176,14 @@ pub struct SpanEvent {
 }
 
 impl SpanEvent {
-    fn write(&self, out: &mut String) {
-        out.push_str("{\"timeUnixNano\":");
+    fn write(&self, out: &mut JsonOut) {
+        out.raw("{\"timeUnixNano\":");
         push_u64(out, self.time);
-        out.push_str(",\"name\":");
-        push_str(out, &self.name);
-        out.push(',');
+        out.raw(",\"name\":");
+        out.string(&self.name);
+        out.raw(",");
         self.attributes.write(out);
-        out.push('}');
+        out.raw("}");
     }
 }
 
@@ -227,74 +203,61 @@ pub struct Span<'a> {
 }
 
 impl Span<'_> {
-    pub fn write(&self, out: &mut String) {
-        out.push_str("{\"traceId\":");
-        push_str(out, self.trace_id);
-        out.push_str(",\"spanId\":");
-        push_str(out, self.span_id);
+    pub fn write(&self, out: &mut JsonOut) {
+        out.raw("{\"traceId\":");
+        out.string(self.trace_id);
+        out.raw(",\"spanId\":");
+        out.string(self.span_id);
         if !self.parent_span_id.is_empty() {
-            out.push_str(",\"parentSpanId\":");
-            push_str(out, self.parent_span_id);
+            out.raw(",\"parentSpanId\":");
+            out.string(self.parent_span_id);
         }
-        out.push_str(",\"name\":");
-        push_str(out, self.name);
-        out.push_str(if matches!(self.kind, SpanKind::Client) {
-            ",\"kind\":3"
-        } else {
-            ",\"kind\":1"
-        });
-        out.push_str(",\"startTimeUnixNano\":");
+        out.raw(",\"name\":");
+        out.string(self.name);
+        out.raw(if matches!(self.kind, SpanKind::Client) { ",\"kind\":3" } else { ",\"kind\":1" });
+        out.raw(",\"startTimeUnixNano\":");
         push_u64(out, self.start);
-        out.push_str(",\"endTimeUnixNano\":");
+        out.raw(",\"endTimeUnixNano\":");
         push_u64(out, self.end);
-        out.push(',');
+        out.raw(",");
         self.attributes.write(out);
         if !self.events.is_empty() {
-            out.push_str(",\"events\":[");
+            out.raw(",\"events\":[");
             for (i, event) in self.events.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.raw(",");
                 }
                 event.write(out);
             }
-            out.push(']');
+            out.raw("]");
         }
-        out.push_str(",\"status\":");
+        out.raw(",\"status\":");
         self.status.write(out);
-        out.push('}');
+        out.raw("}");
     }
 }
 
 /// The request around the spans `write_spans` appends.
 pub fn write_request(
-    out: &mut String,
+    out: &mut JsonOut,
     resource: &Attributes,
     scope: (&str, &str),
-    write_spans: impl FnOnce(&mut String),
+    write_spans: impl FnOnce(&mut JsonOut),
 ) {
-    out.push_str("{\"resourceSpans\":[{\"resource\":{");
+    out.raw("{\"resourceSpans\":[{\"resource\":{");
     resource.write(out);
-    out.push_str("},\"scopeSpans\":[{\"scope\":{\"name\":");
-    push_str(out, scope.0);
-    out.push_str(",\"version\":");
-    push_str(out, scope.1);
-    out.push_str("},\"spans\":[");
+    out.raw("},\"scopeSpans\":[{\"scope\":{\"name\":");
+    out.string(scope.0);
+    out.raw(",\"version\":");
+    out.string(scope.1);
+    out.raw("},\"spans\":[");
     write_spans(out);
-    out.push_str("]}]}]}");
+    out.raw("]}]}]}");
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn strings_are_escaped_as_json() {
-        let text = "a \"q\" \\ \n\r\t \u{1} é ☃";
-        let mut out = String::new();
-        push_str(&mut out, text);
-        assert_eq!(serde_json::from_str::<String>(&out).unwrap(), text);
-        assert_eq!(out, "\"a \\\"q\\\" \\\\ \\n\\r\\t \\u0001 é ☃\"");
-    }
 
     #[test]
     fn json_values_become_attributes_of_their_type() {
@@ -304,10 +267,11 @@ mod tests {
         }
         a.json("i", "-12");
         a.json("d", "1.5e3");
-        let mut out = String::from("{");
+        let mut out = JsonOut::default();
+        out.raw("{");
         a.write(&mut out);
-        out.push('}');
-        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        out.raw("}");
+        let v: serde_json::Value = serde_json::from_str(&out.finish().unwrap()).unwrap();
         let values: Vec<String> = v["attributes"]
             .as_array()
             .unwrap()

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use super::attempts::Attempt;
 use super::clock::{self, Clock, Moment};
 use super::ids::Ids;
-use super::model::{push_str, span_name, Attributes, Span, SpanEvent, SpanKind, Status};
-use crate::json::JsonText;
+use super::model::{span_name, Attributes, Span, SpanEvent, SpanKind, Status};
+use crate::json::{JsonOut, JsonText};
 use crate::units::Position;
 use crate::view::{ProcessView, RunHeader, SessionView, ToolOutcome, TranscriptEntry};
 
@@ -30,7 +30,7 @@ pub struct Draft {
 impl Draft {
     /// Writes the OTLP span, under `root` when it names no parent of its
     /// own (`""`: under none).
-    pub fn write(mut self, out: &mut String, trace_id: &str, root: &str) {
+    pub fn write(mut self, out: &mut JsonOut, trace_id: &str, root: &str) {
         let synthetic = !(self.start.real && self.end.real);
         self.attributes.bool("agent_replay.time.synthetic", synthetic);
         let span = Span {
@@ -110,23 +110,24 @@ fn not_run_reason(entry: Option<&TranscriptEntry>) -> Option<String> {
 
 /// The conventions' messages (`gen_ai.*.messages`, opt-in content): one
 /// message of `role` with `parts` (JSON objects, comma-separated).
-pub fn message(role: &str, parts: &str) -> String {
-    let mut out = String::from("[{\"role\":");
-    push_str(&mut out, role);
-    out.push_str(",\"parts\":[");
-    out.push_str(parts);
-    out.push_str("]}]");
-    out
+pub fn message(role: &str, parts: &JsonOut) -> String {
+    let mut out = JsonOut::default();
+    out.raw("[{\"role\":");
+    out.string(role);
+    out.raw(",\"parts\":[");
+    out.append(parts);
+    out.raw("]}]");
+    out.finish().unwrap_or_default()
 }
 
 /// Appends a text part.
-pub fn text_part(parts: &mut String, content: &str) {
+pub fn text_part(parts: &mut JsonOut, content: &str) {
     if !parts.is_empty() {
-        parts.push(',');
+        parts.raw(",");
     }
-    parts.push_str("{\"type\":\"text\",\"content\":");
-    push_str(parts, content);
-    parts.push('}');
+    parts.raw("{\"type\":\"text\",\"content\":");
+    parts.string(content);
+    parts.raw("}");
 }
 
 /// One model call: the attempts that made it and the completion, if any.
@@ -318,22 +319,22 @@ fn not_run_events<'a>(
 }
 
 fn output_messages(text: &str, requested: &[(&str, Option<&TranscriptEntry>)]) -> String {
-    let mut parts = String::new();
+    let mut parts = JsonOut::default();
     if !text.is_empty() {
         text_part(&mut parts, text);
     }
     for &(id, entry) in requested {
         if let Some(TranscriptEntry::ToolCall { name, arguments, .. }) = entry {
             if !parts.is_empty() {
-                parts.push(',');
+                parts.raw(",");
             }
-            parts.push_str("{\"type\":\"tool_call\",\"id\":");
-            push_str(&mut parts, id);
-            parts.push_str(",\"name\":");
-            push_str(&mut parts, name.as_deref().unwrap_or(""));
-            parts.push_str(",\"arguments\":");
-            parts.push_str(arguments.get());
-            parts.push('}');
+            parts.raw("{\"type\":\"tool_call\",\"id\":");
+            parts.string(id);
+            parts.raw(",\"name\":");
+            parts.string(name.as_deref().unwrap_or(""));
+            parts.raw(",\"arguments\":");
+            parts.raw(arguments.get());
+            parts.raw("}");
         }
     }
     message("assistant", &parts)
