@@ -44,6 +44,23 @@ pub fn find_byte(b: &[u8], needle: u8) -> Option<usize> {
     b.get(i..)?.iter().position(|&c| c == needle).map(|p| i + p)
 }
 
+/// From `i`, past the bytes of `b` that are not `"`, `\` or a control
+/// character, eight at a time: where the first such byte is, or where less
+/// than eight bytes are left (the caller goes on from there).
+#[inline(always)]
+pub(crate) fn skip_plain(b: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let special = has_special(u64::from_le_bytes(*chunk));
+        if special != 0 {
+            // The lowest flagged byte is the first special one (the tricks
+            // only misflag bytes above a true match).
+            return i + (special.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i
+}
+
 /// The open containers (true: object) as bits; a Vec only past 64 levels.
 struct Stack {
     bits: u64,
@@ -128,20 +145,11 @@ impl Cursor<'_> {
         }
     }
 
-    /// Past the bytes that are not `"`, `\` or a control character, eight
-    /// at a time (to where less than eight are left).
+    /// Past the bytes that are not `"`, `\` or a control character
+    /// (`skip_plain`).
     #[inline(always)]
     fn skip_plain(&mut self) {
-        while let Some(chunk) = self.b.get(self.i..).and_then(<[u8]>::first_chunk::<8>) {
-            let special = has_special(u64::from_le_bytes(*chunk));
-            if special != 0 {
-                // The lowest flagged byte is the first special one (the
-                // tricks only misflag bytes above a true match).
-                self.i += (special.trailing_zeros() / 8) as usize;
-                return;
-            }
-            self.i += 8;
-        }
+        self.i = skip_plain(self.b, self.i);
     }
 
     /// A member's key and its colon, up to the value.
