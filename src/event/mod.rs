@@ -445,19 +445,31 @@ pub fn kind_place(kind: &str) -> Option<usize> {
     KINDS.get(place).filter(|k| **k == kind).map(|_| place)
 }
 
-/// The seed of `kind_slot`: one that gives every known kind a slot of its
-/// own (the build fails otherwise, below).
-const KIND_SEED: u32 = 158;
+/// The multiplier of `kind_slot`: one that gives every known kind a slot
+/// of its own (the build fails otherwise, below).
+const KIND_SEED: u64 = 0x5fac_971a_8018_5845;
 
-/// FNV-1a of a name from `KIND_SEED`, its top byte: a slot of `KIND_SLOTS`.
+/// A name's first and last eight bytes and its length, mixed by a multiply,
+/// its top byte: a slot of `KIND_SLOTS`. Two loads, not a loop over the
+/// name's bytes (a name shorter than eight bytes is one word).
 const fn kind_slot(name: &[u8]) -> usize {
-    let mut hash = KIND_SEED;
+    let (head, tail) = match (name.first_chunk::<8>(), name.last_chunk::<8>()) {
+        (Some(head), Some(tail)) => (u64::from_le_bytes(*head), u64::from_le_bytes(*tail)),
+        _ => (short_word(name), 0),
+    };
+    let mixed = (head ^ tail.rotate_left(1) ^ name.len() as u64).wrapping_mul(KIND_SEED);
+    (mixed >> 56) as usize
+}
+
+/// A name of fewer than eight bytes as a little-endian word.
+const fn short_word(name: &[u8]) -> u64 {
+    let mut word = 0u64;
     let mut rest = name;
-    while let [byte, tail @ ..] = rest {
-        hash = (hash ^ *byte as u32).wrapping_mul(0x0100_0193);
-        rest = tail;
+    while let [head @ .., last] = rest {
+        word = word.rotate_left(8) | *last as u64;
+        rest = head;
     }
-    (hash >> 24) as usize
+    word
 }
 
 /// Each slot's kind (its place in `KINDS`), `u8::MAX` for none.

@@ -175,7 +175,7 @@ fn scan_kind(text: &str) -> Option<(&str, Option<TopLevel<'_>>)> {
 /// the name: the kernel's own layout, recognised without a parser.
 #[allow(
     clippy::arithmetic_side_effects,
-    reason = "`i` and `start` are offsets in `text`, held in memory, plus a few bytes"
+    reason = "`i`, `start` and `plain` are offsets in `text`, held in memory, plus a few bytes"
 )]
 fn scan_leading_kind(text: &str) -> Option<&str> {
     let b = text.as_bytes();
@@ -196,11 +196,13 @@ fn scan_leading_kind(text: &str) -> Option<&str> {
         return None;
     }
     let start = i + 1;
-    let len = b.get(start..)?.iter().position(|&c| c == b'"' || c == b'\\')?;
-    if b.get(start + len) != Some(&b'"') {
+    // The bytes before the first `"`, `\` or control character are neither.
+    let plain = super::syntax::skip_plain(b, start);
+    let end = plain + b.get(plain..)?.iter().position(|&c| c == b'"' || c == b'\\')?;
+    if b.get(end) != Some(&b'"') {
         return None;
     }
-    text.get(start..start + len)
+    text.get(start..end)
 }
 
 #[allow(clippy::arithmetic_side_effects, reason = "`b[i]` exists: `i + 1 <= b.len()`")]
@@ -457,6 +459,36 @@ mod tests {
             _ => bytes.truncate(at),
         }
         String::from_utf8(bytes).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_leading_kind_is_found_as_a_plain_search_finds_it() {
+        // The name up to the first `"` or `\`, one byte at a time.
+        fn plain(text: &str) -> Option<&str> {
+            let mut rest = text;
+            for token in ["{", "\"kind\"", ":", "\""] {
+                rest = rest.trim_start_matches([' ', '\t', '\n', '\r']).strip_prefix(token)?;
+            }
+            let end = rest.find(['"', '\\'])?;
+            rest[end..].starts_with('"').then(|| &rest[..end])
+        }
+        let mut rng = 99;
+        let mut texts = events();
+        let more: Vec<String> = texts.iter().map(|t| mutate(t, &mut rng)).collect();
+        texts.extend(more);
+        // Each byte that ends or breaks a plain run, at each offset of a
+        // name longer than a word.
+        for at in 0..20 {
+            for byte in ["\"", "\\", "\u{1}", "\n", "\u{7f}", "\u{e9}"] {
+                let name = format!("{}{byte}{}", "a".repeat(at), "b".repeat(20 - at));
+                texts.push(format!(r#"{{"kind":"{name}","turn":1}}"#));
+            }
+        }
+        let found = texts.iter().filter(|t| plain(t).is_some()).count();
+        assert!(found > 300, "{found}");
+        for text in &texts {
+            assert_eq!(scan_leading_kind(text), plain(text), "{text}");
+        }
     }
 
     #[test]

@@ -44,6 +44,23 @@ pub fn find_byte(b: &[u8], needle: u8) -> Option<usize> {
     b.get(i..)?.iter().position(|&c| c == needle).map(|p| i + p)
 }
 
+/// From `i`, past the bytes of `b` that are not `"`, `\` or a control
+/// character, eight at a time: where the first such byte is, or where less
+/// than eight bytes are left (the caller goes on from there).
+#[inline(always)]
+pub(crate) fn skip_plain(b: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let special = has_special(u64::from_le_bytes(*chunk));
+        if special != 0 {
+            // The lowest flagged byte is the first special one (the tricks
+            // only misflag bytes above a true match).
+            return i + (special.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i
+}
+
 /// The open containers (true: object) as bits; a Vec only past 64 levels.
 struct Stack {
     bits: u64,
@@ -101,16 +118,7 @@ impl Cursor<'_> {
     #[inline(always)]
     fn string(&mut self) -> bool {
         loop {
-            while let Some(chunk) = self.b.get(self.i..).and_then(<[u8]>::first_chunk::<8>) {
-                let special = has_special(u64::from_le_bytes(*chunk));
-                if special != 0 {
-                    // The lowest flagged byte is the first special one (the
-                    // tricks only misflag bytes above a true match).
-                    self.i += (special.trailing_zeros() / 8) as usize;
-                    break;
-                }
-                self.i += 8;
-            }
+            self.skip_plain();
             match self.peek() {
                 Some(b'"') => {
                     self.i += 1;
@@ -135,6 +143,13 @@ impl Cursor<'_> {
                 None => return false,
             }
         }
+    }
+
+    /// Past the bytes that are not `"`, `\` or a control character
+    /// (`skip_plain`).
+    #[inline(always)]
+    fn skip_plain(&mut self) {
+        self.i = skip_plain(self.b, self.i);
     }
 
     /// A member's key and its colon, up to the value.
@@ -307,25 +322,31 @@ fn members(text: &str, first_kind: bool) -> Option<TopLevel<'_>> {
 
 impl<'a> Cursor<'a> {
     /// A member's key without escapes, and its colon, up to the value; the
-    /// key's bytes. (Keys are short: a plain loop, not the SWAR one.)
+    /// key's bytes. (Scanned eight bytes at a time as strings are: most
+    /// keys span one or two words.)
     fn plain_key(&mut self) -> Option<&'a [u8]> {
         if self.peek() != Some(b'"') {
             return None;
         }
         let start = self.i + 1;
-        let rest = self.b.get(start..)?;
-        let len = rest.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
-        if rest.get(len) != Some(&b'"') {
-            return None;
+        self.i = start;
+        loop {
+            self.skip_plain();
+            match self.peek()? {
+                b'"' => break,
+                c if c >= 0x20 && c != b'\\' => self.i += 1,
+                _ => return None,
+            }
         }
-        self.i = start + len + 1;
+        let key = self.b.get(start..self.i)?;
+        self.i += 1;
         self.ws();
         if self.peek() != Some(b':') {
             return None;
         }
         self.i += 1;
         self.ws();
-        rest.get(..len)
+        Some(key)
     }
 
     /// One JSON value from here (whitespace before it already skipped), to
