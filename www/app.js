@@ -202,6 +202,36 @@ function drawProgress() {
   );
 }
 
+/** Lays out a header, hidden, at start-up: its layout finds the fonts a
+ * header uses, each by a synchronous call to the browser process, which
+ * answers late once the log streams in; the first header's layout then
+ * finds them in the renderer's cache. Removed once laid out. */
+function warmHeaderFonts() {
+  const sample = {
+    run: { run_id: "run", agent_id: "agent", goal: "goal" },
+    status: { state: "running" },
+    errors: {
+      tool_errors: 1,
+      fatal_tool_errors: 0,
+      denied_tools: 0,
+      unknown_events: 0,
+      load_errors: 0,
+    },
+    event_count: 1234,
+    revision: 1,
+    total_tokens: 1,
+  };
+  const box = document.createElement("div");
+  box.className = "asv-root";
+  box.setAttribute("aria-hidden", "true");
+  // Laid out, its text shaped, but never seen.
+  box.style.cssText =
+    "position: absolute; visibility: hidden; width: 0; height: 0; overflow: hidden";
+  box.append(renderHeader(sample));
+  document.body.append(box);
+  requestAnimationFrame(() => setTimeout(() => box.remove()));
+}
+
 /** The header of what is folded so far, shown while a large log loads (only
  * the header: the worker is busy folding, so the page does little). */
 function showPartial(msg) {
@@ -962,6 +992,13 @@ if (embedded) {
 } else {
   followDemo();
 }
+// In a task of its own: its layout is then not part of this module's.
+setTimeout(warmHeaderFonts);
+// Intl's first number and date formats load its locale data, which costs
+// a long task wherever it falls: uPlot's module makes both as the charts
+// import it, at the load's end. Made here, each in a task of its own.
+setTimeout(() => new Intl.NumberFormat(navigator.language));
+setTimeout(() => new Intl.DateTimeFormat().resolvedOptions());
 
 /** Follows the server's demo (the sample played live) from its start, and
  * offers the next run when the server begins one. */
