@@ -994,11 +994,6 @@ if (embedded) {
 }
 // In a task of its own: its layout is then not part of this module's.
 setTimeout(warmHeaderFonts);
-// Intl's first number and date formats load its locale data, which costs
-// a long task wherever it falls: uPlot's module makes both as the charts
-// import it, at the load's end. Made here, each in a task of its own.
-setTimeout(() => new Intl.NumberFormat(navigator.language));
-setTimeout(() => new Intl.DateTimeFormat().resolvedOptions());
 
 /** Follows the server's demo (the sample played live) from its start, and
  * offers the next run when the server begins one. */
