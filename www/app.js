@@ -4,7 +4,7 @@
 // The package's entry, which the viewer's element imports two levels down,
 // imported here too so that its modules load beside the viewer's.
 import "agent-replay";
-import { chartTables, renderHeader } from "agent-replay/viewer";
+import { chartTables, num, renderHeader } from "agent-replay/viewer";
 import { decodeLink, encodeLink } from "./links.js";
 import { Pace, PlaybackClock, UNTIMED_EVENTS_PER_SECOND } from "./playback.js";
 
@@ -198,8 +198,38 @@ function drawProgress() {
   $("progress-text").replaceChildren(
     "Loading ",
     file,
-    `: ${(bytes / 1e6).toFixed(1)} MB${total ? ` of ${(total / 1e6).toFixed(1)} MB` : ""} · ${events.toLocaleString("en-US")} events`,
+    `: ${(bytes / 1e6).toFixed(1)} MB${total ? ` of ${(total / 1e6).toFixed(1)} MB` : ""} · ${num(events)} events`,
   );
+}
+
+/** Lays out a header, hidden, at start-up: its layout finds the fonts a
+ * header uses, each by a synchronous call to the browser process, which
+ * answers late once the log streams in; the first header's layout then
+ * finds them in the renderer's cache. Removed once laid out. */
+function warmHeaderFonts() {
+  const sample = {
+    run: { run_id: "run", agent_id: "agent", goal: "goal" },
+    status: { state: "running" },
+    errors: {
+      tool_errors: 1,
+      fatal_tool_errors: 0,
+      denied_tools: 0,
+      unknown_events: 0,
+      load_errors: 0,
+    },
+    event_count: 1234,
+    revision: 1,
+    total_tokens: 1,
+  };
+  const box = document.createElement("div");
+  box.className = "asv-root";
+  box.setAttribute("aria-hidden", "true");
+  // Laid out, its text shaped, but never seen.
+  box.style.cssText =
+    "position: absolute; visibility: hidden; width: 0; height: 0; overflow: hidden";
+  box.append(renderHeader(sample));
+  document.body.append(box);
+  requestAnimationFrame(() => setTimeout(() => box.remove()));
 }
 
 /** The header of what is folded so far, shown while a large log loads (only
@@ -264,8 +294,8 @@ function showState(msg) {
       if (shown !== msg.position) return;
       const turn = msg.summary.revision;
       $("position").textContent = msg.inGap
-        ? `event ${msg.position.toLocaleString("en-US")} of ${end.toLocaleString("en-US")} is in a gap: state as of ${msg.shownAt.toLocaleString("en-US")}`
-        : `event ${msg.position.toLocaleString("en-US")} of ${end.toLocaleString("en-US")} · turn ${turn}${msg.position === end ? " · latest" : ""}`;
+        ? `event ${num(msg.position)} of ${num(end)} is in a gap: state as of ${num(msg.shownAt)}`
+        : `event ${num(msg.position)} of ${num(end)} · turn ${turn}${msg.position === end ? " · latest" : ""}`;
       document.dispatchEvent(new CustomEvent("viewer-state", { detail: { position: shown, end } }));
     },
     { once: true },
@@ -364,12 +394,11 @@ function chip(key, value, cls = "") {
 function fillKinds(counts, observations = {}) {
   const select = $("kind");
   const options = [new Option("all kinds", "")];
-  const count = (n) => n.toLocaleString("en-US");
   for (const [kind, n] of Object.entries(counts ?? {}).sort()) {
-    options.push(new Option(`${kind} (${count(n)})`, kind));
+    options.push(new Option(`${kind} (${num(n)})`, kind));
     if (kind !== "kernel_observation") continue;
     for (const [sub, m] of Object.entries(observations).sort())
-      options.push(new Option(`  ${kind} › ${sub} (${count(m)})`, `${kind}/${sub}`));
+      options.push(new Option(`  ${kind} › ${sub} (${num(m)})`, `${kind}/${sub}`));
   }
   select.replaceChildren(...options);
   showKinds();
@@ -438,8 +467,8 @@ function showFiltered(positions, events) {
     filters.primitives.length ||
     filters.query;
   $("match-count").textContent = filtering
-    ? `${events.toLocaleString("en-US")} of ${end.toLocaleString("en-US")} events match`
-    : `${events.toLocaleString("en-US")} events`;
+    ? `${num(events)} of ${num(end)} events match`
+    : `${num(events)} events`;
   if (followLatest && atBottom && liveUrl) timeline.scrollTop = space.offsetHeight;
   if (revealSelected && selected !== null) reveal(selected);
   revealSelected = false;
@@ -511,7 +540,7 @@ function rowElement(i, r) {
   }
   if (r.gap) {
     el.classList.add("gap-row");
-    el.textContent = `gap: events ${r.from.toLocaleString("en-US")}–${r.to.toLocaleString("en-US")} ${r.reason === "not_replayed" ? "before this stream (state from its observation)" : `${r.reason}, recovered from the observation at ${r.recovered_at}`}`;
+    el.textContent = `gap: events ${num(r.from)}–${num(r.to)} ${r.reason === "not_replayed" ? "before this stream (state from its observation)" : `${r.reason}, recovered from the observation at ${r.recovered_at}`}`;
     return el;
   }
   el.dataset.position = String(r.position);
@@ -963,6 +992,8 @@ if (embedded) {
 } else {
   followDemo();
 }
+// In a task of its own: its layout is then not part of this module's.
+setTimeout(warmHeaderFonts);
 
 /** Follows the server's demo (the sample played live) from its start, and
  * offers the next run when the server begins one. */

@@ -171,6 +171,10 @@ export function modelCalls(view: SessionView): ModelCall[];
 /** A call as of a position: what was written by then. */
 export function callAt(call: ModelCall, at: number): ModelCall;
 
+/** A count as the panels show it ("1,234,567"; a U64 string as it is),
+ * without Intl for whole numbers (its first use costs a frame). */
+export function num(n: number | string): string;
+
 export function renderHeader(state: SessionSummary | SessionView): HTMLElement;
 export function renderTranscript(
   view: Pick<SessionView, "transcript">,

@@ -14,6 +14,7 @@ export {
   renderActivity,
 } from "./render.js";
 export { renderCharts } from "./charts.js";
+export { num } from "./dom.js";
 export { chartTables } from "./chart-data.js";
 export { chartSeries, cutSeries, xLabel } from "./series.js";
 export { viewDigest, modelCalls, callAt } from "./digest.js";

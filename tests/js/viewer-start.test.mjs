@@ -70,6 +70,8 @@ test("the worker's entry compiles the .wasm before worker.js loads; the ?log= is
     assert.ok(at(early) < imported, `${early} before worker.js's imports: ${requested.join(" ")}`);
   const { view } = await page.evaluate(() => window.agentReplayViewer.exportState());
   assert.ok(view, "a small log opens as a view");
+  // The hidden header app.js lays out at start-up (for its fonts) is gone.
+  assert.equal(await page.locator("[data-testid=header]").count(), 1);
   assert.deepEqual(problems, []);
   await page.close();
 });
