@@ -52,6 +52,7 @@ async function bundleCommonJs() {
         'initSync({ module: new WebAssembly.Module(readFileSync(join(__dirname, "agent_replay_bg.wasm"))) });',
         'export * from "./js/api.js";',
         'export * from "./js/live.js";',
+        'export * from "./js/durable.js";',
       ].join("\n"),
       resolveDir: root,
       sourcefile: "agent_replay.cjs",

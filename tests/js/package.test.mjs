@@ -6,6 +6,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { join } from "node:path";
+import * as esm from "agent-replay";
 import { SessionState, parseLog, rebuildOsSnapshot, sampleLog } from "agent-replay";
 import { EXPECTED } from "../package/work.mjs";
 import {
@@ -66,6 +67,7 @@ test("Node CommonJS: require() of the package and its edge handler, no init", ()
   assert.deepEqual(got.view, view);
   assert.equal(got.appended, parseLog(sampleLog()).events.length);
   assert.deepEqual(got.observed, view, "the edge handler folded what it was sent");
+  assert.deepEqual(got.names, Object.keys(esm).sort(), "require() gives what import gives");
 });
 
 test("Node: the installed CLI writes a one-file report (its template ships built)", () => {

@@ -16,6 +16,7 @@ async function main() {
       view: new SessionState("s").apply(sampleLog()).view(),
       appended: (await appended.json()).appended,
       observed: observation.state,
+      names: Object.keys(require("agent-replay")).sort(),
     }),
   );
 }
