@@ -1,7 +1,10 @@
 //! Native side of the snapshot benchmark: loads a log from bytes and folds
 //! the OS snapshot, as `rebuildOsSnapshot` does in WASM, or with `index`
 //! builds the paged index, as `new SessionIndex().apply(bytes)` does (the
-//! log copied in and kept).
+//! log copied in and kept), or with `write` the same index written in
+//! 256 KiB chunks, as the viewer's worker and benches/index.mjs write it
+//! (each event's text copied into the index's own segments); a fifth
+//! argument sets the checkpoints' first spacing.
 //! With `stateat`, builds the index once and then takes REPS steps of time
 //! travel at the random positions benches/index.mjs takes (`state_at` and
 //! the shown state with a tail of 15, as the viewer asks): for counting a
@@ -9,7 +12,7 @@
 //! fifth argument sets the spacing of the checkpoints (e.g. 8192, what a
 //! 1 GB log reaches) on a smaller log.
 //! Prints JSON. Run by benches/snapshot.mjs:
-//! `cargo bench --bench native_snapshot -- FILE REPS [all|index|stateat [SPACING]]`.
+//! `cargo bench --bench native_snapshot -- FILE REPS [all|index|write|stateat [SPACING]]`.
 use std::time::Instant;
 
 use agent_replay::index::{shown_state_json, SessionIndex};
@@ -31,8 +34,9 @@ fn main() {
     let reps: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(3);
     let full_check = args.get(3).is_some_and(|a| a == "all");
     let bytes = std::fs::read(file).expect("read log");
-    if args.get(3).is_some_and(|a| a == "index") {
-        return index(&bytes, reps);
+    if args.get(3).is_some_and(|a| a == "index" || a == "write") {
+        let spacing = args.get(4).and_then(|s| s.parse().ok());
+        return index(&bytes, reps, args.get(3).is_some_and(|a| a == "write"), spacing);
     }
     if args.get(3).is_some_and(|a| a == "stateat") {
         let spacing = args.get(4).and_then(|s| s.parse().ok());
@@ -55,15 +59,26 @@ fn main() {
     );
 }
 
-/// The paged index built from the whole log, `reps` times.
-fn index(bytes: &[u8], reps: usize) {
+/// The paged index built from the whole log, `reps` times: handed over
+/// whole, or written in chunks.
+fn index(bytes: &[u8], reps: usize, chunked: bool, spacing: Option<u64>) {
     let mut ms = Vec::new();
     let mut events = 0;
     for _ in 0..reps {
         let t0 = Instant::now();
-        let mut index = SessionIndex::new(None);
-        // Handed over as WebAssembly gets it: copied in, then kept.
-        let report = index.apply_log(bytes.to_vec(), LogOptions::default()).expect("tolerant load");
+        let mut index = match spacing {
+            Some(spacing) => SessionIndex::with_checkpoints(None, spacing, 512),
+            None => SessionIndex::new(None),
+        };
+        let report = if chunked {
+            for chunk in bytes.chunks(256 << 10) {
+                index.write(chunk, LogOptions::default()).expect("tolerant load");
+            }
+            index.end().expect("tolerant load")
+        } else {
+            // Handed over as WebAssembly gets it: copied in, then kept.
+            index.apply_log(bytes.to_vec(), LogOptions::default()).expect("tolerant load")
+        };
         assert!(report.errors.is_empty(), "benchmark log has errors");
         ms.push(t0.elapsed().as_secs_f64() * 1000.0);
         events = index.event_count();

@@ -140,6 +140,32 @@ fn turn_index_covers_every_event() {
     );
 }
 
+/// Only a measurement of the request measured last, in the same turn,
+/// replaces it: the last request is compared whatever came before it.
+#[test]
+fn a_measurement_replaces_only_the_last_of_its_request_and_turn() {
+    let measured = |turn: u32, request: &str, tokens: u32| {
+        format!(
+            r#"{{"kind":"prompt_measured","turn":{turn},"measurement":{{"request_fingerprint":"{request}","input_tokens":{tokens}}}}}"#
+        )
+    };
+    let log = [
+        measured(1, "sha256:long-request", 100),
+        measured(1, "sha256:b", 7),
+        measured(1, "sha256:b", 9),
+        measured(1, "sha256:long-request", 5),
+        measured(1, "sha256:long-request", 6),
+        measured(2, "sha256:long-request", 3),
+        measured(2, "sha256:long", 4),
+    ]
+    .map(|line| line + "\n")
+    .concat();
+    let v = view_of(&log);
+    let input: Vec<Value> =
+        v["turns"].as_array().unwrap().iter().map(|t| t["input_tokens"].clone()).collect();
+    assert_eq!(input, [json!(100 + 9 + 6), json!(3 + 4)]);
+}
+
 #[test]
 fn the_kinds_deepstrike_0_2_77_adds_have_their_lists() {
     let v = view_of(SAMPLE_JSONL);

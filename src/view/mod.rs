@@ -658,7 +658,7 @@ impl SessionViewFolder {
         t.event_count = count_up(t.event_count, 1);
         t.kinds.add(event);
         if let E::ToolRequested(e) = event {
-            t.tool_calls.extend(e.calls.iter().map(|c| c.name.to_string()));
+            t.tool_calls.extend(e.calls.iter().map(|c| c.name.as_str().to_owned()));
         }
         // Token counts are input: a sum past u64::MAX saturates.
         t.tokens = t.tokens.saturating_add(tally.tokens);
@@ -691,7 +691,18 @@ impl SessionViewFolder {
             // Token counts are input: a sum past u64::MAX saturates.
             t.input_tokens = without.saturating_add(m.input_tokens);
         }
-        self.measured = Some((index, m.request_fingerprint.to_string(), m.input_tokens));
+        // The request is copied into the last one's buffer: no allocation
+        // per measurement.
+        let request = m.request_fingerprint.as_str();
+        match &mut self.measured {
+            Some((i, kept, tokens)) => {
+                *i = index;
+                kept.clear();
+                kept.push_str(request);
+                *tokens = m.input_tokens;
+            }
+            None => self.measured = Some((index, request.to_owned(), m.input_tokens)),
+        }
     }
 }
 
