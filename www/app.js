@@ -803,8 +803,9 @@ window.agentReplayViewer = {
 
 // ---- Deep links ------------------------------------------------------------------
 // The hash holds where the viewer is (links.js): written as the user moves
-// (replaceState, at most every 250 ms and in idle time: no history entry
-// per step), read at start and when the user edits it.
+// (replaceState, in idle time once the moves pause, at least every second
+// while they go on: no history entry per step), read at start and when the
+// user edits it.
 
 /** The page's link not yet applied: its filters are, at once; its position
  * and selection wait until the log holds them (a live session streams them
@@ -830,17 +831,31 @@ function currentLink() {
 /** Runs `f` when the page is idle (Safari lacks requestIdleCallback). */
 const whenIdle = globalThis.requestIdleCallback ?? ((f) => setTimeout(f));
 
-let hashPending = false;
+/** The hash is written once the moves pause this long (ms)... */
+const HASH_QUIET = 250;
+/** ...or this long after the first move it lacks, while they go on
+ * (playback, a drag). Each replaceState costs the browser process work of
+ * its own, which a step on a 2-core machine waits behind. */
+const HASH_MAX_WAIT = 1000;
+
+let hashTimer = 0;
+let hashDue = 0; // when the oldest move not yet in the hash is to be written
 function writeHash() {
-  if (hashPending) return;
-  hashPending = true;
-  setTimeout(() => whenIdle(replaceHash, { timeout: 1000 }), 250);
+  const now = performance.now();
+  if (!hashTimer) hashDue = now + HASH_MAX_WAIT;
+  clearTimeout(hashTimer);
+  hashTimer = setTimeout(
+    () => {
+      hashTimer = 0;
+      whenIdle(replaceHash, { timeout: 1000 });
+    },
+    Math.min(HASH_QUIET, hashDue - now),
+  );
 }
 
 /** Writes the hash of where the viewer is now, in idle time: a
  * replaceState can take milliseconds, which a step's frame goes without. */
 function replaceHash() {
-  hashPending = false;
   const hash = encodeLink(currentLink());
   if (location.hash.replace(/^#/, "") === hash) return;
   history.replaceState(history.state, "", hash ? `#${hash}` : location.pathname + location.search);
