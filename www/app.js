@@ -310,10 +310,15 @@ function showState(msg) {
   } else wanted = null;
 }
 
+/** Puts the scrubber at `position` of `end`, writing only what differs: a
+ * jump's input has already moved it, and writing a range input's `max` and
+ * `value` again costs the same as a change. */
 function setScrubber(position) {
   const s = $("scrubber");
-  s.max = String(end);
-  s.value = String(position);
+  const max = String(end);
+  const value = String(position);
+  if (s.max !== max) s.max = max;
+  if (s.value !== value) s.value = value;
 }
 
 /** Shows the state as of `position`; a move of the user's own (not the
