@@ -310,10 +310,15 @@ function showState(msg) {
   } else wanted = null;
 }
 
+/** Puts the scrubber at `position` of `end`, writing only what differs: a
+ * jump's input has already moved it, and writing a range input's `max` and
+ * `value` again costs the same as a change. */
 function setScrubber(position) {
   const s = $("scrubber");
-  s.max = String(end);
-  s.value = String(position);
+  const max = String(end);
+  const value = String(position);
+  if (s.max !== max) s.max = max;
+  if (s.value !== value) s.value = value;
 }
 
 /** Shows the state as of `position`; a move of the user's own (not the
@@ -803,8 +808,9 @@ window.agentReplayViewer = {
 
 // ---- Deep links ------------------------------------------------------------------
 // The hash holds where the viewer is (links.js): written as the user moves
-// (replaceState, at most every 250 ms and in idle time: no history entry
-// per step), read at start and when the user edits it.
+// (replaceState, in idle time once the moves pause, at least every second
+// while they go on: no history entry per step), read at start and when the
+// user edits it.
 
 /** The page's link not yet applied: its filters are, at once; its position
  * and selection wait until the log holds them (a live session streams them
@@ -830,17 +836,31 @@ function currentLink() {
 /** Runs `f` when the page is idle (Safari lacks requestIdleCallback). */
 const whenIdle = globalThis.requestIdleCallback ?? ((f) => setTimeout(f));
 
-let hashPending = false;
+/** The hash is written once the moves pause this long (ms)... */
+const HASH_QUIET = 250;
+/** ...or this long after the first move it lacks, while they go on
+ * (playback, a drag). Each replaceState costs the browser process work of
+ * its own, which a step on a 2-core machine waits behind. */
+const HASH_MAX_WAIT = 1000;
+
+let hashTimer = 0;
+let hashDue = 0; // when the oldest move not yet in the hash is to be written
 function writeHash() {
-  if (hashPending) return;
-  hashPending = true;
-  setTimeout(() => whenIdle(replaceHash, { timeout: 1000 }), 250);
+  const now = performance.now();
+  if (!hashTimer) hashDue = now + HASH_MAX_WAIT;
+  clearTimeout(hashTimer);
+  hashTimer = setTimeout(
+    () => {
+      hashTimer = 0;
+      whenIdle(replaceHash, { timeout: 1000 });
+    },
+    Math.min(HASH_QUIET, hashDue - now),
+  );
 }
 
 /** Writes the hash of where the viewer is now, in idle time: a
  * replaceState can take milliseconds, which a step's frame goes without. */
 function replaceHash() {
-  hashPending = false;
   const hash = encodeLink(currentLink());
   if (location.hash.replace(/^#/, "") === hash) return;
   history.replaceState(history.state, "", hash ? `#${hash}` : location.pathname + location.search);

@@ -167,6 +167,36 @@ test("a ?log= link restores the position, selection, filters and search; moving 
   await page.close();
 });
 
+test("quick moves rewrite the hash once they pause, and every second while they go on", async () => {
+  const { page, problems } = await open(`?log=/files/long_run.jsonl#at=${AT}`);
+  await waitPosition(page, `event ${fmt(AT)} of`);
+  await waitHash(page, `#at=${AT}`);
+  // Each replaceState counted, and the position the hash had at the last move.
+  const writes = await page.evaluate(async (at) => {
+    window.__writes = 0;
+    const replace = history.replaceState.bind(history);
+    history.replaceState = (...args) => {
+      window.__writes += 1;
+      return replace(...args);
+    };
+    const scrubber = document.getElementById("scrubber");
+    const move = async (p, pause) => {
+      scrubber.value = String(p);
+      scrubber.dispatchEvent(new Event("input"));
+      await new Promise((r) => setTimeout(r, pause));
+    };
+    for (let i = 1; i <= 8; i++) await move(at + i, 40);
+    const quick = window.__writes;
+    for (let i = 1; i <= 30; i++) await move(at - i, 100);
+    return { quick, going: window.__writes };
+  }, AT);
+  assert.equal(writes.quick, 0, "no write between moves 40 ms apart");
+  assert.ok(writes.going >= 1, "a write within three seconds of moves");
+  await waitHash(page, `#at=${AT - 30}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("the same link restores a paged log (?paged=1)", async () => {
   const { page, problems } = await open(`?log=/files/long_run.jsonl&paged=1${LINK}`);
   await assertRestored(page);
