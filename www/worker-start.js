@@ -1,18 +1,11 @@
 // The viewer worker's entry. It imports nothing, so its first lines run as
 // soon as it arrives: they start what worker.js's module graph would
 // otherwise hold back until its last module had loaded, the .wasm's fetch
-// and compile and the reader worker. Then it imports worker.js, which
-// takes both from `agentReplayStart`; the messages that arrive before
-// worker.js listens wait in `held`.
+// and compile and the reader worker (with its own two modules). Then it
+// imports worker.js, which takes both from `agentReplayStart`; the
+// messages that arrive before worker.js listens wait in `held`.
 const held = [];
-self.onmessage = (event) => {
-  held.push(event);
-  // The open of a URL (the page's `?log=`): the reader requests it now,
-  // and worker.js's read of it, once loaded, takes that response.
-  const { op, url } = event.data;
-  if (op === "open" && url !== undefined)
-    reader.postMessage({ op: "fetch", url: new URL(url, self.location.href).href });
-};
+self.onmessage = (event) => held.push(event);
 
 const reader = new Worker("/agent-replay/js/viewer/reader-worker.js", { type: "module" });
 

@@ -15,13 +15,10 @@
 const PIECE = 16 << 20;
 
 /** The stream and size of what a read names: a URL fetched (failing on an
- * HTTP error as the viewer reports it), its request taken from `early`
- * when one was started there before the read, or a File. */
-async function openSource({ url, file }, early) {
+ * HTTP error as the viewer reports it) or a File. */
+async function openSource({ url, file }) {
   if (file) return { stream: file.stream(), total: file.size };
-  const started = early.get(url);
-  early.delete(url);
-  const response = await (started ?? fetch(url));
+  const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   return { stream: response.body, total: Number(response.headers.get("content-length")) || 0 };
 }
@@ -43,15 +40,10 @@ function byteReader(stream) {
  * handed over and not yet given back (`{op: "took", id, buffer}`, the
  * buffer returned for the next piece); a piece goes as soon as it is full,
  * or at once when the fold has nothing left. `{op: "cancel", id}` stops a
- * read. `open` makes a read's stream (tests give their own); `early`
- * holds requests started before their reads (URL → a response's promise,
- * reader-worker.js's), each taken by the first read of its URL; `limit`
- * is at least `piece`.
+ * read. `open` makes a read's stream (tests give their own); `limit` is
+ * at least `piece`.
  */
-export function serveReads(
-  port,
-  { piece = PIECE, early = new Map(), open = (source) => openSource(source, early) } = {},
-) {
+export function serveReads(port, { piece = PIECE, open = openSource } = {}) {
   const reads = new Map(); // id → the read's state
   const spare = []; // buffers given back, for the next pieces
   port.onmessage = ({ data: msg }) => {

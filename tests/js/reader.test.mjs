@@ -154,29 +154,3 @@ test("URLs are fetched (an HTTP error is the fold's) and files read, by default"
     server.close();
   }
 });
-
-test("a URL requested ahead of its read is read from that request, once", async () => {
-  let served = 0;
-  const server = createServer((_req, res) => {
-    served += 1;
-    res.writeHead(200, { "content-length": "8" }).end(`answer ${served}`);
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const log = `http://127.0.0.1:${server.address().port}/log`;
-  // As reader-worker.js starts it, before reader.js loads.
-  const early = new Map([[log, fetch(log)]]);
-  const { port1, port2 } = new MessageChannel();
-  serveReads(port1, { piece: 1024, early });
-  const read = readThrough(port2, { limit: 4096 });
-  try {
-    assert.equal((await drain(read({ url: log }))).toString(), "answer 1");
-    assert.equal(early.size, 0, "the request is taken by its read");
-    // A second read of the URL requests it again.
-    assert.equal((await drain(read({ url: log }))).toString(), "answer 2");
-    assert.equal(served, 2);
-  } finally {
-    port1.close();
-    port2.close();
-    server.close();
-  }
-});
