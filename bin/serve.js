@@ -75,6 +75,33 @@ function rangeOf(header, size) {
 const READ_WHOLE = 1 << 20;
 
 /**
+ * How the viewer's own files are cached: the page's two documents are
+ * asked again at every load (`no-cache`); its modules, styles and .wasm
+ * are fresh for a few seconds, so that a page load and its workers fetch
+ * each once (the worker imports a dozen of the page's modules, which
+ * `no-cache` without a validator made it fetch again, on the browser's six
+ * connections to the host, one of which the log's read holds), and an
+ * edited file shows at a load a few seconds later. Both carry an ETag
+ * (size and modification time), answered with 304 when it still matches.
+ * Served logs (`/files/`) have neither: a log may grow while served.
+ */
+const PAGE = { cache: "no-cache", tagged: true };
+const VIEWER_FILE = { cache: "max-age=5", tagged: true };
+
+/** A file's validator: its size and modification time. */
+const etagOf = (info) => `"${info.size.toString(36)}-${Math.floor(info.mtimeMs).toString(36)}"`;
+
+/** Whether an `If-None-Match` header names `etag` (or is `*`); a weak
+ * match counts, as RFC 9110 asks of If-None-Match. */
+function matches(header, etag) {
+  if (!header) return false;
+  return header
+    .split(",")
+    .map((tag) => tag.trim().replace(/^W\//, ""))
+    .some((tag) => tag === "*" || tag === etag);
+}
+
+/**
  * Sends a file: a small one whole (READ_WHOLE), a larger one or a range
  * by streaming it, with backpressure: the first bytes leave at once,
  * memory stays bounded, and files past Node's 2 GiB whole-file read work.
@@ -82,9 +109,10 @@ const READ_WHOLE = 1 << 20;
  * whole); a `Range` gets a 206 with that slice (the viewer may read a log
  * in slices); HEAD sends the headers only. A file that shrinks while it
  * is streamed ends the connection rather than answering fewer bytes than
- * announced.
+ * announced. `cache` is its Cache-Control; a `tagged` file has an ETag
+ * and gets 304 for a request that names it.
  */
-async function sendFile(req, res, path, type) {
+async function sendFile(req, res, path, { type, cache = "no-cache", tagged = false } = {}) {
   let info;
   try {
     info = statSync(path);
@@ -95,9 +123,14 @@ async function sendFile(req, res, path, type) {
   const size = info.size;
   const headers = {
     "content-type": type ?? TYPES[extname(path)] ?? "application/octet-stream",
-    "cache-control": "no-cache",
+    "cache-control": cache,
     "accept-ranges": "bytes",
   };
+  if (tagged) {
+    headers.etag = etagOf(info);
+    if (matches(req.headers["if-none-match"], headers.etag))
+      return res.writeHead(304, headers).end();
+  }
   const range = rangeOf(req.headers.range, size);
   if (range === "unsatisfiable") {
     return res.writeHead(416, { ...headers, "content-range": `bytes */${size}` }).end();
@@ -300,9 +333,9 @@ export async function serve({
     if (pathname === "/api/sessions") return sendSessionList(res, follower);
     if (pathname === "/" && follower && !search)
       return res.writeHead(302, { location: "/sessions" }).end();
-    if (pathname === "/sessions") return sendFile(req, res, join(root, "www/sessions.html"));
+    if (pathname === "/sessions") return sendFile(req, res, join(root, "www/sessions.html"), PAGE);
     if (pathname === "/" || pathname === "/index.html")
-      return sendFile(req, res, join(root, "www/index.html"));
+      return sendFile(req, res, join(root, "www/index.html"), PAGE);
     if (pathname === "/demo") {
       // The demo session now, or null when it is off.
       res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
@@ -314,10 +347,12 @@ export async function serve({
     }
     if (pathname.startsWith("/files/")) {
       const path = served.get(decodePath(pathname.slice("/files/".length)));
-      return path ? sendFile(req, res, path, "application/octet-stream") : res.writeHead(404).end();
+      return path
+        ? sendFile(req, res, path, { type: "application/octet-stream" })
+        : res.writeHead(404).end();
     }
     const path = staticPath(pathname);
-    if (path) return sendFile(req, res, path);
+    if (path) return sendFile(req, res, path, VIEWER_FILE);
     res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
   };
   // Nothing is thrown from here: a throw would end the process.

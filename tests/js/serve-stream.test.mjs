@@ -1,7 +1,8 @@
 // `agent-replay serve` sends files by streaming them: byte-exact past the
 // stream's chunk size, the first bytes before the rest is read, files past
 // Node's 2 GiB whole-file read, HEAD and Range. Small files (the viewer's
-// own) are read whole and sent at once, with the same answers.
+// own) are read whole and sent at once, with the same answers. The viewer's
+// own files carry a validator; a served log is never cached.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -145,4 +146,37 @@ test("a small file, read whole, answers as a streamed one: its bytes, HEAD and R
   const root = new URL("../..", import.meta.url).pathname;
   const bytes = readFileSync(join(root, "pkg/agent_replay_bg.wasm"));
   assert.ok(Buffer.from(await wasm.arrayBuffer()).equals(bytes));
+});
+
+test("the viewer's files carry an ETag (304 when it matches), a served log never", async () => {
+  for (const [path, cache] of [
+    ["/agent-replay/pkg/agent_replay_bg.wasm", "max-age=5"],
+    ["/www/app.js", "max-age=5"],
+    ["/", "no-cache"],
+  ]) {
+    const first = await fetch(`${server.url}${path}`);
+    const etag = first.headers.get("etag");
+    assert.match(etag ?? "", /^"[0-9a-z]+-[0-9a-z]+"$/, path);
+    assert.equal(first.headers.get("cache-control"), cache, path);
+    await first.arrayBuffer();
+    const again = await fetch(`${server.url}${path}`, { headers: { "if-none-match": etag } });
+    assert.equal(again.status, 304, path);
+    assert.equal(again.headers.get("etag"), etag);
+    assert.equal((await again.arrayBuffer()).byteLength, 0);
+    const weak = await fetch(`${server.url}${path}`, {
+      headers: { "if-none-match": `"other", W/${etag}` },
+    });
+    assert.equal(weak.status, 304, `${path}: a weak match in a list`);
+    const other = await fetch(`${server.url}${path}`, { headers: { "if-none-match": '"other"' } });
+    assert.equal(other.status, 200, `${path}: another tag`);
+    await other.arrayBuffer();
+  }
+  // A log may grow while it is served: never cached, never a 304.
+  for (const name of ["tiny.bin", "small.bin"]) {
+    const log = await fetch(url(name), { headers: { "if-none-match": "*" } });
+    assert.equal(log.status, 200);
+    assert.equal(log.headers.get("etag"), null);
+    assert.equal(log.headers.get("cache-control"), "no-cache");
+    await log.arrayBuffer();
+  }
 });
