@@ -37,6 +37,20 @@ const LAZY_PANELS = ["workflow", "activity", "snapshot", "processes"];
 const whenIdle = (f) =>
   globalThis.requestIdleCallback ? requestIdleCallback(f, { timeout: 200 }) : setTimeout(f, 16);
 
+/** The style that has a panel laid out although far from the viewport. */
+const LAID_OUT = "content-visibility: visible";
+
+/** Has `panel` laid out in the next frame even if far from the viewport:
+ * its box then keeps its size once skipped again (`contain-intrinsic-size:
+ * auto`), and the page is as tall as if it had been built with the render.
+ * Its style is dropped in the next idle period, after that frame. */
+function layOutOnce(panel) {
+  panel.setAttribute("style", LAID_OUT);
+  whenIdle(() => {
+    if (panel.getAttribute("style") === LAID_OUT) panel.removeAttribute("style");
+  });
+}
+
 /**
  * Whether two panel inputs (JSON-like values) hold the same values: a walk
  * that stops at the first difference, where a time-travel step's inputs
@@ -294,7 +308,9 @@ export class SessionViewer extends HTMLElement {
   /** Builds the next panel of `#fills` (one a task, so that each one's
    * build and layout is a short task of its own), then the rest later. */
   #fillNext = () => {
-    this.#buildNode(this.#fills.shift());
+    const node = this.#fills.shift();
+    this.#buildNode(node);
+    if (node?.isConnected) layOutOnce(node);
     if (this.#fills.length) return whenIdle(this.#fillNext);
     this.#filling = false;
     for (const f of this.#filled.splice(0)) f();

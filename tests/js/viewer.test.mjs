@@ -1022,6 +1022,10 @@ test("the first render leaves the panels below the charts for tasks of their own
     // Right after the render's task: stand-ins, empty and hidden.
     const first = ids.map((id) => [id, panel(id)?.matches(".asv-later:empty") ?? null]);
     await rendered;
+    await new Promise((resolve) => requestIdleCallback(resolve));
+    await nextFrame();
+    // Each laid out once, far from view too: the page is as tall as if built at the render.
+    const heights = ids.map((id) => panel(id).getBoundingClientRect().height);
     const digest = viewer.viewDigest(data.view);
     const built = {
       workflow: viewer.renderWorkflow(digest.workflow, data.view.processes, Infinity),
@@ -1038,6 +1042,7 @@ test("the first render leaves the panels below the charts for tasks of their own
         {
           drawn: panel(id).firstElementChild?.checkVisibility() ?? false,
           same: panel(id).outerHTML === built[id].outerHTML,
+          height: panel(id).getBoundingClientRect().height === heights[ids.indexOf(id)],
         },
       ]);
     }
@@ -1046,7 +1051,7 @@ test("the first render leaves the panels below the charts for tasks of their own
   const ids = ["workflow", "activity", "snapshot", "processes"];
   assert.deepEqual(seen, {
     first: ids.map((id) => [id, true]),
-    shown: ids.map((id) => [id, { drawn: true, same: true }]),
+    shown: ids.map((id) => [id, { drawn: true, same: true, height: true }]),
   });
   assert.deepEqual(problems, []);
   await page.close();
