@@ -40,17 +40,6 @@ const whenIdle = (f) =>
 /** The style that has a panel laid out although far from the viewport. */
 const LAID_OUT = "content-visibility: visible";
 
-/** Has `panel` laid out in the next frame even if far from the viewport:
- * its box then keeps its size once skipped again (`contain-intrinsic-size:
- * auto`), and the page is as tall as if it had been built with the render.
- * Its style is dropped in the next idle period, after that frame. */
-function layOutOnce(panel) {
-  panel.setAttribute("style", LAID_OUT);
-  whenIdle(() => {
-    if (panel.getAttribute("style") === LAID_OUT) panel.removeAttribute("style");
-  });
-}
-
 /**
  * Whether two panel inputs (JSON-like values) hold the same values: a walk
  * that stops at the first difference, where a time-travel step's inputs
@@ -98,6 +87,7 @@ export class SessionViewer extends HTMLElement {
   #fills = []; // stand-ins of panels not shown before, built one per idle period
   #filled = []; // called once `#fills` is empty
   #filling = false; // `#fillNext` is due
+  #sizing = null; // the panel last built by `#fillNext`, laid out in the frame after
   #entryHeight = 200; // the mean height of the entries laid out last, in px
 
   connectedCallback() {
@@ -306,12 +296,23 @@ export class SessionViewer extends HTMLElement {
   }
 
   /** Builds the next panel of `#fills` (one a task, so that each one's
-   * build and layout is a short task of its own), then the rest later. */
+   * build and layout is a short task of its own), then the rest later.
+   * Each is laid out in the frame after its build even if far from the
+   * viewport (its style, dropped at the next call): its box then keeps its
+   * size once skipped again (`contain-intrinsic-size: auto`), and the page
+   * is as tall as if it had been built with the render. */
   #fillNext = () => {
+    if (this.#sizing?.getAttribute("style") === LAID_OUT) this.#sizing.removeAttribute("style");
+    this.#sizing = null;
     const node = this.#fills.shift();
-    this.#buildNode(node);
-    if (node?.isConnected) layOutOnce(node);
-    if (this.#fills.length) return whenIdle(this.#fillNext);
+    if (node) {
+      this.#buildNode(node);
+      if (node.isConnected) {
+        node.setAttribute("style", LAID_OUT);
+        this.#sizing = node;
+      }
+      return whenIdle(this.#fillNext);
+    }
     this.#filling = false;
     for (const f of this.#filled.splice(0)) f();
   };
@@ -327,9 +328,9 @@ export class SessionViewer extends HTMLElement {
     else node.remove();
   }
 
-  /** Calls `f` once the panels not shown before are built. */
+  /** Calls `f` once the panels not shown before are built and laid out. */
   #whenFilled(f) {
-    if (this.#fills.length) this.#filled.push(f);
+    if (this.#filling) this.#filled.push(f);
     else f();
   }
 
