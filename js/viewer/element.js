@@ -28,8 +28,17 @@ const NEAR = 0.5;
 const PANEL_NEAR = 0.25;
 
 /** The panels left unbuilt while far from the viewport (the right
- * column's, below the charts). */
+ * column's, below the charts), and at the first render built in tasks of
+ * their own. */
 const LAZY_PANELS = ["workflow", "activity", "snapshot", "processes"];
+
+/** Runs `f` in the page's next idle period (Safari lacks
+ * requestIdleCallback): one called from another runs after a frame. */
+const whenIdle = (f) =>
+  globalThis.requestIdleCallback ? requestIdleCallback(f, { timeout: 200 }) : setTimeout(f, 16);
+
+/** The style that has a panel laid out although far from the viewport. */
+const LAID_OUT = "content-visibility: visible";
 
 /**
  * Whether two panel inputs (JSON-like values) hold the same values: a walk
@@ -75,6 +84,10 @@ export class SessionViewer extends HTMLElement {
   #inputs = new Map(); // panel id → its input at the last render
   #observers = new Map(); // margin → the observer building what comes within it
   #builds = new Map(); // skipped transcript entry or panel → builds it
+  #fills = []; // stand-ins of panels not shown before, built one per idle period
+  #filled = []; // called once `#fills` is empty
+  #filling = false; // `#fillNext` is due
+  #sizing = null; // the panel last built by `#fillNext`, laid out in the frame after
   #entryHeight = 200; // the mean height of the entries laid out last, in px
 
   connectedCallback() {
@@ -94,12 +107,7 @@ export class SessionViewer extends HTMLElement {
   #buildAll = () => {
     this.#charts?.plots.flush();
     for (const observer of this.#observers.values()) observer.disconnect();
-    for (const [node, build] of this.#builds) {
-      const fresh = build();
-      if (fresh) morphNode(node, fresh);
-      else node.remove();
-    }
-    this.#builds.clear();
+    for (const node of [...this.#builds.keys()]) this.#buildNode(node);
   };
 
   /** Draws everything again (e.g. after a theme change: charts are canvases). */
@@ -183,13 +191,23 @@ export class SessionViewer extends HTMLElement {
    * input is what it was at the last render, a stand-in that leaves it as
    * it is (added to `keep`: building and comparing it would cost more); or,
    * when it is shown far from the viewport (`far`), a stand-in that keeps
-   * it, hidden (`asv-later`), until it comes near and is built (`later`).
-   * `input` undefined: never the same.
+   * it, hidden (`asv-later`), until it comes near and is built (`later`);
+   * or, at the first render (`fills` given), when it is one of
+   * `LAZY_PANELS`, an empty stand-in built in a task of its own after the
+   * render (added to `fills`): the first render then lays out no panel
+   * below the charts, whose tables are the larger part of a state. (Not
+   * at a step: a panel that is not shown, as the workflow of a log
+   * without one, would be built, to nothing, after each.) `input`
+   * undefined: never the same.
    */
-  #panel({ keep, far, later }, id, input, build) {
+  #panel({ keep, far, later, fills }, id, input, build) {
     const same = input !== undefined && sameValue(this.#inputs.get(id), input);
     this.#inputs.set(id, input);
     const shown = this.querySelector(`[data-testid="${id}"]`);
+    if (fills && LAZY_PANELS.includes(id)) {
+      fills.push([id, build]);
+      return h("section", { class: "asv-panel asv-later", "data-testid": id });
+    }
     if (!shown) return build();
     if (same && !this.#builds.has(shown)) {
       keep.add(shown);
@@ -257,14 +275,63 @@ export class SessionViewer extends HTMLElement {
 
   /** Builds what was left for later as it comes near the viewport: the
    * list's entries (`entries[i]` builds its `i`th) and panels (`panels`:
-   * `[id, build]`; a build may give null, no panel). */
-  #buildWhenNear(entries, panels) {
+   * `[id, build]`; a build may give null, no panel); and the panels not
+   * shown before (`fills`, likewise), one per idle period, top first. */
+  #buildWhenNear(entries, panels, fills) {
     for (const observer of this.#observers.values()) observer.disconnect();
     this.#builds = new Map();
     const shown = this.querySelectorAll('[data-testid="transcript"] > .asv-t');
     for (const [i, build] of entries.entries()) if (build) this.#buildWithin(shown[i], build, NEAR);
     for (const [id, build] of panels)
       this.#buildWithin(this.querySelector(`[data-testid="${id}"]`), build, PANEL_NEAR);
+    this.#fills = fills.map(([id, build]) => {
+      const node = this.querySelector(`[data-testid="${id}"]`);
+      this.#builds.set(node, build);
+      return node;
+    });
+    if (this.#fills.length && !this.#filling) {
+      this.#filling = true;
+      whenIdle(this.#fillNext);
+    }
+  }
+
+  /** Builds the next panel of `#fills` (one a task, so that each one's
+   * build and layout is a short task of its own), then the rest later.
+   * Each is laid out in the frame after its build even if far from the
+   * viewport (its style, dropped at the next call): its box then keeps its
+   * size once skipped again (`contain-intrinsic-size: auto`), and the page
+   * is as tall as if it had been built with the render. */
+  #fillNext = () => {
+    if (this.#sizing?.getAttribute("style") === LAID_OUT) this.#sizing.removeAttribute("style");
+    this.#sizing = null;
+    const node = this.#fills.shift();
+    if (node) {
+      this.#buildNode(node);
+      if (node.isConnected) {
+        node.setAttribute("style", LAID_OUT);
+        this.#sizing = node;
+      }
+      return whenIdle(this.#fillNext);
+    }
+    this.#filling = false;
+    for (const f of this.#filled.splice(0)) f();
+  };
+
+  /** Builds `node`, left for later, if it still is (its build gives the
+   * node to put in its place, or null: none). */
+  #buildNode(node) {
+    const build = this.#builds.get(node);
+    if (!build) return;
+    this.#builds.delete(node);
+    const fresh = build();
+    if (fresh) morphNode(node, fresh);
+    else node.remove();
+  }
+
+  /** Calls `f` once the panels not shown before are built and laid out. */
+  #whenFilled(f) {
+    if (this.#filling) this.#filled.push(f);
+    else f();
   }
 
   /** Builds `node` by `build` once it comes within `margin` (a share of
@@ -276,12 +343,8 @@ export class SessionViewer extends HTMLElement {
       observer = new IntersectionObserver(
         (seen) => {
           for (const { isIntersecting, target } of seen) {
-            const build = isIntersecting && this.#builds.get(target);
-            if (!build) continue;
-            const fresh = build();
-            if (fresh) morphNode(target, fresh);
-            else target.remove();
-            this.#builds.delete(target);
+            if (!isIntersecting) continue;
+            this.#buildNode(target);
             observer.unobserve(target);
           }
         },
@@ -311,8 +374,10 @@ export class SessionViewer extends HTMLElement {
     const kept = this.#charts?.section.isConnected ? this.#charts.section : null;
     const keep = new Set(kept ? [kept] : []);
     const laterPanels = [];
+    // The first render: no panel shown yet (the charts' section is in every render).
+    const fills = this.querySelector(".asv-charts") ? null : [];
     const panel = (id, input, build) =>
-      this.#panel({ keep, far, later: laterPanels }, id, input, build);
+      this.#panel({ keep, far, later: laterPanels, fills }, id, input, build);
     const transcript = transcriptPanel(d.view, {
       at,
       limit: d.limit ?? 200,
@@ -359,9 +424,9 @@ export class SessionViewer extends HTMLElement {
     // A step changes the tree only where the new state differs: the charts'
     // section and its plots stay as they are and get new data below.
     morphChildren(this, h("div", {}, fresh), keep);
-    this.#buildWhenNear(transcript.later, laterPanels);
+    this.#buildWhenNear(transcript.later, laterPanels, fills ?? []);
     const series = d.charts ?? d.series ?? seriesOf(d.view);
-    const rendered = () => this.dispatchEvent(new CustomEvent("rendered"));
+    const rendered = () => this.#whenFilled(() => this.dispatchEvent(new CustomEvent("rendered")));
     if (kept) {
       this.#charts.plots.update(series, at);
       this.#charts.plots.whenDrawn(rendered);

@@ -1003,6 +1003,60 @@ test("an entry far from view when its state changes shows the new state once scr
   await page.close();
 });
 
+test("the first render leaves the panels below the charts for tasks of their own, each then shown as built in place", async () => {
+  const { page, problems } = await openPage(`${main.url}/?log=`);
+  await installShowData(page);
+  const state = new SessionState().apply(sample);
+  const data = { view: state.view(), snapshot: state.osSnapshot() };
+  state.free();
+  const seen = await page.evaluate(async (data) => {
+    const viewer = await import("agent-replay/viewer");
+    const ids = ["workflow", "activity", "snapshot", "processes"];
+    const el = document.getElementById("viewer");
+    const panel = (id) => el.querySelector(`[data-testid=${id}]`);
+    const rendered = new Promise((resolve) =>
+      el.addEventListener("rendered", resolve, { once: true }),
+    );
+    el.data = data;
+    await Promise.resolve();
+    // Right after the render's task: stand-ins, empty and hidden.
+    const first = ids.map((id) => [id, panel(id)?.matches(".asv-later:empty") ?? null]);
+    await rendered;
+    await new Promise((resolve) => requestIdleCallback(resolve));
+    await nextFrame();
+    // Each laid out once, far from view too: the page is as tall as if built at the render.
+    const heights = ids.map((id) => panel(id).getBoundingClientRect().height);
+    const digest = viewer.viewDigest(data.view);
+    const built = {
+      workflow: viewer.renderWorkflow(digest.workflow, data.view.processes, Infinity),
+      activity: viewer.renderActivity(digest.activity, digest.observations, Infinity),
+      snapshot: viewer.renderSnapshot(data.snapshot),
+      processes: viewer.renderProcesses(data.view.processes, data.view.run?.run_id),
+    };
+    const shown = [];
+    for (const id of ids) {
+      panel(id).scrollIntoView();
+      await nextFrame();
+      shown.push([
+        id,
+        {
+          drawn: panel(id).firstElementChild?.checkVisibility() ?? false,
+          same: panel(id).outerHTML === built[id].outerHTML,
+          height: panel(id).getBoundingClientRect().height === heights[ids.indexOf(id)],
+        },
+      ]);
+    }
+    return { first, shown };
+  }, data);
+  const ids = ["workflow", "activity", "snapshot", "processes"];
+  assert.deepEqual(seen, {
+    first: ids.map((id) => [id, true]),
+    shown: ids.map((id) => [id, { drawn: true, same: true, height: true }]),
+  });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("a panel far from view is left as it was, then shows the new state once scrolled near", async () => {
   const { page, problems } = await openPage(`${main.url}/?log=`);
   await installShowData(page);
