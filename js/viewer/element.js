@@ -300,7 +300,10 @@ export class SessionViewer extends HTMLElement {
    * Each is laid out in the frame after its build even if far from the
    * viewport (its style, dropped at the next call): its box then keeps its
    * size once skipped again (`contain-intrinsic-size: auto`), and the page
-   * is as tall as if it had been built with the render. */
+   * is as tall as if it had been built with the render. The next call is
+   * asked for from that frame's `requestAnimationFrame`, so it runs after
+   * the frame: an idle callback alone can time out before a busy page's
+   * next frame, and the style would go before the box was ever sized. */
   #fillNext = () => {
     if (this.#sizing?.getAttribute("style") === LAID_OUT) this.#sizing.removeAttribute("style");
     this.#sizing = null;
@@ -311,7 +314,7 @@ export class SessionViewer extends HTMLElement {
         node.setAttribute("style", LAID_OUT);
         this.#sizing = node;
       }
-      return whenIdle(this.#fillNext);
+      return requestAnimationFrame(() => whenIdle(this.#fillNext));
     }
     this.#filling = false;
     for (const f of this.#filled.splice(0)) f();
