@@ -8,8 +8,10 @@ use crate::state::SessionState;
 
 /// The spacing of a short log.
 pub const FIRST_SPACING: u64 = 256;
-/// At most this many checkpoints are kept.
-pub const MAX_KEPT: usize = 512;
+/// At most this many checkpoints are kept: a step back in time folds at
+/// most 1/`MAX_KEPT` of the log again, each checkpoint a light state
+/// whose growing lists the others share.
+pub const MAX_KEPT: usize = 1024;
 
 #[derive(Debug)]
 pub struct Checkpoints {
