@@ -121,11 +121,8 @@ function openLog(source, { asked = false } = {}) {
   $("live").hidden = true;
   liveUrl = null;
   if (asked) return;
-  // `?paged=1` opens every log as a paged index, `?paged=0` none (by
-  // default, logs above 64 MB are; index.html reads it the same way).
-  const pagedParam = new URLSearchParams(location.search).get("paged");
-  const paged = pagedParam === null ? undefined : pagedParam === "1";
-  ask({ op: "open", paged, ...source });
+  // The page's `?paged=` as it stands: the worker says what it means.
+  ask({ op: "open", paged: new URLSearchParams(location.search).get("paged"), ...source });
 }
 
 function followLive(url, cursor) {

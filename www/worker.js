@@ -300,13 +300,16 @@ const readElsewhere = self.location.protocol.startsWith("http")
     )
   : null;
 
-/** Opens a file, a text or a URL: as a view, or as a paged index when it
- * is large (or `paged` says so), read in slices either way. */
+/** Whether a log of `total` bytes opens as a paged index: by the page's
+ * `?paged=` as it stands in the address (`paged`: "1" every log, any other
+ * value none), else when it is large. */
+const pagedFor = (paged, total) => (paged == null ? total > PAGED_ABOVE : paged === "1");
+
+/** Opens a file, a text or a URL: as a view, or as a paged index
+ * (`pagedFor`), read in slices either way. */
 async function open(msg) {
   const start = (source, total, name) =>
-    (msg.paged ?? total > PAGED_ABOVE)
-      ? loadIndexed(source, total, name)
-      : load(source, total, name);
+    pagedFor(msg.paged, total) ? loadIndexed(source, total, name) : load(source, total, name);
   const here = (stream) => readAhead(stream, { limit: READ_AHEAD });
   if (readElsewhere && msg.text === undefined) {
     const url = msg.file ? undefined : new URL(msg.url, self.location.href).href;
