@@ -7,14 +7,12 @@ import { createReadStream, readFileSync, statSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { basename, extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createRequire } from "node:module";
 import { ReplaySession, ReplayStore, sampleLog } from "../js/node.js";
 import { createReplayHandler, toNodeListener } from "../js/edge.js";
 import { fileStore } from "../js/file-store.js";
 import { followDirectory } from "./follow-dir.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const uplotDir = join(createRequire(import.meta.url).resolve("uplot"), "..");
 
 const TYPES = {
   ".html": "text/html; charset=utf-8",
@@ -32,7 +30,6 @@ const STATIC = [
   ["/www/", join(root, "www")],
   ["/agent-replay/js/", join(root, "js")],
   ["/agent-replay/pkg/", join(root, "pkg")],
-  ["/vendor/uplot/", uplotDir],
 ];
 
 /** Bytes read from a file per chunk sent. Node's default (64 KiB) makes a
@@ -66,8 +63,8 @@ function rangeOf(header, size) {
 }
 
 /** A whole file at most this large is read in one synchronous call and
- * sent at once: the viewer's page, its modules and its .wasm, which a page
- * load asks for some forty at a time. Each is then answered in one turn of
+ * sent at once: the viewer's page, its bundles and its .wasm, which a page
+ * load asks for at once. Each is then answered in one turn of
  * the event loop, not after a stat, an open, reads and a close on the
  * thread pool, each of which waits for this process to run again (long on
  * a busy machine). Reading a small local file blocks the loop for less
@@ -76,12 +73,11 @@ const READ_WHOLE = 1 << 20;
 
 /**
  * How the viewer's own files are cached: the page's two documents are
- * asked again at every load (`no-cache`); its modules, styles and .wasm
- * are fresh for a few seconds, so that a page load and its workers fetch
- * each once (the worker imports a dozen of the page's modules, which
- * `no-cache` without a validator made it fetch again, on the browser's six
- * connections to the host, one of which the log's read holds), and an
- * edited file shows at a load a few seconds later. Both carry an ETag
+ * asked again at every load (`no-cache`); its scripts, styles and .wasm
+ * are fresh for a few seconds, so that a page load fetches each once, with
+ * no request to revalidate it on the browser's six connections to the
+ * host (one of which the log's read holds), and an edited file (a bundle
+ * built again) shows at a load a few seconds later. Both carry an ETag
  * (size and modification time), answered with 304 when it still matches.
  * Served logs (`/files/`) have neither: a log may grow while served.
  */

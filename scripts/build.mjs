@@ -2,21 +2,17 @@
 // Builds the WebAssembly package into pkg/: cargo (wasm32, the size-tuned
 // `wasm` profile) → wasm-bindgen (--target web, one build for every host)
 // → wasm-opt; pkg/sample.js, the embedded sample session as a module; and
-// the CommonJS entries (see bundleCommonJs); and the one-file report's
-// template (scripts/report-template.mjs).
-// `--if-needed` skips the build when pkg/ is newer than every source.
+// the CommonJS entries (see bundleCommonJs); the viewer page's bundles
+// (scripts/viewer-bundles.mjs); and the one-file report's template
+// (scripts/report-template.mjs).
+// `--if-needed` skips the .wasm's build when it is newer than every Rust
+// source, and the viewer's bundles when they are newer than www/ and js/.
 import { execFileSync } from "node:child_process";
-import {
-  copyFileSync,
-  existsSync,
-  readFileSync,
-  readdirSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as esbuild from "esbuild";
 import { buildReportTemplate } from "./report-template.mjs";
+import { buildViewerBundles, newest, viewerBundlesStale } from "./viewer-bundles.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const out = join(root, "pkg");
@@ -74,16 +70,6 @@ async function bundleCommonJs() {
   );
 }
 
-function newest(dir) {
-  let t = 0;
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    const s = statSync(p);
-    t = Math.max(t, s.isDirectory() ? newest(p) : s.mtimeMs);
-  }
-  return t;
-}
-
 if (process.argv.includes("--if-needed") && existsSync(wasm)) {
   const sources = Math.max(
     newest(join(root, "src")),
@@ -91,6 +77,7 @@ if (process.argv.includes("--if-needed") && existsSync(wasm)) {
     newest(join(root, "data")),
   );
   if (statSync(wasm).mtimeMs > sources) {
+    if (viewerBundlesStale(root, out)) await buildViewerBundles(root, out);
     await bundleCommonJs();
     await buildReportTemplate(root, out);
     process.exit(0);
@@ -148,6 +135,7 @@ if (existsSync(wasmOpt)) {
     wasm,
   ]);
 }
+await buildViewerBundles(root, out);
 await bundleCommonJs();
 await buildReportTemplate(root, out);
 console.error(`built ${wasm} (${statSync(wasm).size} bytes)`);

@@ -10,20 +10,14 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
 import { logSlot } from "../bin/report-html.js";
+import { viewerBuildOptions } from "./viewer-bundles.mjs";
 
-/**
- * Resolves what the viewer's sources import by their served URLs
- * (`/agent-replay/js/…`, which worker.js uses) to the package's files, and
- * the report's virtual modules (`agent-replay:NAME`) to `modules[NAME]`,
- * `{contents, loader}`.
- */
-function reportPaths(root, modules) {
+/** Resolves the report's virtual modules (`agent-replay:NAME`) to
+ * `modules[NAME]`, `{contents, loader}`. */
+function reportModules(modules) {
   return {
-    name: "report-paths",
+    name: "report-modules",
     setup(build) {
-      build.onResolve({ filter: /^\/agent-replay\/js\// }, ({ path }) => ({
-        path: join(root, "js", path.slice("/agent-replay/js/".length)),
-      }));
       build.onResolve({ filter: /^agent-replay:/ }, ({ path }) => ({
         path: path.slice("agent-replay:".length),
         namespace: "agent-replay-report",
@@ -33,23 +27,19 @@ function reportPaths(root, modules) {
   };
 }
 
-/** One minified bundle of `entries` (imported in that order), as text. */
+/** One minified bundle of `entries` (imported in that order), as text: the
+ * viewer's sources bundled as `serve`'s bundles are (viewer-bundles.mjs). */
 async function bundle(root, entries, format, modules) {
   const result = await esbuild.build({
+    ...viewerBuildOptions(root, [reportModules(modules)]),
     stdin: {
       contents: entries.map((e) => `import "./${e}";`).join("\n"),
       resolveDir: root,
       sourcefile: "report-entry.js",
     },
-    bundle: true,
     format,
     minify: true,
     write: false,
-    alias: { "agent-replay/viewer": join(root, "js/viewer/index.js") },
-    plugins: [reportPaths(root, modules)],
-    logLevel: "warning",
-    // The bindings read import.meta.url only when init() is given no .wasm.
-    logOverride: { "empty-import-meta": "silent" },
   });
   return result.outputFiles[0].text;
 }
@@ -92,7 +82,7 @@ export async function buildReportTemplate(root, out) {
   html = replaceOnce(html, /<script id="start-worker">[\s\S]*?<\/script>\n/, "");
   html = replaceOnce(
     html,
-    /<script type="importmap">[\s\S]*?<\/script>\s*<script type="module" src="\/www\/app\.js"><\/script>/,
+    '<script type="module" src="/agent-replay/pkg/viewer-page.js"></script>',
     `<script type="module">${inlined(page.trim(), "script")}</script>`,
   );
   html = replaceOnce(html, "</body>", `${logSlot()}\n</body>`);

@@ -1,9 +1,6 @@
 // The viewer page: sources (file, drop, ?log=, live stream), the timeline,
 // the time-travel scrubber and the live panel around <agent-session-viewer>.
 // All loading and folding happens in worker.js; this file only renders.
-// The package's entry, which the viewer's element imports two levels down,
-// imported here too so that its modules load beside the viewer's.
-import "agent-replay";
 import { chartTables, num, renderHeader } from "agent-replay/viewer";
 import { decodeLink, encodeLink } from "./links.js";
 import { Pace, PlaybackClock, UNTIMED_EVENTS_PER_SECOND } from "./playback.js";

@@ -2,7 +2,8 @@
 // streams, keeps light checkpoints for time travel, and answers the page's
 // questions (state at a position, filtered timeline rows, one event) so
 // the page never does heavy work. Built on the package's public API only.
-// (Module workers do not see the page's import map: URLs are absolute.)
+// It imports by served URLs, which its bundle's build resolves to the
+// package's files (scripts/viewer-bundles.mjs).
 import {
   init,
   SessionIndex,
@@ -295,7 +296,7 @@ function callsAround(entries, at) {
  * on a file:// page) cannot start one: it reads them itself. */
 const readElsewhere = self.location.protocol.startsWith("http")
   ? readThrough(
-      started?.reader ?? new Worker("/agent-replay/js/viewer/reader-worker.js", { type: "module" }),
+      started?.reader ?? new Worker("/agent-replay/pkg/viewer-reader.js", { type: "module" }),
       { limit: READ_AHEAD },
     )
   : null;

@@ -84,6 +84,29 @@ test("Node: the installed CLI writes a one-file report (its template ships built
   assert.equal(gunzipSync(Buffer.from(slot[1], "base64")).toString(), sampleLog());
 });
 
+test("Node: the installed CLI's serve sends the viewer page and every file it starts (its bundles ship built)", async () => {
+  const served = join(project, "node_modules/agent-replay/bin/serve.js");
+  const { serve: serveViewer } = await import(served);
+  const server = await serveViewer({ port: 0, demo: false });
+  try {
+    const text = async (path) => {
+      const response = await fetch(`${server.url}${path}`);
+      assert.equal(response.status, 200, path);
+      return response.text();
+    };
+    // What index.html and the worker's entry name: its styles, scripts and .wasm.
+    const named = `${await text("/")}${await text("/www/worker-start.js")}`;
+    const paths = [...named.matchAll(/"(\/(?:www|agent-replay)\/[^"]+\.(?:js|css|wasm))"/g)].map(
+      (m) => m[1],
+    );
+    for (const bundle of ["viewer-page.js", "viewer-worker.js", "viewer-reader.js"])
+      assert.ok(paths.includes(`/agent-replay/pkg/${bundle}`), `${bundle} in ${paths}`);
+    for (const path of paths) await text(path);
+  } finally {
+    await server.close();
+  }
+});
+
 test("TypeScript (module node16): the declarations resolve from CommonJS and ESM", () => {
   execFileSync(
     bin("tsc"),

@@ -151,7 +151,7 @@ test("a small file, read whole, answers as a streamed one: its bytes, HEAD and R
 test("the viewer's files carry an ETag (304 when it matches), a served log never", async () => {
   for (const [path, cache] of [
     ["/agent-replay/pkg/agent_replay_bg.wasm", "max-age=5"],
-    ["/www/app.js", "max-age=5"],
+    ["/agent-replay/pkg/viewer-page.js", "max-age=5"],
     ["/", "no-cache"],
   ]) {
     const first = await fetch(`${server.url}${path}`);

@@ -1,8 +1,11 @@
 // `agent-replay serve` for the tests and benchmarks that drive it: started
 // as the CLI runs, on a free port of 127.0.0.1, and resolved once it serves.
 import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { viewerBundlesStale } from "../../scripts/viewer-bundles.mjs";
 
-const cli = new URL("../../bin/agent-replay.js", import.meta.url).pathname;
+const root = new URL("../..", import.meta.url).pathname;
+const cli = join(root, "bin/agent-replay.js");
 
 /**
  * Runs `agent-replay serve --port 0 ARGS`; resolves to `{url, child, out,
@@ -11,6 +14,9 @@ const cli = new URL("../../bin/agent-replay.js", import.meta.url).pathname;
  * within 20 s. `stop()` resolves once it has exited.
  */
 export function startServe(args, { ready } = {}) {
+  // The page runs pkg/'s bundles of www/ and js/: older ones would test old code.
+  if (viewerBundlesStale(root, join(root, "pkg")))
+    throw new Error("pkg/'s viewer bundles are older than www/ or js/: node scripts/build.mjs");
   const child = spawn(process.execPath, [cli, "serve", "--port", "0", ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });

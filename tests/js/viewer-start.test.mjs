@@ -1,7 +1,9 @@
 // End to end: how the viewer page starts (www/index.html, www/worker-start.js).
-// The worker's entry starts the .wasm's compile before worker.js's modules
-// load, and the page's `?log=` is opened by index.html, once, before app.js
-// has loaded; the log must still open as app.js would open it.
+// The page, its worker and the reader load as one bundle each (pkg/, built
+// by scripts/viewer-bundles.mjs); the worker's entry starts the .wasm's
+// compile and the reader before worker.js's bundle arrives, and the page's
+// `?log=` is opened by index.html, once, before app.js has loaded; the log
+// must still open as app.js would open it.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -31,43 +33,58 @@ after(async () => {
 const fmt = (n) => n.toLocaleString("en-US");
 
 /** Opens `search` on the viewer page until the whole log is shown; returns
- * the page, its problems and the paths it requested (its workers' too), in
- * the order requested. */
+ * the page, its problems, the paths it requested (its workers' too) in the
+ * order requested, and `network`: each request and response (`["request",
+ * path]`, `["response", path]`) in the order seen. */
 async function open(search) {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const problems = [];
   const requested = [];
+  const network = [];
   page.on("pageerror", (e) => problems.push(e.message));
   page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
-  page.on("request", (r) => requested.push(new URL(r.url()).pathname));
+  page.on("request", (r) => {
+    requested.push(new URL(r.url()).pathname);
+    network.push(["request", new URL(r.url()).pathname]);
+  });
+  page.on("response", (r) => network.push(["response", new URL(r.url()).pathname]));
   await page.goto(`${server.url}/${search}`);
   await page.waitForFunction(
     (t) => document.querySelector("[data-testid=position]")?.textContent.includes(t),
     `event ${fmt(N)} of ${fmt(N)}`,
     { timeout: 20_000 },
   );
-  return { page, problems, requested };
+  return { page, problems, requested, network };
 }
 
 const count = (list, path) => list.filter((p) => p === path).length;
 
-test("the worker's entry compiles the .wasm before worker.js loads; the ?log= is read once", async () => {
-  const { page, problems, requested } = await open("?log=/files/long_run.jsonl");
+const BUNDLES = ["viewer-page.js", "viewer-worker.js", "viewer-reader.js"].map(
+  (name) => `/agent-replay/pkg/${name}`,
+);
+
+test("the page's scripts are the worker's entry and three bundles; the entry starts the .wasm and the reader first", async () => {
+  const { page, problems, requested, network } = await open("?log=/files/long_run.jsonl");
+  // Every module the page and its workers run comes in a bundle, each once.
+  const scripts = requested.filter((path) => path.endsWith(".js"));
+  assert.deepEqual(scripts.toSorted(), ["/www/worker-start.js", ...BUNDLES].toSorted());
   // Opened by index.html only: a second open would read the log again.
   assert.equal(count(requested, "/files/long_run.jsonl"), 1);
   // The entry's compile is the one init() uses: no second fetch.
   assert.equal(count(requested, "/agent-replay/pkg/agent_replay_bg.wasm"), 1);
-  // Both before worker.js's own imports (read-ahead.js is one only it
-  // imports), which come a round trip after the entry imports worker.js.
-  const at = (path) => requested.indexOf(path);
-  const imported = at("/agent-replay/js/viewer/read-ahead.js");
-  assert.ok(at("/www/worker-start.js") >= 0, "the page starts the worker's entry");
-  assert.ok(imported > 0, "worker.js's imports load");
+  // Both requested before worker.js's bundle has arrived: the entry starts
+  // them, and imports worker.js only after.
+  const at = (kind, path) => network.findIndex(([k, p]) => k === kind && p === path);
+  const arrived = at("response", "/agent-replay/pkg/viewer-worker.js");
+  assert.ok(arrived > 0, "worker.js's bundle loads");
   for (const early of [
     "/agent-replay/pkg/agent_replay_bg.wasm",
-    "/agent-replay/js/viewer/reader-worker.js",
+    "/agent-replay/pkg/viewer-reader.js",
   ])
-    assert.ok(at(early) < imported, `${early} before worker.js's imports: ${requested.join(" ")}`);
+    assert.ok(
+      at("request", early) < arrived,
+      `${early} before worker.js's bundle: ${network.join(" ")}`,
+    );
   const { view } = await page.evaluate(() => window.agentReplayViewer.exportState());
   assert.ok(view, "a small log opens as a view");
   // The hidden header app.js lays out at start-up (for its fonts) is gone.

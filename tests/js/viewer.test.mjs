@@ -5,6 +5,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchChromium } from "./chromium.mjs";
@@ -15,6 +16,7 @@ import { viewDigest } from "../../js/viewer/digest.js";
 import { contractView, corpus } from "./viewer-fixtures.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
+const uplotModule = join(createRequire(import.meta.url).resolve("uplot"), "../uPlot.esm.js");
 const shots = join(root, "target/screenshots");
 mkdirSync(shots, { recursive: true });
 const sample = sampleLog();
@@ -62,6 +64,31 @@ async function openPage(url, viewport = { width: 1400, height: 1000 }, colorSche
   page.on("pageerror", (e) => problems.push(e.message));
   page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
   await page.goto(url);
+  return { page, problems };
+}
+
+/**
+ * A blank page of `main`'s origin for tests of the viewer's modules
+ * themselves, imported unbundled as a page without a bundler imports them
+ * (docs/viewer.md): its import map names uPlot, which the test serves from
+ * node_modules (the viewer page gets uPlot in its bundle).
+ */
+async function openModulesPage() {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const problems = [];
+  page.on("pageerror", (e) => problems.push(e.message));
+  page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
+  const imports = { uplot: "/vendor/uplot/uPlot.esm.js" };
+  await page.route(`${main.url}/modules.html`, (route) =>
+    route.fulfill({
+      contentType: "text/html",
+      body: `<!doctype html><script type="importmap">${JSON.stringify({ imports })}</script>`,
+    }),
+  );
+  await page.route(`${main.url}${imports.uplot}`, (route) =>
+    route.fulfill({ contentType: "text/javascript", path: uplotModule }),
+  );
+  await page.goto(`${main.url}/modules.html`);
   return { page, problems };
 }
 
@@ -1010,7 +1037,7 @@ test("the first render leaves the panels below the charts for tasks of their own
   const data = { view: state.view(), snapshot: state.osSnapshot() };
   state.free();
   const seen = await page.evaluate(async (data) => {
-    const viewer = await import("agent-replay/viewer");
+    const viewer = await import("/agent-replay/js/viewer/index.js");
     const ids = ["workflow", "activity", "snapshot", "processes"];
     const el = document.getElementById("viewer");
     const panel = (id) => el.querySelector(`[data-testid=${id}]`);
@@ -1123,7 +1150,7 @@ test("printing builds what was left for later", async () => {
 });
 
 test("time travel marks the position on charts of the whole run, and redraws no canvas", async () => {
-  const { page, problems } = await openPage(`${main.url}/?log=`);
+  const { page, problems } = await openModulesPage();
   const view = contractView(corpus("long_run.jsonl"));
   const seen = await page.evaluate(async (view) => {
     const { renderCharts, chartSeries } = await import("/agent-replay/js/viewer/index.js");
@@ -1186,7 +1213,7 @@ test("time travel marks the position on charts of the whole run, and redraws no 
 });
 
 test("charts far from the viewport take the grown run once they come near, or when flushed", async () => {
-  const { page, problems } = await openPage(`${main.url}/?log=`);
+  const { page, problems } = await openModulesPage();
   const view = contractView(corpus("long_run.jsonl"));
   const seen = await page.evaluate(async (view) => {
     const { renderCharts, chartSeries, cutSeries } = await import(
@@ -1257,7 +1284,7 @@ test("charts far from the viewport take the grown run once they come near, or wh
 });
 
 test("renderCharts imports uPlot, makes one chart per task and says when all are drawn", async () => {
-  const { page, problems } = await openPage(`${main.url}/?log=`);
+  const { page, problems } = await openModulesPage();
   const log = corpus("long_run.jsonl");
   const view = contractView(log);
   const counts = await page.evaluate(async (view) => {

@@ -1,0 +1,93 @@
+// The viewer page's code as three bundles in pkg/, built with the package
+// (scripts/build.mjs) because `agent-replay serve` runs where esbuild (a
+// devDependency) is absent. Each of the page's graphs is then one request
+// instead of one a module, a level at a time, on the browser's six
+// connections to the host: the page's (www/app.js), its fold worker's
+// (www/worker.js, which www/worker-start.js, the worker's entry, imports
+// once it has started the .wasm and the reader) and the reader worker's
+// (js/viewer/reader-worker.js). www/index.html and worker-start.js name
+// them by their served URLs (`/agent-replay/pkg/…`). The one-file report
+// (scripts/report-template.mjs) bundles the same sources with the same
+// options.
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import * as esbuild from "esbuild";
+
+/** Each bundle: the source it starts from, and its file in pkg/. In
+ * pkg/ itself, so that the bindings' default .wasm URL (beside their
+ * module, `import.meta.url`) is still the package's .wasm. */
+export const VIEWER_BUNDLES = [
+  { entry: "www/app.js", out: "viewer-page.js" },
+  { entry: "www/worker.js", out: "viewer-worker.js" },
+  { entry: "js/viewer/reader-worker.js", out: "viewer-reader.js" },
+];
+
+/**
+ * What every bundle of the viewer shares: the package's names as the
+ * browser entries resolve them (`agent-replay` by the package's own
+ * exports, `agent-replay/viewer` to its source; `uplot` from node_modules),
+ * the served URLs the workers import by (`/agent-replay/js/…`) resolved to
+ * the package's files (`plugins` adds to that), and paths from the root.
+ */
+export function viewerBuildOptions(root, plugins = []) {
+  return {
+    bundle: true,
+    absWorkingDir: root,
+    alias: { "agent-replay/viewer": join(root, "js/viewer/index.js") },
+    plugins: [servedPaths(root), ...plugins],
+    logLevel: "warning",
+    // The bindings read import.meta.url only when init() is given no .wasm.
+    logOverride: { "empty-import-meta": "silent" },
+  };
+}
+
+/** Resolves a served URL of the package's JS (`/agent-replay/js/…`) to its file. */
+function servedPaths(root) {
+  return {
+    name: "served-paths",
+    setup(build) {
+      build.onResolve({ filter: /^\/agent-replay\/js\// }, ({ path }) => ({
+        path: join(root, "js", path.slice("/agent-replay/js/".length)),
+      }));
+    },
+  };
+}
+
+/** The latest modification time of a file under `dir`. */
+export function newest(dir) {
+  let t = 0;
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    const s = statSync(p);
+    t = Math.max(t, s.isDirectory() ? newest(p) : s.mtimeMs);
+  }
+  return t;
+}
+
+/** Whether a bundle in `out` is missing or older than a file of www/, js/
+ * or this script: `build.mjs --if-needed` then builds them again, and the
+ * tests that serve the viewer refuse to run on them. */
+export function viewerBundlesStale(root, out) {
+  const sources = Math.max(
+    newest(join(root, "www")),
+    newest(join(root, "js")),
+    statSync(new URL(import.meta.url)).mtimeMs,
+  );
+  return VIEWER_BUNDLES.some(({ out: file }) => {
+    const path = join(out, file);
+    return !existsSync(path) || statSync(path).mtimeMs < sources;
+  });
+}
+
+/** Writes the viewer's bundles into `out` (ES modules, not minified: they
+ * are what a developer's tools show of the served viewer). */
+export async function buildViewerBundles(root, out) {
+  for (const { entry, out: file } of VIEWER_BUNDLES) {
+    await esbuild.build({
+      ...viewerBuildOptions(root),
+      entryPoints: [join(root, entry)],
+      format: "esm",
+      outfile: join(out, file),
+    });
+  }
+}
