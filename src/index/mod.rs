@@ -76,7 +76,7 @@ struct Folded {
 }
 
 impl EventSink for Folded {
-    fn event(&mut self, json: &str, event: SessionEvent<'_>) -> Result<(), String> {
+    fn event(&mut self, json: &str, event: &SessionEvent<'_>) -> Result<(), String> {
         let kind = match event.kind_index() {
             Some(known) => u32::try_from(known).unwrap_or(u32::MAX),
             None => self.unknown_kind_id(event.kind())?,
@@ -85,7 +85,7 @@ impl EventSink for Folded {
         let span = adopted.or_else(|| self.texts.push(json)).ok_or("an event of 4 GiB or more")?;
         let turn = event.turn().unwrap_or(NO_TURN);
         self.slots.push(Slot { span, kind, turn });
-        self.state.apply(&event, json);
+        self.state.apply(event, json);
         self.checkpoints.offer(self.slots.len() as u64, &self.state);
         Ok(())
     }
