@@ -418,9 +418,9 @@ export class SessionIndex {
     return JSON.parse(call(() => core.applyBytes(bytes, strictOf(options)), bytes));
   }
 
-  /** Makes room at once for a log of about `bytes` bytes about to be
-   * written: the WebAssembly memory grows in one step, not an eighth at a
-   * time as the texts arrive; within the memory limit. */
+  /** Makes room at once for the index of a log of about `bytes` bytes
+   * about to be written: the WebAssembly memory grows in one step, not an
+   * eighth at a time as the texts arrive; within the memory limit. */
   reserve(bytes) {
     const core = this.#live();
     core.reserve(positionOf(bytes, "bytes"));

@@ -138,6 +138,15 @@ pub struct SessionIndex {
 }
 
 impl SessionIndex {
+    /// About what an index of a log of `log_bytes` needs: every text once
+    /// and, beside them, its slots, turns and checkpoints and the room a
+    /// growing list's copy takes, three eighths more. What a caller that
+    /// knows the log's size makes room for at once (benches/RESULTS.md,
+    /// "wt-core8", has what the viewer's log needs).
+    pub fn expected_bytes(log_bytes: usize) -> usize {
+        log_bytes.saturating_add((log_bytes / 8).saturating_mul(3))
+    }
+
     pub fn new(session_id: Option<String>) -> Self {
         Self::with_checkpoints(session_id, checkpoints::FIRST_SPACING, checkpoints::MAX_KEPT)
     }
