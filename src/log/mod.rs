@@ -345,7 +345,7 @@ impl LogReader {
             (text, 0)
         };
         match self.parse(event_text) {
-            Ok(event) => match self.deliver(event_text, event.as_ref(), sink) {
+            Ok(ref event) => match self.deliver(event_text, event.as_ref(), sink) {
                 Ok(()) => Ok(()),
                 Err(why) => {
                     let column = column_at(raw, lead + base);
@@ -583,7 +583,7 @@ impl ArraySeed<'_, '_, '_> {
             element
         };
         match self.reader.parse(event_text) {
-            Ok(event) => match self.reader.deliver(event_text, event.as_ref(), self.sink) {
+            Ok(ref event) => match self.reader.deliver(event_text, event.as_ref(), self.sink) {
                 Ok(()) => Ok(()),
                 Err(why) => {
                     let (line, column) = self.cursor.locate(offset_in(self.text, event_text));
