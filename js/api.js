@@ -418,6 +418,15 @@ export class SessionIndex {
     return JSON.parse(call(() => core.applyBytes(bytes, strictOf(options)), bytes));
   }
 
+  /** Makes room at once for the index of a log of about `bytes` bytes
+   * about to be written: the WebAssembly memory grows in one step, not an
+   * eighth at a time as the texts arrive; within the memory limit. */
+  reserve(bytes) {
+    const core = this.#live();
+    core.reserve(positionOf(bytes, "bytes"));
+    return this;
+  }
+
   /** Indexes the next chunk of a log arriving in pieces. */
   write(chunk, options = this.#options) {
     const core = this.#live();

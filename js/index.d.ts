@@ -1252,6 +1252,10 @@ export class SessionIndex {
     input: string | Uint8Array,
     options?: LoadOptions,
   ): { framing: Framing; events: number; errors: LogError[] };
+  /** Makes room at once for the index of a log of about `bytes` bytes
+   * about to be written (the memory grows in one step; within the memory
+   * limit). */
+  reserve(bytes: number): this;
   /** Indexes the next chunk of a log arriving in pieces. */
   write(chunk: string | Uint8Array, options?: LoadOptions): this;
   /** Ends a log written in chunks. */

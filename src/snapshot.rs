@@ -309,7 +309,7 @@ fn fold_log(
 ) -> Result<(OsSnapshot, LoadReport), LogError> {
     let mut folder = OsSnapshotFolder::new();
     let opts = LogOptions { strict, only: if full_check { None } else { Some(folds) } };
-    let report = load(opts, &mut |_: &str, e: SessionEvent<'_>| folder.apply(&e))?;
+    let report = load(opts, &mut |_: &str, e: &SessionEvent<'_>| folder.apply(e))?;
     Ok((folder.into_snapshot(), report))
 }
 

@@ -201,9 +201,9 @@ struct Folding<'s, 'f> {
 }
 
 impl log::EventSink for Folding<'_, '_> {
-    fn event(&mut self, json: &str, event: SessionEvent<'_>) -> Result<(), String> {
-        self.state.take(json, &event)?;
-        (self.then)(json, &event);
+    fn event(&mut self, json: &str, event: &SessionEvent<'_>) -> Result<(), String> {
+        self.state.take(json, event)?;
+        (self.then)(json, event);
         Ok(())
     }
 }

@@ -45,11 +45,12 @@ fn logs() -> Vec<String> {
 /// and the load report, read tolerantly from a string. Every kind is known.
 fn events_of(text: &str) -> (Vec<Value>, LoadReport) {
     let mut events = Vec::new();
-    let report = log::read_str(text, LogOptions::default(), &mut |t: &str, e: SessionEvent<'_>| {
-        assert!(!matches!(e, SessionEvent::Unknown(_)), "unknown kind: {t}");
-        events.push(serde_json::from_str(t).unwrap())
-    })
-    .unwrap();
+    let report =
+        log::read_str(text, LogOptions::default(), &mut |t: &str, e: &SessionEvent<'_>| {
+            assert!(!matches!(e, SessionEvent::Unknown(_)), "unknown kind: {t}");
+            events.push(serde_json::from_str(t).unwrap())
+        })
+        .unwrap();
     (events, report)
 }
 
@@ -141,7 +142,7 @@ fn each_dump_reads_as_its_jsonl_twin() {
             let report = log::read_bytes(
                 dump_text.as_bytes(),
                 LogOptions::default(),
-                &mut |_: &str, _: SessionEvent<'_>| n += 1,
+                &mut |_: &str, _: &SessionEvent<'_>| n += 1,
             )
             .unwrap();
             (report, n)

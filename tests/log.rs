@@ -279,7 +279,7 @@ fn bytes_load_as_their_string_or_as_streamed() {
                     seen_invalid += 1;
                     let mut reader = LogReader::new(LogOptions { strict, ..Default::default() });
                     let mut events = Vec::new();
-                    let mut sink = |t: &str, _: SessionEvent<'_>| events.push(t.to_string());
+                    let mut sink = |t: &str, _: &SessionEvent<'_>| events.push(t.to_string());
                     let streamed = reader
                         .push(&log, &mut sink)
                         .and_then(|()| reader.finish(&mut sink))
@@ -311,7 +311,7 @@ fn chunked_loading_equals_one_shot_loading() {
         for _ in 0..30 {
             let mut reader = LogReader::new(LogOptions::default());
             let mut events = Vec::new();
-            let mut sink = |t: &str, _: SessionEvent<'_>| events.push(t.to_string());
+            let mut sink = |t: &str, _: &SessionEvent<'_>| events.push(t.to_string());
             let bytes = log.as_bytes();
             let mut at = 0;
             while at < bytes.len() {
@@ -339,7 +339,7 @@ fn a_long_line_in_small_chunks_is_copied_in_linear_time() {
     for chunk_size in [64 << 10, 1 << 10] {
         let mut reader = LogReader::new(LogOptions::default());
         let mut events = 0;
-        let mut sink = |_: &str, _: SessionEvent<'_>| events += 1;
+        let mut sink = |_: &str, _: &SessionEvent<'_>| events += 1;
         let before = allocated();
         for chunk in line.as_bytes().chunks(chunk_size) {
             reader.push(chunk, &mut sink).unwrap();

@@ -340,6 +340,8 @@ async function open(msg) {
 async function loadIndexed(source, total, name) {
   reset({ paged: true });
   const started = performance.now();
+  // The texts are kept: room for them made at once (total is 0 when unknown).
+  index.reserve(total);
   const bytes = await pump(source, total, name, {
     fold: (slice) => index.write(slice),
     count: () => index.eventCount,

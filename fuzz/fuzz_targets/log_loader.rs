@@ -11,20 +11,20 @@ fuzz_target!(|data: &[u8]| {
         let opts = LogOptions { strict, ..Default::default() };
         let mut whole = Vec::new();
         let one_shot =
-            read_bytes(bytes, opts, &mut |t: &str, _: SessionEvent<'_>| whole.push(t.to_string()));
+            read_bytes(bytes, opts, &mut |t: &str, _: &SessionEvent<'_>| whole.push(t.to_string()));
         let mut chunked = Vec::new();
         let mut reader = LogReader::new(opts);
         let step = usize::from(split).max(1);
         let mut result = Ok(());
         for chunk in bytes.chunks(step) {
             result =
-                reader.push(chunk, &mut |t: &str, _: SessionEvent<'_>| chunked.push(t.to_string()));
+                reader.push(chunk, &mut |t: &str, _: &SessionEvent<'_>| chunked.push(t.to_string()));
             if result.is_err() {
                 break;
             }
         }
         if result.is_ok() {
-            result = reader.finish(&mut |t: &str, _: SessionEvent<'_>| chunked.push(t.to_string()));
+            result = reader.finish(&mut |t: &str, _: &SessionEvent<'_>| chunked.push(t.to_string()));
         }
         if !strict {
             let report = one_shot.expect("tolerant loading does not fail");

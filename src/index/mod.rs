@@ -76,7 +76,7 @@ struct Folded {
 }
 
 impl EventSink for Folded {
-    fn event(&mut self, json: &str, event: SessionEvent<'_>) -> Result<(), String> {
+    fn event(&mut self, json: &str, event: &SessionEvent<'_>) -> Result<(), String> {
         let kind = match event.kind_index() {
             Some(known) => u32::try_from(known).unwrap_or(u32::MAX),
             None => self.unknown_kind_id(event.kind())?,
@@ -85,7 +85,7 @@ impl EventSink for Folded {
         let span = adopted.or_else(|| self.texts.push(json)).ok_or("an event of 4 GiB or more")?;
         let turn = event.turn().unwrap_or(NO_TURN);
         self.slots.push(Slot { span, kind, turn });
-        self.state.apply(&event, json);
+        self.state.apply(event, json);
         self.checkpoints.offer(self.slots.len() as u64, &self.state);
         Ok(())
     }
@@ -138,6 +138,15 @@ pub struct SessionIndex {
 }
 
 impl SessionIndex {
+    /// About what an index of a log of `log_bytes` needs: every text once
+    /// and, beside them, its slots, turns and checkpoints and the room a
+    /// growing list's copy takes, three eighths more. What a caller that
+    /// knows the log's size makes room for at once (benches/RESULTS.md,
+    /// "wt-core8", has what the viewer's log needs).
+    pub fn expected_bytes(log_bytes: usize) -> usize {
+        log_bytes.saturating_add((log_bytes / 8).saturating_mul(3))
+    }
+
     pub fn new(session_id: Option<String>) -> Self {
         Self::with_checkpoints(session_id, checkpoints::FIRST_SPACING, checkpoints::MAX_KEPT)
     }

@@ -43,7 +43,7 @@ impl Appender<'_> {
 }
 
 impl EventSink for Appender<'_> {
-    fn event(&mut self, json: &str, event: SessionEvent<'_>) -> Result<(), String> {
+    fn event(&mut self, json: &str, event: &SessionEvent<'_>) -> Result<(), String> {
         if self.fatal.is_some() {
             return Ok(());
         }

@@ -176,10 +176,10 @@ impl ReplaySession {
         // holding one could never restart.
         let lines = LogOptions { strict: false, ..Default::default() };
         let report =
-            log::read_bytes(restore.events, lines, &mut |json: &str, e: SessionEvent<'_>| {
+            log::read_bytes(restore.events, lines, &mut |json: &str, e: &SessionEvent<'_>| {
                 position = position.next();
                 if position > from {
-                    state.apply(&e, json);
+                    state.apply(e, json);
                 }
                 let appended_at = restore.times.get(events.len()).copied().unwrap_or(now);
                 events.push(StoredEvent { json: Rc::from(json), turn: e.turn(), appended_at });
@@ -231,7 +231,7 @@ impl ReplaySession {
         let strict = LogOptions { strict: false, ..Default::default() };
         let max_event_bytes = self.inner.store.borrow().config().max_event_bytes;
         let mut too_large = None;
-        let report = log::read_bytes(input, strict, &mut |json: &str, _: SessionEvent<'_>| {
+        let report = log::read_bytes(input, strict, &mut |json: &str, _: &SessionEvent<'_>| {
             if json.len() > max_event_bytes {
                 too_large.get_or_insert(json.len());
             }
@@ -265,13 +265,13 @@ impl ReplaySession {
         let mut failure = None;
         let mut store = self.inner.store.borrow_mut();
         let mut state = self.inner.state.borrow_mut();
-        log::read_bytes(input, strict, &mut |json: &str, event: SessionEvent<'_>| {
+        log::read_bytes(input, strict, &mut |json: &str, event: &SessionEvent<'_>| {
             if failure.is_some() {
                 return;
             }
             match store.append_checked(&self.inner.id, json, event.turn(), None, now) {
                 Ok(observed) => {
-                    state.apply(&event, json);
+                    state.apply(event, json);
                     out.push(observed);
                 }
                 Err(e) => failure = Some(e),

@@ -56,11 +56,11 @@ pub trait EventSink {
     /// Takes the event, or refuses it with why (the live store refuses an
     /// event past its bounds): the reader then reports it where it is in
     /// the log, as a `limit_exceeded` load error, so nothing goes unsaid.
-    fn event(&mut self, json: &str, event: SessionEvent<'_>) -> Result<(), String>;
+    fn event(&mut self, json: &str, event: &SessionEvent<'_>) -> Result<(), String>;
 }
 
-impl<F: FnMut(&str, SessionEvent<'_>)> EventSink for F {
-    fn event(&mut self, json: &str, event: SessionEvent<'_>) -> Result<(), String> {
+impl<F: FnMut(&str, &SessionEvent<'_>)> EventSink for F {
+    fn event(&mut self, json: &str, event: &SessionEvent<'_>) -> Result<(), String> {
         self(json, event);
         Ok(())
     }
@@ -345,7 +345,7 @@ impl LogReader {
             (text, 0)
         };
         match self.parse(event_text) {
-            Ok(event) => match self.deliver(event_text, event, sink) {
+            Ok(ref event) => match self.deliver(event_text, event.as_ref(), sink) {
                 Ok(()) => Ok(()),
                 Err(why) => {
                     let column = column_at(raw, lead + base);
@@ -461,7 +461,7 @@ impl LogReader {
     fn deliver(
         &mut self,
         text: &str,
-        event: Option<SessionEvent<'_>>,
+        event: Option<&SessionEvent<'_>>,
         sink: &mut dyn EventSink,
     ) -> Result<(), Rejected> {
         // Saturating, like line numbers: a stream can bring more events
@@ -470,7 +470,7 @@ impl LogReader {
             self.events = self.events.saturating_add(1);
             return Ok(());
         };
-        if let (true, SessionEvent::Unknown(u)) = (self.strict, &event) {
+        if let (true, SessionEvent::Unknown(u)) = (self.strict, event) {
             return Err(Rejected::UnknownKind(u.kind.to_string()));
         }
         sink.event(text, event).map_err(|why| {
@@ -583,7 +583,7 @@ impl ArraySeed<'_, '_, '_> {
             element
         };
         match self.reader.parse(event_text) {
-            Ok(event) => match self.reader.deliver(event_text, event, self.sink) {
+            Ok(ref event) => match self.reader.deliver(event_text, event.as_ref(), self.sink) {
                 Ok(()) => Ok(()),
                 Err(why) => {
                     let (line, column) = self.cursor.locate(offset_in(self.text, event_text));

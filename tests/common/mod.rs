@@ -10,7 +10,7 @@ pub fn load(text: &str, strict: bool) -> Result<(Vec<String>, LoadReport), LogEr
     let report = log::read_str(
         text,
         LogOptions { strict, ..Default::default() },
-        &mut |t: &str, _e: SessionEvent<'_>| texts.push(t.to_string()),
+        &mut |t: &str, _e: &SessionEvent<'_>| texts.push(t.to_string()),
     )?;
     Ok((texts, report))
 }
@@ -21,7 +21,7 @@ pub fn load_bytes(bytes: &[u8], strict: bool) -> Result<(Vec<String>, LoadReport
     let report = log::read_bytes(
         bytes,
         LogOptions { strict, ..Default::default() },
-        &mut |t: &str, _e: SessionEvent<'_>| texts.push(t.to_string()),
+        &mut |t: &str, _e: &SessionEvent<'_>| texts.push(t.to_string()),
     )?;
     Ok((texts, report))
 }

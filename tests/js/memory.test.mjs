@@ -205,3 +205,34 @@ test("a paged index past the limit throws limit_exceeded, is dropped, and spares
   small.free();
   bystander.free();
 });
+
+test("an index's reserve grows the memory once to what it asks, never past the limit", (t) => {
+  t.after(() => setMemoryLimit(DEFAULT_LIMIT));
+  const index = new SessionIndex();
+  const before = memoryUsage();
+  // Past the memory there is: the allocator must grow to hold it.
+  const asked = 2 * before.wasm_memory_bytes + 32 * MB;
+  assert.equal(index.reserve(asked), index);
+  const grown = memoryUsage();
+  // The log's size and three eighths more: its texts and what the index holds beside them.
+  const target = before.allocated_bytes + asked + Math.floor(asked / 8) * 3;
+  assert.ok(grown.wasm_memory_bytes >= target, `${grown.wasm_memory_bytes} < ${target}`);
+  assert.ok(grown.wasm_memory_bytes <= target + MB, `${grown.wasm_memory_bytes} > ${target}`);
+  assert.equal(grown.allocated_bytes, before.allocated_bytes, "the room is not allocated");
+  // Under a limit, a reserve never grows the memory past it.
+  const limit = grown.wasm_memory_bytes + 8 * MB;
+  setMemoryLimit(limit);
+  index.reserve(2 ** 31);
+  assert.ok(memoryUsage().wasm_memory_bytes <= limit + MB, "grew past the limit");
+  // The room serves the texts: the log indexes as without it.
+  for (let i = 0; i < 8; i++) index.write(sample);
+  const plain = new SessionIndex();
+  for (let i = 0; i < 8; i++) plain.write(sample);
+  assert.deepEqual(index.end(), plain.end());
+  assert.deepEqual(index.events(1, 1e9), plain.events(1, 1e9));
+  assert.ok(memoryUsage().wasm_memory_bytes <= limit + MB, "the texts fit in the room");
+  assert.throws(() => index.reserve(-1), { code: "invalid_input" });
+  plain.free();
+  index.free();
+  assert.throws(() => index.reserve(1), { code: "closed" });
+});

@@ -11,7 +11,8 @@
 //! allocations that follow. Memory thus grows by 1.5× steps up to 32 MiB,
 //! then by an eighth: a few dozen grows up to the 4 GiB limit, and a large
 //! memory holds at most an eighth more than was allocated (a paged index of
-//! a large log is held near the log's size).
+//! a large log is held near the log's size). A caller that knows how much
+//! is coming makes room for it in one grow (`reserve`).
 //!
 //! It also keeps the memory budget's figures (`crate::budget`): the bytes
 //! allocated now, the most allocated since the current call began, the
@@ -100,7 +101,13 @@ fn reserve_after_growth(pages_before: usize) {
     }
     let room = CEILING_PAGES.saturating_sub(pages).saturating_mul(PAGE);
     let memory = pages.saturating_mul(PAGE);
-    let bytes = (memory / 8).max(16 << 20).min(memory / 2).min(256 << 20).min(room);
+    make_room((memory / 8).max(16 << 20).min(memory / 2).min(256 << 20).min(room));
+}
+
+/// Allocates and frees a block of `bytes`: the allocator grows the memory
+/// once, and the block rejoins its free space for the allocations that
+/// follow.
+fn make_room(bytes: usize) {
     if bytes == 0 {
         return;
     }
@@ -114,6 +121,23 @@ fn reserve_after_growth(pages_before: usize) {
             }
         }
     }
+}
+
+/// The largest block `reserve` asks for: a `Layout`'s size is at most
+/// `isize::MAX`, 2 GiB on wasm32.
+const LARGEST_RESERVE: usize = (isize::MAX as usize) & !(PAGE - 1);
+
+/// Grows the memory in one step to hold `bytes` more than is allocated,
+/// when the caller knows what is coming (a log of known size for a paged
+/// index): growing step by step costs a grow each eighth, and each grow is
+/// costly in V8. Never past the limit, the ceiling or `LARGEST_RESERVE` at
+/// once; the memory not allocated now (free space, an upper bound of it)
+/// counts as room already. The block is freed at once: the room is free
+/// space the allocations that follow take, never counted as allocated.
+pub fn reserve(bytes: usize) {
+    let ceiling = CEILING_PAGES.saturating_mul(PAGE);
+    let target = allocated_bytes().saturating_add(bytes).min(limit_bytes()).min(ceiling);
+    make_room(target.saturating_sub(memory_bytes()).min(LARGEST_RESERVE));
 }
 
 /// Runs an allocation, reserving after growth and counting what it got.

@@ -38,6 +38,12 @@ impl SessionIndex {
         self.inner.fold("apply", |i| Ok(report_json(&i.apply_log(bytes, opts(strict))?)))
     }
 
+    /// Makes room at once for the index of a log of about `bytes` bytes
+    /// (`alloc::reserve`: within the memory limit).
+    pub fn reserve(&self, bytes: f64) {
+        crate::alloc::reserve(CoreIndex::expected_bytes(bytes as usize));
+    }
+
     pub fn write(&mut self, chunk: &[u8], strict: bool) -> Result<(), JsValue> {
         self.inner.fold("write", |i| Ok(i.write(chunk, opts(strict))?))
     }

@@ -82,7 +82,7 @@ fn push_event_json(out: &mut String, text: &str) {
 }
 
 fn parse_log_with(
-    read: impl FnOnce(&mut dyn FnMut(&str, SessionEvent<'_>)) -> Result<log::LoadReport, LogError>,
+    read: impl FnOnce(&mut dyn FnMut(&str, &SessionEvent<'_>)) -> Result<log::LoadReport, LogError>,
 ) -> Result<String, JsValue> {
     let mut events = String::from("[");
     let report = read(&mut |text, _| push_event_json(&mut events, text)).map_err(js_error)?;
@@ -100,7 +100,7 @@ fn parse_log_with(
 pub fn parse_log_str(text: &str, strict: bool) -> Result<String, JsValue> {
     budget::guard("parseLog", || {
         parse_log_with(|sink| {
-            log::read_str(text, opts(strict), &mut |t: &str, e: SessionEvent<'_>| sink(t, e))
+            log::read_str(text, opts(strict), &mut |t: &str, e: &SessionEvent<'_>| sink(t, e))
         })
     })
 }
@@ -109,7 +109,7 @@ pub fn parse_log_str(text: &str, strict: bool) -> Result<String, JsValue> {
 pub fn parse_log_bytes(bytes: &[u8], strict: bool) -> Result<String, JsValue> {
     budget::guard("parseLog", || {
         parse_log_with(|sink| {
-            log::read_bytes(bytes, opts(strict), &mut |t: &str, e: SessionEvent<'_>| sink(t, e))
+            log::read_bytes(bytes, opts(strict), &mut |t: &str, e: &SessionEvent<'_>| sink(t, e))
         })
     })
 }
