@@ -5,7 +5,8 @@
 // connections to the host: the page's (www/app.js), its fold worker's
 // (www/worker.js, which www/worker-start.js, the worker's entry, imports
 // once it has started the .wasm and the reader) and the reader worker's
-// (js/viewer/reader-worker.js). www/index.html and worker-start.js name
+// (js/viewer/reader-worker.js); uPlot, which the page imports with its
+// first chart, is a chunk of its own. www/index.html and worker-start.js name
 // them by their served URLs (`/agent-replay/pkg/…`). The one-file report
 // (scripts/report-template.mjs) bundles the same sources with the same
 // options.
@@ -73,21 +74,31 @@ export function viewerBundlesStale(root, out) {
     newest(join(root, "js")),
     statSync(new URL(import.meta.url)).mtimeMs,
   );
-  return VIEWER_BUNDLES.some(({ out: file }) => {
+  return [...VIEWER_BUNDLES.map(({ out: file }) => file), ...VIEWER_CHUNKS].some((file) => {
     const path = join(out, file);
     return !existsSync(path) || statSync(path).mtimeMs < sources;
   });
 }
 
+/** What a bundle imports dynamically is a chunk of its own in `out`,
+ * `viewer-NAME.js` after the module's file: uPlot's (VIEWER_CHUNKS),
+ * imported with the first chart, so that the page does not fetch and parse
+ * its code at start-up. */
+export const VIEWER_CHUNKS = ["viewer-uPlot.esm.js"];
+
 /** Writes the viewer's bundles into `out` (ES modules, not minified: they
- * are what a developer's tools show of the served viewer). */
+ * are what a developer's tools show of the served viewer), and their
+ * chunks. */
 export async function buildViewerBundles(root, out) {
   for (const { entry, out: file } of VIEWER_BUNDLES) {
     await esbuild.build({
       ...viewerBuildOptions(root),
-      entryPoints: [join(root, entry)],
+      entryPoints: { [file.replace(/\.js$/, "")]: join(root, entry) },
       format: "esm",
-      outfile: join(out, file),
+      splitting: true,
+      outdir: out,
+      entryNames: "[name]",
+      chunkNames: "viewer-[name]",
     });
   }
 }

@@ -179,6 +179,22 @@ function headerOf(summary) {
   return { session_id, event_count, revision, run, status, turns_used, total_tokens, errors };
 }
 
+/** Whether `loadIntl()` has run. */
+let intlLoaded = false;
+
+/** Intl's first number and date formats load its locale data for the whole
+ * renderer process, a long task on whichever thread comes first: uPlot's
+ * module makes both when the page's charts import it. Made here, off the
+ * page's thread, once its first header is shown (beside the page's start
+ * it would slow it on two cores), the page's own formats find the data
+ * loaded. */
+function loadIntl() {
+  if (intlLoaded) return;
+  intlLoaded = true;
+  new Intl.NumberFormat(navigator.language);
+  new Intl.DateTimeFormat().resolvedOptions();
+}
+
 /**
  * Reads a source (`readAhead`'s or `readThrough`'s) to its end, passing it
  * to `fold(slice)` in slices: progress every PROGRESS_MS and the header so
@@ -193,6 +209,8 @@ async function pump(source, total, name, { fold, count, partial }) {
   let turnStart = performance.now();
   const postPartial = () => {
     const now = performance.now();
+    // At the second header: the page has shown the first.
+    if (nextPartial !== 0) loadIntl();
     post({ op: "partial", summary: headerOf(partial()), end: count() });
     nextPartial = now + Math.max(PARTIAL_MS, (performance.now() - now) / PARTIAL_SHARE);
   };
@@ -203,7 +221,10 @@ async function pump(source, total, name, { fold, count, partial }) {
       source.cancel();
       return null;
     }
-    if (!value) return bytes;
+    if (!value) {
+      loadIntl();
+      return bytes;
+    }
     for (let i = 0; i < value.length; i += CHUNK) {
       fold(value.subarray(i, i + CHUNK));
       // The first header goes after the first slice, not the first piece.

@@ -102,6 +102,11 @@ test("Node: the installed CLI's serve sends the viewer page and every file it st
     for (const bundle of ["viewer-page.js", "viewer-worker.js", "viewer-reader.js"])
       assert.ok(paths.includes(`/agent-replay/pkg/${bundle}`), `${bundle} in ${paths}`);
     for (const path of paths) await text(path);
+    // The chunks the page's bundle imports later (uPlot's, with the first chart).
+    const page = await text("/agent-replay/pkg/viewer-page.js");
+    const chunks = [...page.matchAll(/import\("\.\/(viewer-[^"]+\.js)"\)/g)].map((m) => m[1]);
+    assert.ok(chunks.includes("viewer-uPlot.esm.js"), `uPlot's chunk in ${chunks}`);
+    for (const chunk of chunks) await text(`/agent-replay/pkg/${chunk}`);
   } finally {
     await server.close();
   }

@@ -63,11 +63,16 @@ const BUNDLES = ["viewer-page.js", "viewer-worker.js", "viewer-reader.js"].map(
   (name) => `/agent-replay/pkg/${name}`,
 );
 
-test("the page's scripts are the worker's entry and three bundles; the entry starts the .wasm and the reader first", async () => {
+test("the page's scripts are the worker's entry, three bundles and uPlot's chunk; the entry starts the .wasm and the reader first", async () => {
   const { page, problems, requested, network } = await open("?log=/files/long_run.jsonl");
-  // Every module the page and its workers run comes in a bundle, each once.
+  // Every module the page and its workers run comes in a bundle, each once;
+  // uPlot in a chunk of its own, not in the page's bundle.
+  await page.locator(".uplot").first().waitFor();
   const scripts = requested.filter((path) => path.endsWith(".js"));
-  assert.deepEqual(scripts.toSorted(), ["/www/worker-start.js", ...BUNDLES].toSorted());
+  assert.deepEqual(
+    scripts.toSorted(),
+    ["/www/worker-start.js", ...BUNDLES, "/agent-replay/pkg/viewer-uPlot.esm.js"].toSorted(),
+  );
   // Opened by index.html only: a second open would read the log again.
   assert.equal(count(requested, "/files/long_run.jsonl"), 1);
   // The entry's compile is the one init() uses: no second fetch.
