@@ -46,8 +46,10 @@ async function first() {
 }
 async function stream(fold) {
   const source = readThrough(new Worker("/reader.js", { type: "module" }))({ url: new URL("/log", location.href).href });
+  const { total } = await source.head;
   await init(await wasm);
-  const index = fold ? new SessionIndex() : null;
+  // As the viewer's worker does: room for the index made at once.
+  const index = fold ? new SessionIndex().reserve(total) : null;
   let foldMs = 0;
   for (let piece = await source.next(); piece; piece = await source.next()) {
     const t = performance.now();
