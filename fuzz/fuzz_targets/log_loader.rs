@@ -17,14 +17,15 @@ fuzz_target!(|data: &[u8]| {
         let step = usize::from(split).max(1);
         let mut result = Ok(());
         for chunk in bytes.chunks(step) {
-            result =
-                reader.push(chunk, &mut |t: &str, _: &SessionEvent<'_>| chunked.push(t.to_string()));
+            result = reader
+                .push(chunk, &mut |t: &str, _: &SessionEvent<'_>| chunked.push(t.to_string()));
             if result.is_err() {
                 break;
             }
         }
         if result.is_ok() {
-            result = reader.finish(&mut |t: &str, _: &SessionEvent<'_>| chunked.push(t.to_string()));
+            result =
+                reader.finish(&mut |t: &str, _: &SessionEvent<'_>| chunked.push(t.to_string()));
         }
         if !strict {
             let report = one_shot.expect("tolerant loading does not fail");
