@@ -185,12 +185,32 @@ test("quick moves rewrite the hash once they pause, and every second while they 
       scrubber.dispatchEvent(new Event("input"));
       await new Promise((r) => setTimeout(r, pause));
     };
-    for (let i = 1; i <= 8; i++) await move(at + i, 40);
-    const quick = window.__writes;
+    // A write the load left pending lands first (within the quiet time
+    // and the idle callback's timeout): the moves below start after it.
+    await new Promise((r) => setTimeout(r, 1500));
+    // Eight moves 40 ms apart write nothing until they pause. A busy
+    // machine can stretch their gaps past the quiet time (a pause, which
+    // writes): such a try is run again, at most three times in all.
+    let quick = { writes: -1 };
+    for (let run = 0; run < 3; run++) {
+      const start = window.__writes;
+      let gap = 0;
+      let last = performance.now();
+      for (let i = 1; i <= 8; i++) {
+        await move(at + (run % 2 ? -i : i), 40);
+        gap = Math.max(gap, performance.now() - last);
+        last = performance.now();
+      }
+      quick = { writes: window.__writes - start, gap };
+      if (gap < 200) break;
+      await new Promise((r) => setTimeout(r, 1500));
+    }
+    const before = window.__writes;
     for (let i = 1; i <= 30; i++) await move(at - i, 100);
-    return { quick, going: window.__writes };
+    return { quick, going: window.__writes - before };
   }, AT);
-  assert.equal(writes.quick, 0, "no write between moves 40 ms apart");
+  assert.ok(writes.quick.gap < 200, `moves 40 ms apart in one try of three: ${writes.quick.gap}`);
+  assert.equal(writes.quick.writes, 0, "no write between moves 40 ms apart");
   assert.ok(writes.going >= 1, "a write within three seconds of moves");
   await waitHash(page, `#at=${AT - 30}`);
   assert.deepEqual(problems, []);
