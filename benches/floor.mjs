@@ -17,6 +17,7 @@ import { spawn } from "node:child_process";
 import { createReadStream, readFileSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import * as esbuild from "esbuild";
+import { viewerBuildOptions } from "../scripts/viewer-bundles.mjs";
 import { launchChromium } from "../tests/js/chromium.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -73,24 +74,22 @@ worker.onmessage = ({ data }) => {
 };
 </script>`;
 
-/** The server: the page, the two bundles, the .wasm and the log (streamed
- * from disk, as `serve` streams it). Runs in a child process of its own,
- * so its CPU is counted apart from the bench's. */
+/** The server: the page, the probes' worker (bundled as the viewer's
+ * bundles are), the viewer's reader bundle and .wasm as `serve` sends them
+ * (pkg/, built by scripts/build.mjs), and the log (streamed from disk, as
+ * `serve` streams it). Runs in a child process of its own, so its CPU is
+ * counted apart from the bench's. */
 async function runServer() {
-  const bundle = async (contents) =>
-    (
-      await esbuild.build({
-        stdin: { contents, resolveDir: root },
-        bundle: true,
-        format: "esm",
-        write: false,
-        logLevel: "warning",
-      })
-    ).outputFiles[0].text;
+  const worker = await esbuild.build({
+    ...viewerBuildOptions(root),
+    stdin: { contents: WORKER, resolveDir: root },
+    format: "esm",
+    write: false,
+  });
   const files = {
     "/": ["text/html", PAGE],
-    "/worker.js": ["text/javascript", await bundle(WORKER)],
-    "/reader.js": ["text/javascript", await bundle('import "./js/viewer/reader-worker.js";')],
+    "/worker.js": ["text/javascript", worker.outputFiles[0].text],
+    "/reader.js": ["text/javascript", readFileSync(`${root}pkg/viewer-reader.js`)],
     "/agent_replay_bg.wasm": ["application/wasm", readFileSync(`${root}pkg/agent_replay_bg.wasm`)],
   };
   const server = createServer((req, res) => {
