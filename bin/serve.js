@@ -8,7 +8,8 @@ import { pipeline } from "node:stream/promises";
 import { basename, extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ReplaySession, ReplayStore, sampleLog } from "../js/node.js";
-import { createReplayHandler, toNodeListener } from "../js/edge.js";
+import { createReplayHandler } from "../js/edge.js";
+import { toNodeListener } from "../js/node-listener.js";
 import { fileStore } from "../js/file-store.js";
 import { followDirectory } from "./follow-dir.js";
 

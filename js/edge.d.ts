@@ -62,11 +62,3 @@ export function createReplayHandler(
 
 /** An authorize hook from bearer tokens: token → allowed session ids, or "*". */
 export function bearerTokens(tokens: Record<string, string[] | "*">): Authorize;
-
-/** Adapts a fetch handler to node:http's request listener. */
-export function toNodeListener(
-  handler: (request: Request) => Promise<Response>,
-): (
-  req: import("node:http").IncomingMessage,
-  res: import("node:http").ServerResponse,
-) => Promise<void>;
