@@ -9,6 +9,7 @@
 // next asked for. The storage interface is in docs/edge.md.
 import { AgentReplayError } from "./common.js";
 import { ReplaySession, ReplayStore, parseCursor } from "./live.js";
+import { storeCore, storeNow } from "./store-access.js";
 
 /** The newest events the retention keeps, of `texts` stored at `times`. */
 function retained(texts, times, { events, bytes, ageMs }, now) {
@@ -36,7 +37,7 @@ export class DurableSession {
     this.#owner = owner;
     this.#session = session;
     this.#checkpointed = checkpointed;
-    this.usedAt = ReplayStore.now(session.store);
+    this.usedAt = storeNow(session.store);
   }
 
   get sessionId() {
@@ -83,16 +84,16 @@ export class DurableSession {
     const store = this.#session.store;
     // Evicted since (while an earlier append kept it busy): its positions
     // are the storage's, so it is reloaded before they are counted on.
-    if (!ReplayStore.core(store).holds(this.sessionId)) await this.#reload();
+    if (!store.holds(this.sessionId)) await this.#reload();
     const from = store.currentCursor(this.sessionId);
     const { position } = parseCursor(from);
     await this.#owner.storage.append(this.sessionId, {
       position: position + 1,
       events: texts,
-      at: ReplayStore.now(store),
+      at: storeNow(store),
     });
     let appended;
-    if (ReplayStore.core(store).holds(this.sessionId)) {
+    if (store.holds(this.sessionId)) {
       appended = this.#session.append(lines);
     } else {
       // Evicted while its events were stored: reloaded with them.
@@ -118,7 +119,7 @@ export class DurableSession {
       position,
       revision,
       state: JSON.stringify(state),
-      at: ReplayStore.now(this.#session.store),
+      at: storeNow(this.#session.store),
       keepFrom: Math.max(0, position - this.#owner.retention.events),
     });
     this.#checkpointed = position;
@@ -203,7 +204,7 @@ export class DurableSessions {
     const stored = await this.storage.load(id, { retainEvents: this.retention.events });
     if (!stored && !create) return undefined;
     const { base, events = [], times = [], checkpoint } = stored ?? {};
-    const now = ReplayStore.now(store);
+    const now = storeNow(store);
     const session = ReplaySession.restore(id, {
       store,
       base,
@@ -220,7 +221,7 @@ export class DurableSessions {
     this.#evictIdle();
     this.release(id);
     const s = this.#kept.get(id);
-    if (s) s.usedAt = ReplayStore.now(this.#store);
+    if (s) s.usedAt = storeNow(this.#store);
     return s;
   }
 
@@ -228,10 +229,10 @@ export class DurableSessions {
    * memory (at most every quarter of `idleMs`: a pass visits every kept one). */
   #evictIdle() {
     if (!this.#store) return;
-    const now = ReplayStore.now(this.#store);
+    const now = storeNow(this.#store);
     if (now - this.#idleSweptAt < this.#idleMs / 4) return;
     this.#idleSweptAt = now;
-    const core = ReplayStore.core(this.#store);
+    const core = storeCore(this.#store);
     for (const [id, s] of this.#kept) {
       if (s.busy || now - s.usedAt <= this.#idleMs || !core.evictIdle(id)) continue;
       this.#kept.delete(id);
@@ -281,7 +282,7 @@ export class DurableSessions {
    * is on its way (it is reloaded from storage when next asked for). */
   release(id) {
     const s = this.#kept.get(id);
-    if (s && !s.busy && !ReplayStore.core(this.#store).holds(id)) {
+    if (s && !s.busy && !this.#store.holds(id)) {
       this.#kept.delete(id);
       s.free();
     }

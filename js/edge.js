@@ -241,7 +241,7 @@ function sessionTable(store, storeOptions) {
   };
   const release = (id) => {
     const s = kept.get(id);
-    if (s && !ReplayStore.core(shared()).holds(id)) {
+    if (s && !shared().holds(id)) {
       kept.delete(id);
       s.free();
     }

@@ -1391,6 +1391,9 @@ export class ReplayStore {
   subscribe(
     cursor: string,
   ): { type: "subscribed"; subscription: Subscription } | { type: "gap"; reason: GapReason };
+  /** Whether the store holds the session now: false for one it never saw
+   * and for one it evicted, whose handles can be freed. */
+  holds(sessionId: string): boolean;
   trimSession(sessionId: string): void;
   free(): void;
   [Symbol.dispose](): void;
