@@ -60,8 +60,13 @@ export function createReplayHandler(
   options: ReplayHandlerOptions,
 ): (request: Request) => Promise<Response>;
 
-/** An authorize hook from bearer tokens: token → allowed session ids, or "*". */
-export function bearerTokens(tokens: Record<string, string[] | "*">): Authorize;
+/** What a bearer token may use: session ids or "*"; `access: "read"` allows
+ * observe, resume and stream but no append (default "all": both). */
+export type TokenGrant = string[] | "*" | { sessions: string[] | "*"; access?: "read" | "all" };
+
+/** An authorize hook from bearer tokens: token → its grant (throws
+ * `invalid_input` for a grant that is none of these). */
+export function bearerTokens(tokens: Record<string, TokenGrant>): Authorize;
 
 /** Adapts a fetch handler to node:http's request listener. */
 export function toNodeListener(

@@ -91,17 +91,34 @@ async function readBody(request, max) {
 }
 
 /**
- * An `authorize` hook from bearer tokens: `{token: ["session-a", ...] | "*"}`.
- * A request without a known token, or for another session, is refused.
+ * An `authorize` hook from bearer tokens: token → its sessions, `["session-a",
+ * ...]` or `"*"`, to read and append, or `{sessions, access: "read"}` to read
+ * only (observe, resume, stream: a dashboard's token need not be able to
+ * write). A request without a known token, for another session, or to
+ * append with a read-only token, is refused.
  */
 export function bearerTokens(tokens) {
-  const table = new Map(Object.entries(tokens));
-  return (request, sessionId) => {
+  const table = new Map(Object.entries(tokens).map(([token, grant]) => [token, grantOf(grant)]));
+  return (request, sessionId, action) => {
     const header = request.headers.get("authorization") ?? "";
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    const allowed = match && table.get(match[1]);
-    return allowed === "*" || (Array.isArray(allowed) && allowed.includes(sessionId));
+    const grant = match && table.get(match[1]);
+    if (!grant || (grant.access === "read" && action !== "read")) return false;
+    return grant.sessions === "*" || grant.sessions.includes(sessionId);
   };
+}
+
+/** A token's `{sessions, access}` from what bearerTokens was given for it. */
+function grantOf(grant) {
+  const { sessions, access = "all" } =
+    grant === "*" || Array.isArray(grant) ? { sessions: grant } : (grant ?? {});
+  const named = Array.isArray(sessions) && sessions.every((id) => typeof id === "string");
+  if ((sessions !== "*" && !named) || (access !== "read" && access !== "all"))
+    throw new AgentReplayError(
+      "invalid_input",
+      'bearerTokens: each token maps to session ids, "*" or {sessions, access: "read" | "all"}',
+    );
+  return { sessions, access };
 }
 
 /** The routes under `/sessions/{id}`, by method and last segment. */

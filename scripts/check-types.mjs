@@ -125,7 +125,7 @@ const resumed = session.resume(session.observe().cursor);
 if (resumed.type === "gap") { const c: string = resumed.observation.cursor; void c; }
 const usage: number = memoryUsage().allocated_bytes;
 void usage;
-const handler = createReplayHandler({ authorize: bearerTokens({ t: ["s"], ops: "*" }), storeOptions: { maxEventsPerSession: 4 }, maxBodyBytes: 1024 });
+const handler = createReplayHandler({ authorize: bearerTokens({ t: ["s"], ops: "*", view: { sessions: "*", access: "read" } }), storeOptions: { maxEventsPerSession: 4 }, maxBodyBytes: 1024 });
 const response: Promise<Response> = handler(new Request("http://localhost/sessions/s"));
 void response;
 const view: SessionView = state.view();
