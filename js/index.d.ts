@@ -986,6 +986,8 @@ export type ErrorCode =
   | "method_not_allowed"
   | "too_many_streams"
   | "unsupported_host"
+  | "misdirected_request"
+  | "unauthorized"
   | "internal";
 
 /**
