@@ -17,7 +17,7 @@ const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--stric
        ${DIFF_USAGE.slice(7)}
        agent-replay serve [FILE...|DIR] [--port N] [--no-demo] [--interval-ms N] [--pause-ms N]
                           [--max-events N] [--max-age-ms N] [--write-token T] [--poll-ms N]
-                          [--data DIR]
+                          [--data DIR] [--host ADDR] [--read-token T] [--allow-host NAME]...
        agent-replay report <FILE|-|--sample> -o OUT.html
 
   snapshot   print the kernel OS snapshot of the log as JSON
@@ -38,7 +38,13 @@ const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--stric
              follows each live as it grows (no demo), polling every
              --poll-ms (1000) besides watching it; --data DIR keeps the
              sessions appended over HTTP in DIR (SESSION.jsonl, fsynced per
-             append), so they survive a restart (no demo)
+             append), so they survive a restart (no demo); it answers only
+             requests whose Host is its own (127.0.0.1, localhost, [::1] at
+             its port, each --allow-host NAME at any port); --host ADDR listens
+             on ADDR instead (and answers it), which needs a read token:
+             --read-token T, or one made up and printed; with a read token
+             every request carries it (Authorization: Bearer T, or the
+             printed URL's ?token=T, which sets a cookie)
   report     write OUT.html, one file holding the viewer and the log (gzipped) that
              opens from file:// with no server or network (OUT.html - : stdout);
              load errors are shown and make the exit code 1, the report is still
@@ -92,7 +98,7 @@ async function load(state, source, strict, onEvent) {
 
 /** `serve`: flags with values, then files. */
 async function runServer(argv) {
-  const options = { port: Number(process.env.PORT ?? 8080), files: [] };
+  const options = { port: Number(process.env.PORT ?? 8080), files: [], allowHosts: [] };
   const numeric = {
     "--port": "port",
     "--interval-ms": "intervalMs",
@@ -106,6 +112,9 @@ async function runServer(argv) {
     if (a === "--no-demo") options.demo = false;
     else if (a === "--write-token") options.writeToken = argv[++i] ?? fail(USAGE);
     else if (a === "--data") options.data = argv[++i] ?? fail(USAGE);
+    else if (a === "--host") options.host = argv[++i] ?? fail(USAGE);
+    else if (a === "--read-token") options.readToken = argv[++i] ?? fail(USAGE);
+    else if (a === "--allow-host") options.allowHosts.push(argv[++i] ?? fail(USAGE));
     else if (a in numeric) {
       const n = Number(argv[++i]);
       if (!Number.isInteger(n) || n < 0) fail(`${a} needs a whole number`);
@@ -129,7 +138,11 @@ async function runServer(argv) {
       1,
     );
   }
-  process.stdout.write(`agent-replay viewer: ${server.url}/\n`);
+  process.stdout.write(`agent-replay viewer: ${server.viewer}\n`);
+  if (server.readToken)
+    process.stdout.write(
+      `  every request needs the read token ${server.readToken} (Authorization: Bearer, or ?token=)\n`,
+    );
   if (options.demo ?? !(options.dir || options.data))
     process.stdout.write(
       `  the sample session plays live (a new run each loop); open the URL to follow it\n`,

@@ -1,7 +1,8 @@
 // The viewer's local server (`agent-replay serve`, what `npm start` runs):
 // the viewer page, the package files it imports, the edge replay handler
 // under /api, and a demo that plays the sample session live on a loop.
-// Listens on 127.0.0.1 only.
+// Listens on 127.0.0.1 unless told otherwise, and answers only requests
+// that pass its gate (bin/serve-access.js).
 import { createServer } from "node:http";
 import { createReadStream, readFileSync, statSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
@@ -11,6 +12,7 @@ import { ReplaySession, ReplayStore, sampleLog } from "../js/node.js";
 import { createReplayHandler, toNodeListener } from "../js/edge.js";
 import { fileStore } from "../js/file-store.js";
 import { followDirectory } from "./follow-dir.js";
+import { accessGate, hostName, newReadToken, sendError } from "./serve-access.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -156,11 +158,8 @@ function sendWhole(res, path, headers) {
   res.writeHead(200, { ...headers, "content-length": body.length }).end(body);
 }
 
-/** A coded JSON error, as the edge handler answers them. */
-function sendError(res, status, code, message) {
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8" });
-  res.end(JSON.stringify({ error: { code, message } }));
-}
+/** What a read token may hold: it travels in a header, a URL and a cookie as is. */
+const TOKEN = /^[\w.~+/=-]+$/;
 
 /** Thrown for a request whose target is no URL path or not valid percent-encoding. */
 class InvalidRequest extends Error {}
@@ -263,7 +262,12 @@ function durableHandler(dir, storeOptions, writeToken) {
  * `maxAgeMs` (the live buffer), `writeToken` (enables POST with
  * `Authorization: Bearer TOKEN`), `data` (a directory where sessions
  * appended over HTTP are kept, js/file-store.js: they survive restarts;
- * not with `dir`). Resolves to `{ url, close() }`.
+ * not with `dir`), `host` (the address listened on, default 127.0.0.1),
+ * `allowHosts` (more names its Host check accepts, at any port),
+ * `readToken` (every request must carry it; made up when `host` is another
+ * address and none is given). Resolves to `{ url, viewer, readToken,
+ * files, close() }`: `viewer` and `files` are the URLs to open, with the
+ * token.
  */
 export async function serve({
   port = 8080,
@@ -277,8 +281,13 @@ export async function serve({
   maxEventsPerSession,
   maxAgeMs,
   writeToken,
+  host = "127.0.0.1",
+  allowHosts = [],
+  readToken = host === "127.0.0.1" ? undefined : newReadToken(),
 } = {}) {
   if (dir && data) throw new Error("serve keeps --data or follows a directory, not both");
+  if (readToken !== undefined && !TOKEN.test(readToken))
+    throw new Error("a read token is letters, digits and -._~+/= only");
   const store = new ReplayStore({ maxEventsPerSession, maxAgeMs });
   const sessions = new Map();
   const follower = dir
@@ -323,11 +332,11 @@ export async function serve({
   }
 
   const respond = (req, res) => {
-    const { pathname, search } = urlOf(req.url ?? "/");
+    const { pathname, searchParams } = urlOf(req.url ?? "/");
     if (pathname.startsWith("/api/") && pathname !== "/api/sessions") return api(req, res);
     if (req.method !== "GET" && req.method !== "HEAD") return res.writeHead(405).end();
     if (pathname === "/api/sessions") return sendSessionList(res, follower);
-    if (pathname === "/" && follower && !search)
+    if (pathname === "/" && follower && [...searchParams.keys()].every((k) => k === "token"))
       return res.writeHead(302, { location: "/sessions" }).end();
     if (pathname === "/sessions") return sendFile(req, res, join(root, "www/sessions.html"), PAGE);
     if (pathname === "/" || pathname === "/index.html")
@@ -351,25 +360,37 @@ export async function serve({
     if (path) return sendFile(req, res, path, VIEWER_FILE);
     res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
   };
+  const admit = accessGate({
+    port: () => server.address().port,
+    host,
+    allowHosts,
+    readToken,
+    writeToken,
+  });
   // Nothing is thrown from here: a throw would end the process.
   const server = createServer((req, res) => {
     try {
-      respond(req, res);
+      if (admit(req, res)) respond(req, res);
     } catch (e) {
-      if (e instanceof InvalidRequest) return sendError(res, 400, "invalid_request", e.message);
+      if (e instanceof InvalidRequest) return sendError(res, "invalid_request", e.message);
       console.error(e);
-      if (!res.headersSent) sendError(res, 500, "internal", "internal error");
+      if (!res.headersSent) sendError(res, "internal", "internal error");
       else res.destroy();
     }
   });
   await new Promise((ok, fail) => {
     server.once("error", fail);
-    server.listen(port, "127.0.0.1", ok);
+    server.listen(port, host, ok);
   });
-  const url = `http://127.0.0.1:${server.address().port}`;
+  const url = `http://${hostName(host)}:${server.address().port}`;
+  const token = readToken ? `token=${encodeURIComponent(readToken)}` : "";
   return {
     url,
-    files: [...served.keys()].map((name) => `${url}/?log=${encodeURIComponent(`/files/${name}`)}`),
+    viewer: `${url}/${token && `?${token}`}`,
+    readToken,
+    files: [...served.keys()].map(
+      (name) => `${url}/?log=${encodeURIComponent(`/files/${name}`)}${token && `&${token}`}`,
+    ),
     close: () => {
       player?.stop();
       follower?.close();
