@@ -986,6 +986,7 @@ export type ErrorCode =
   | "method_not_allowed"
   | "too_many_streams"
   | "unsupported_host"
+  | "storage_full"
   | "internal";
 
 /**

@@ -77,6 +77,8 @@ error_codes! {
         "Past the edge handler's open-stream bound for the session or the client.";
     UnsupportedHost = "unsupported_host", 500,
         "A host whose WebAssembly lacks SIMD (simd128), which the package's .wasm needs.";
+    StorageFull = "storage_full", 507,
+        "The storage of durable sessions is out of space (a full disk): nothing of the refused batch is stored.";
     Internal = "internal", 500,
         "A defect in agent-replay or the host: not the caller's fault.";
 }
