@@ -63,7 +63,7 @@ function percent(c) {
  * first letter of a reserved device name (`con`, `nul`, `com1`…). `%` never
  * stands for itself, so the encoding is one-to-one even with case ignored.
  */
-export function fileName(id) {
+function fileName(id) {
   const chars = Array.from(id);
   const kept = (c, i) => /^[a-z0-9_-]$/.test(c) || (c === "." && i > 0 && i < chars.length - 1);
   let name = chars.map((c, i) => (kept(c, i) ? c : percent(c))).join("");
