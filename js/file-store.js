@@ -185,6 +185,8 @@ function running(pid) {
 
 /** The locks this process holds: path → how many stores share it. */
 const locks = new Map();
+/** Whether the exit hook that leaves them is set (once per process). */
+let exitHooked = false;
 
 /** Takes `DIR/.agent-replay.lock` for this process (stores of one process
  * share it), taking it over from a process that is gone. */
@@ -203,7 +205,8 @@ async function lock(dir) {
       } finally {
         await file.close();
       }
-      if (locks.size === 0) process.once("exit", releaseAll);
+      if (!exitHooked) process.once("exit", releaseAll);
+      exitHooked = true;
       locks.set(path, 1);
       return path;
     } catch (e) {
