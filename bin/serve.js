@@ -239,12 +239,16 @@ function startDemo(sessions, store, { intervalMs, pauseMs, keep = 3 }) {
 
 /** The API over sessions kept in `dir`: anyone on 127.0.0.1 reads (an
  * unknown session reads as empty and keeps nothing); appends need the token. */
-function durableHandler(dir, storeOptions, writeToken) {
+async function durableHandler(dir, storeOptions, writeToken) {
+  const storage = fileStore(dir);
+  // Taken before listening: a directory another process writes, or that
+  // holds files the store did not write, stops the server from starting.
+  await storage.open();
   return createReplayHandler({
     basePath: "/api",
     retryMs: 500,
     heartbeatMs: 5000,
-    storage: fileStore(dir),
+    storage,
     storeOptions,
     authorize: (request, _id, action) =>
       action === "read" ||
@@ -321,7 +325,9 @@ export async function serve({
     },
   });
   const api = toNodeListener(
-    data ? durableHandler(resolve(data), { maxEventsPerSession, maxAgeMs }, writeToken) : handler,
+    data
+      ? await durableHandler(resolve(data), { maxEventsPerSession, maxAgeMs }, writeToken)
+      : handler,
   );
   const player = demo ? startDemo(sessions, store, { intervalMs, pauseMs }) : null;
   const served = new Map();

@@ -353,12 +353,18 @@ async function appendEvents({ sessions, limits }, { request, sessionId }) {
   const body = await readBody(request, maxBodyBytes);
   if (body === undefined)
     return errorResponse(413, "limit_exceeded", `the body is larger than ${maxBodyBytes} bytes`);
+  const key = request.headers.get("idempotency-key") ?? undefined;
+  if (key !== undefined && !(sessions instanceof DurableSessions))
+    return errorResponse(400, "invalid_input", "Idempotency-Key needs a handler with storage");
   const s = await sessions.open(sessionId);
   try {
     // One pass checks every event and counts them, one appends: all or nothing.
-    const appended = await s.append(body, { maxEvents: maxEventsPerRequest });
+    const appended = await s.append(body, { maxEvents: maxEventsPerRequest, key });
     const cursor = appended.length ? appended.at(-1).cursor : s.observe().cursor;
-    return jsonResponse(JSON.stringify({ appended: appended.length, cursor }));
+    const response = jsonResponse(JSON.stringify({ appended: appended.length, cursor }));
+    // A retry of a batch stored before: answered as the first attempt was.
+    if (appended.replayed) response.headers.set("idempotent-replayed", "true");
+    return response;
   } finally {
     sessions.release(sessionId);
   }

@@ -988,6 +988,7 @@ export type ErrorCode =
   | "unsupported_host"
   | "misdirected_request"
   | "unauthorized"
+  | "storage_full"
   | "internal";
 
 /**
@@ -1467,6 +1468,8 @@ export interface StoredSession {
   times?: number[];
   /** The state at a position among the events (an observation's state, or its JSON). */
   checkpoint?: { position: number; state: SessionView | string };
+  /** The keyed batches among `events`: key, first position, event count. */
+  keys?: { key: string; position: number; count: number }[];
 }
 
 /** Where durable sessions keep their events (`fileStore`, Durable Object SQLite storage). */
@@ -1475,11 +1478,16 @@ export interface SessionStorage {
   incarnation(): Promise<string>;
   /** The session as stored, from at or before the newest `retainEvents`; undefined if none. */
   load(sessionId: string, options: { retainEvents: number }): Promise<StoredSession | undefined>;
-  /** Stores events at `position` on; resolves once they are durable. */
+  /** Stores events at `position` on, with `key` when given (durable with
+   * the batch: one write or transaction); resolves once they are durable,
+   * throws when nothing is stored. */
   append(
     sessionId: string,
-    batch: { position: number; events: string[]; at: number },
+    batch: { position: number; events: string[]; at: number; key?: string },
   ): Promise<void>;
+  /** Takes back the batch just appended at `position` (and its key): the
+   * live session refused it after it was stored. */
+  undo(sessionId: string, batch: { position: number }): Promise<void>;
   /** Stores the state at `position`; what is before `keepFrom` no restart needs. */
   checkpoint(
     sessionId: string,
@@ -1503,11 +1511,15 @@ export class DurableSession {
   readonly busy: boolean;
   /** When it was last opened, read or appended to (the store's clock). */
   usedAt: number;
-  /** As ReplaySession.append, resolving once the events are stored. */
+  /** As ReplaySession.append, resolving once the events are stored. With
+   * `key` (1 to 256 characters, no control character), a batch whose key
+   * is remembered is not stored again: it resolves to the first attempt's
+   * events, `replayed` set (events the live window no longer holds come
+   * with their position and cursor, `json` undefined). */
   append(
     input: LoggedEvent | LoggedEvent[] | string | Uint8Array,
-    options?: { maxEvents?: number },
-  ): Promise<ObservedEvent[]>;
+    options?: { maxEvents?: number; key?: string },
+  ): Promise<ObservedEvent[] & { replayed?: true }>;
   observe(): Observation;
   resume(cursor: string): { type: "replayed"; events: ObservedEvent[]; cursor: string } | GapItem;
   subscribe(cursor: string): SessionSubscription;
@@ -1525,10 +1537,13 @@ export class DurableSessions {
     checkpointEvery?: number;
     /** A session nobody follows, unused this long, leaves memory (default 300000 ms). */
     idleMs?: number;
+    /** Batch keys remembered per session, newest first (default 1000). */
+    maxKeys?: number;
   });
   readonly storage: SessionStorage;
   readonly retention: Required<Retention>;
   readonly checkpointEvery: number;
+  readonly maxKeys: number;
   /** Sessions kept in memory now. */
   readonly size: number;
   store(): Promise<ReplayStore>;

@@ -81,6 +81,8 @@ error_codes! {
         "A request to `serve` whose Host header is none of its own names (as a DNS-rebinding page sends).";
     Unauthorized = "unauthorized", 401,
         "A request to a `serve` that has a read token, without the token.";
+    StorageFull = "storage_full", 507,
+        "The storage of durable sessions is out of space (a full disk): nothing of the refused batch is stored.";
     Internal = "internal", 500,
         "A defect in agent-replay or the host: not the caller's fault.";
 }

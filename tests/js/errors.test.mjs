@@ -58,6 +58,7 @@ test("the table has every code once, each with a status and a description", () =
     "unsupported_host",
     "misdirected_request",
     "unauthorized",
+    "storage_full",
     "internal",
   ])
     assert.ok(codes.includes(code), code);
