@@ -53,15 +53,13 @@ function rowOf(s) {
   const name = cell(link);
   const notes = [];
   if (s.generation > 1) notes.push(`${s.reset}: generation ${s.generation}`);
-  if (s.line_errors.count) notes.push(`${fmt(s.line_errors.count)} lines not read`);
+  if (s.errors.load_errors) notes.push(`${fmt(s.errors.load_errors)} lines not read`);
   if (s.read_error) notes.push(`cannot read: ${s.read_error}`);
   if (notes.length) {
     const note = document.createElement("span");
     note.className = "note";
     note.textContent = notes.join(" · ");
-    note.title = s.line_errors.last
-      .map((e) => `line ${e.line}: ${e.code}: ${e.message}`)
-      .join("\n");
+    note.title = "the viewer's load errors list each";
     name.append(note);
   }
   const [label, tone] = statusOf(s.status);

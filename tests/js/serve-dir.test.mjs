@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchChromium } from "./chromium.mjs";
 import { startServe } from "./serve.mjs";
-import { SessionState } from "agent-replay";
+import { SessionState, memoryUsage, parseLog, setMemoryLimit } from "agent-replay";
 import { serve } from "../../bin/serve.js";
 import { DirectoryFollower } from "../../bin/follow-dir.js";
 
@@ -49,6 +49,14 @@ const api = async (path) => {
 };
 const list = async () => (await api("/sessions")).body.sessions;
 const rowOf = async (id) => (await list()).find((s) => s.session_id === id);
+/** Where the list's link of a session leads: the viewer's `log`, `live` and `cursor`. */
+async function viewerOf(id) {
+  const response = await fetch(`${server.url}/sessions/${id}`, { redirect: "manual" });
+  assert.equal(response.status, 302);
+  const location = new URL(response.headers.get("location"), server.url);
+  assert.equal(location.pathname, "/");
+  return Object.fromEntries(location.searchParams);
+}
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until the session's list row satisfies `check`; returns the row. */
@@ -91,7 +99,7 @@ test("a log appended line by line is followed exactly, a partial line waits for 
     [summary.status, summary.turns_used, summary.total_tokens, summary.errors, tools.length],
   );
   assert.equal(row.status.state, "terminal");
-  assert.deepEqual([row.generation, row.reset, row.line_errors.count], [1, null, 0]);
+  assert.deepEqual([row.generation, row.reset, row.errors.load_errors], [1, null, 0]);
   assert.equal(row.bytes, readFileSync(path).length);
 });
 
@@ -206,18 +214,39 @@ test("a replaced file (a new inode) and a file rewritten longer are new generati
   assert.deepEqual([rewritten.reset, rewritten.events], ["rewritten", 20]);
 });
 
+test("a rewrite in place with the same line lengths is a new generation, not spliced on", async () => {
+  const path = join(dir, "same.jsonl");
+  writeFileSync(path, `${tools.slice(0, 10).join("\n")}\n`);
+  await until("same", (r) => r.events === 10, "the log is read");
+  const old = (await api("/sessions/same")).body.cursor;
+  // The last line read changed, its length and the last byte read ("\n") kept;
+  // then more lines, as a runtime writing the file anew would.
+  const changed = tools[9].replace("/notes.txt", "/nodes.txt");
+  assert.equal(changed.length, tools[9].length);
+  const again = [...tools.slice(0, 9), changed, ...tools.slice(10, 12)];
+  writeFileSync(path, `${again.join("\n")}\n`, { flag: "r+" });
+  const row = await until("same", (r) => r.generation === 2, "the rewrite is seen");
+  assert.deepEqual([row.reset, row.events], ["rewritten", 12]);
+  const resumed = (await api(`/sessions/same/events?cursor=${encodeURIComponent(old)}`)).body;
+  assert.equal(resumed.type, "gap");
+  assert.equal(resumed.observation.state.event_count, 12);
+});
+
 test("lines the reader rejects are left out and counted, the rest is followed", async () => {
   const permissions = linesOf("permissions.jsonl");
   // A permission_resolved without the approved flag: not a valid event.
   const invalid = '{"seq":11,"event":{"kind":"permission_resolved","turn":1,"responder":"host"}}';
   const lines = [permissions[0], "{not json", ...permissions.slice(1, 11), invalid];
   writeFileSync(join(dir, "odd.jsonl"), `${[...lines, ...permissions.slice(12, 20)].join("\n")}\n`);
-  const row = await until("odd", (r) => r.line_errors.count === 2, "the bad lines are counted");
+  const row = await until("odd", (r) => r.errors.load_errors === 2, "the bad lines are counted");
   assert.equal(row.events, 19); // 20 entries, one of them an event the reader rejects
+  // The viewer reads the lines the session folded, and lists each bad one.
+  const { log } = await viewerOf("odd");
+  const { errors } = parseLog(await (await fetch(`${server.url}${log}`)).text());
   assert.deepEqual(
-    row.line_errors.last.map((e) => [e.line, e.code]),
+    errors.map((e) => [e.line, e.code]),
     [
-      [2, "invalid_entry"],
+      [2, "invalid_json"],
       [13, "invalid_event"],
     ],
   );
@@ -227,8 +256,8 @@ test("an event holding U+2028 or U+2029 (written raw, as ensure_ascii=False does
   const entry = tools[0].replace('"goal":"', '"goal":"line\u2028separator\u2029paragraph ');
   assert.notEqual(entry, tools[0]);
   writeFileSync(join(dir, "separators.jsonl"), `${entry}\n${tools[1]}\n`);
-  const row = await until("separators", (r) => r.events + r.line_errors.count === 2, "both read");
-  assert.deepEqual([row.events, row.line_errors.last], [2, []]);
+  const row = await until("separators", (r) => r.events + r.errors.load_errors === 2, "both read");
+  assert.deepEqual([row.events, row.errors.load_errors], [2, 0]);
   const { body } = await api("/sessions/separators");
   assert.match(body.state.run.goal, /^line\u2028separator\u2029paragraph /);
 });
@@ -253,6 +282,38 @@ test("followed sessions are read-only, /api/sessions lists only with a directory
   }
 });
 
+test("logs that together exceed the memory budget: listed, each opens, nothing traps", async () => {
+  const own = mkdtempSync(join(tmpdir(), "serve-dir-budget-"));
+  const log = readFileSync(join(corpus, "long_run.jsonl"));
+  const events = new SessionState().apply(log).summary().event_count;
+  const copies = 8;
+  for (let i = 0; i < copies; i += 1) writeFileSync(join(own, `run-${i}.jsonl`), log);
+  // Room for a few of them folded at once, not for all: each held session
+  // (its state and live buffer) takes more than the log's own size.
+  setMemoryLimit(memoryUsage().allocated_bytes + 3 * log.length + (16 << 20));
+  let follower;
+  try {
+    follower = await new DirectoryFollower(own, { watch: false, maxOpen: 2 }).start();
+    const rows = follower.list();
+    assert.equal(rows.length, copies);
+    assert.ok(rows.every((r) => r.events === events && r.read_error === null));
+    assert.equal(follower.openCount, 0, "listing holds no session");
+    for (let round = 0; round < 2; round += 1)
+      for (let i = 0; i < copies; i += 1) {
+        const session = await follower.session(`run-${i}`);
+        assert.equal(session.observe().state.event_count, events);
+        assert.ok(follower.openCount <= 2);
+      }
+    assert.ok(follower.list().every((r) => r.read_error === null));
+  } finally {
+    follower?.close();
+    setMemoryLimit(3 * 2 ** 30); // the default
+    rmSync(own, { recursive: true, force: true });
+  }
+  // The instance still works.
+  assert.equal(new SessionState().apply(tools.join("\n")).eventCount, tools.length);
+});
+
 test("without fs.watch the poll follows, reading in small chunks", async () => {
   const own = mkdtempSync(join(tmpdir(), "serve-dir-poll-"));
   const follower = await new DirectoryFollower(own, {
@@ -265,13 +326,13 @@ test("without fs.watch the poll follows, reading in small chunks", async () => {
     writeFileSync(path, "");
     const deadline = Date.now() + 5000;
     while (!follower.has("tools") && Date.now() < deadline) await sleep(20);
-    const start = follower.session("tools").observe().cursor;
+    const start = (await follower.session("tools")).observe().cursor;
     appendFileSync(path, `${tools.slice(0, 10).join("\n")}\n`);
     while (follower.list()[0]?.events !== 10 && Date.now() < deadline) await sleep(20);
     appendFileSync(path, `${tools.slice(10).join("\n")}\n`);
     while (follower.list()[0]?.events !== tools.length && Date.now() < deadline) await sleep(20);
     // Byte for byte: each event's text as the runtime wrote it.
-    const { events } = follower.session("tools").resume(start);
+    const { events } = (await follower.session("tools")).resume(start);
     assert.deepEqual(
       events.map((e) => e.json),
       tools.map(eventText),
