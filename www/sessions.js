@@ -1,7 +1,8 @@
 // The session list of a followed directory (`agent-replay serve DIR`): polls
-// GET /api/sessions and links each session to the viewer, which follows its
-// stream live. Polling, not a stream: the list is small, a missed poll is
-// repaired by the next, and each session's own events already come by SSE.
+// GET /api/sessions and links each session to the viewer (`/sessions/ID`),
+// which reads its whole file, then follows its stream live. Polling, not a
+// stream: the list is small, a missed poll is repaired by the next, and each
+// session's own events already come by SSE.
 const POLL_MS = 1000;
 const $ = (id) => document.getElementById(id);
 const fmt = (n) => n.toLocaleString("en-US");
@@ -48,7 +49,7 @@ function rowOf(s) {
   const tr = document.createElement("tr");
   tr.dataset.session = s.session_id;
   const link = document.createElement("a");
-  link.href = `/?live=${encodeURIComponent(`/api/sessions/${encodeURIComponent(s.session_id)}/stream`)}`;
+  link.href = `/sessions/${encodeURIComponent(s.session_id)}`;
   link.textContent = s.session_id;
   const name = cell(link);
   const notes = [];
