@@ -66,7 +66,7 @@ function rowSummary(s) {
   };
 }
 
-/** The row of a session whose log could not be read. */
+/** The row of a session none of whose lines are read yet. */
 const EMPTY_ROW = (() => {
   const empty = new SessionState();
   try {
@@ -169,7 +169,6 @@ class FollowedFile {
       // generation is not followed further; a new one is tried again.
       this.readError = e.code;
       this.failure = e;
-      this.summary ??= EMPTY_ROW;
       this.#release();
     } finally {
       await handle.close();
@@ -203,7 +202,7 @@ class FollowedFile {
     this.dev = info.dev;
     this.offset = 0;
     this.complete = 0;
-    this.summary = null;
+    this.summary = EMPTY_ROW; // listed at once, before its lines are read
     this.failure = null;
     this.headHash = hashOf(Buffer.alloc(0));
     this.tailHash = this.headHash;

@@ -227,11 +227,15 @@ async function sendViewerOf(res, follower, id) {
   const file = follower.file(id);
   if (!file) return sendNotFound(res);
   let session;
-  try {
-    session = await follower.session(id);
-  } catch (e) {
-    if (!(e instanceof AgentReplayError)) throw e;
-    return sendError(res, httpStatusOf(e.code), e.code, e.message);
+  // Opened again if it left memory (or a new generation began) before this ran on.
+  for (let tries = 0; !session || session !== file.held?.session; tries += 1) {
+    if (tries === 3) return sendError(res, 500, "internal", "the session keeps leaving memory");
+    try {
+      session = await follower.session(id);
+    } catch (e) {
+      if (!(e instanceof AgentReplayError)) throw e;
+      return sendError(res, httpStatusOf(e.code), e.code, e.message);
+    }
   }
   // Read together, with no await between: the cursor is that of the lines' last event.
   const { cursor } = session.observe();

@@ -227,6 +227,8 @@ test("a rewrite in place with the same line lengths is a new generation, not spl
   writeFileSync(path, `${tools.slice(0, 10).join("\n")}\n`);
   await until("same", (r) => r.events === 10, "the log is read");
   const old = (await api("/sessions/same")).body.cursor;
+  const { log } = await viewerOf("same");
+  assert.equal((await fetch(`${server.url}${log}`)).status, 200);
   // The last line read changed, its length and the last byte read ("\n") kept;
   // then more lines, as a runtime writing the file anew would.
   const changed = tools[9].replace("/notes.txt", "/nodes.txt");
@@ -238,6 +240,7 @@ test("a rewrite in place with the same line lengths is a new generation, not spl
   const resumed = (await api(`/sessions/same/events?cursor=${encodeURIComponent(old)}`)).body;
   assert.equal(resumed.type, "gap");
   assert.equal(resumed.observation.state.event_count, 12);
+  assert.equal((await fetch(`${server.url}${log}`)).status, 404, "the old generation's lines");
 });
 
 test("lines the reader rejects are left out and counted, the rest is followed", async () => {
