@@ -325,6 +325,33 @@ test("logs that together exceed the memory budget: listed, each opens, nothing t
   assert.equal(new SessionState().apply(tools.join("\n")).eventCount, tools.length);
 });
 
+test("past maxOpen the least recently used session leaves memory; its cursors still resume", async () => {
+  const own = mkdtempSync(join(tmpdir(), "serve-dir-lru-"));
+  for (const id of ["a", "b"])
+    writeFileSync(join(own, `${id}.jsonl`), `${tools.slice(0, 5).join("\n")}\n`);
+  const follower = await new DirectoryFollower(own, { watch: false, maxOpen: 1 }).start();
+  const isOpen = () => Object.fromEntries(follower.list().map((r) => [r.session_id, r.open]));
+  try {
+    assert.deepEqual(isOpen(), { a: false, b: false });
+    const cursor = (await follower.session("a")).observe().cursor;
+    assert.deepEqual(isOpen(), { a: true, b: false });
+    await follower.session("b");
+    assert.deepEqual(isOpen(), { a: false, b: true });
+    appendFileSync(join(own, "a.jsonl"), `${tools.slice(5, 8).join("\n")}\n`);
+    // Folded again from its file, under the same incarnation: the cursor resumes.
+    const resumed = (await follower.session("a")).resume(cursor);
+    assert.equal(resumed.type, "replayed");
+    assert.deepEqual(
+      resumed.events.map((e) => e.json),
+      tools.slice(5, 8).map(eventText),
+    );
+    assert.deepEqual(isOpen(), { a: true, b: false });
+  } finally {
+    follower.close();
+    rmSync(own, { recursive: true, force: true });
+  }
+});
+
 test("without fs.watch the poll follows, reading in small chunks", async () => {
   const own = mkdtempSync(join(tmpdir(), "serve-dir-poll-"));
   const follower = await new DirectoryFollower(own, {
