@@ -129,12 +129,14 @@ class FollowedFile {
     return this.#running;
   }
 
-  /** Holds the session (folding the file into it) and brings it up to date. */
+  /** The held session; one not held is folded from the file first (what is
+   * held is kept up to date by the follower's watch and poll). */
   async open() {
     // Twice at most: sessions opened meanwhile may have made this one leave.
     for (let tries = 0; tries < 2 && !this.held && !this.freed; tries += 1) {
       this.#wantOpen = true;
-      await this.refresh();
+      // A file that cannot be opened is told below, by its read error.
+      await this.refresh().catch(() => {});
     }
     if (this.held) return this.held.session;
     if (this.failure) throw this.failure;
@@ -461,8 +463,9 @@ export class DirectoryFollower {
 
   /**
    * The ReplaySession of the file's current generation, folded from the
-   * file if it is not held, and up to date with it; marked most recently
-   * used. Rejects with `not_found` for no such session.
+   * file if it is not held; marked most recently used. Rejects with
+   * `not_found` for no such session (or an unreadable file), or with the
+   * error that stopped its generation's read (`limit_exceeded`, …).
    */
   async session(id) {
     const file = this.file(id);
