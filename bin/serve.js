@@ -239,7 +239,8 @@ async function sendViewerOf(res, follower, id) {
   }
   // Read together, with no await between: the cursor is that of the lines' last event.
   const { cursor } = session.observe();
-  const log = `/sessions/${encodeURIComponent(id)}/log?generation=${file.generation}&bytes=${file.complete}`;
+  const lines = new URLSearchParams({ generation: file.generation, bytes: file.complete });
+  const log = `/sessions/${encodeURIComponent(id)}/log?${lines}`;
   const live = `/api/sessions/${encodeURIComponent(id)}/stream`;
   const query = new URLSearchParams({ log, live, cursor });
   res.writeHead(302, { location: `/?${query}`, "cache-control": "no-store" }).end();
