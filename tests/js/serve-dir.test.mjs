@@ -446,7 +446,13 @@ test("in Chromium: the list follows a running agent's log, the viewer shows all 
       (t) => document.querySelector("[data-testid=match-count]")?.textContent.startsWith(t),
       `${matching} of ${tools.length}`,
     );
-    await page.goBack();
+    // Opened paged (as a log too large for a view is), it is loaded, not followed.
+    await page.goto(`${page.url().replace(/#.*/, "")}&paged=1`);
+    await waitPosition(page, `event ${tools.length} of ${tools.length}`);
+    await page.waitForFunction(() =>
+      document.querySelector("[data-testid=error]")?.textContent.includes("not follow live"),
+    );
+    await page.goto(`${cli.url}/sessions`);
     await page.waitForSelector('tr[data-session="long_run"]');
 
     await page.click('tr[data-session="long_run"] a');
