@@ -17,7 +17,8 @@ const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--stric
        ${DIFF_USAGE.slice(7)}
        agent-replay serve [FILE...|DIR] [--port N] [--no-demo] [--interval-ms N] [--pause-ms N]
                           [--max-events N] [--max-age-ms N] [--write-token T] [--poll-ms N]
-                          [--data DIR] [--host ADDR] [--read-token T] [--allow-host NAME]...
+                          [--max-open N] [--data DIR] [--host ADDR] [--read-token T]
+                          [--allow-host NAME]...
        agent-replay report <FILE|-|--sample> -o OUT.html
 
   snapshot   print the kernel OS snapshot of the log as JSON
@@ -36,7 +37,8 @@ const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--stric
              given a DIR (the agent runtime's FileSessionLog directory, one
              SESSION.jsonl per session), it lists its sessions at /sessions and
              follows each live as it grows (no demo), polling every
-             --poll-ms (1000) besides watching it; --data DIR keeps the
+             --poll-ms (1000) besides watching it, and holds at most
+             --max-open (16) sessions in memory at once; --data DIR keeps the
              sessions appended over HTTP in DIR (SESSION.jsonl, fsynced per
              append), so they survive a restart (no demo); it answers only
              requests whose Host is its own (127.0.0.1, localhost, [::1] at
@@ -106,6 +108,7 @@ async function runServer(argv) {
     "--max-events": "maxEventsPerSession",
     "--max-age-ms": "maxAgeMs",
     "--poll-ms": "pollMs",
+    "--max-open": "maxOpen",
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];

@@ -22,7 +22,7 @@ export interface ReplayHandlerOptions {
   /** The session to serve (default: one per id over one shared store, kept
    * while the store holds the session; reading a session it does not hold
    * keeps nothing). */
-  session?: (sessionId: string) => ReplaySession;
+  session?: (sessionId: string) => ReplaySession | Promise<ReplaySession>;
   /** The shared store (default: made from storeOptions on the first request). */
   store?: ReplayStore;
   storeOptions?: ReplayStoreOptions;

@@ -175,9 +175,9 @@ async function authorized(authorize, request, sessionId, method) {
  * Makes the handler.
  * - `authorize(request, sessionId, action)` → boolean (or a promise of one);
  *   `action` is "read" or "append". Without it every request is refused.
- * - `session(sessionId)` → the ReplaySession to serve (default: one per id,
- *   over one shared `store`, made from `storeOptions`, kept while the store
- *   holds the session: see `sessionTable`).
+ * - `session(sessionId)` → the ReplaySession to serve, or a promise of one
+ *   (default: one per id, over one shared `store`, made from `storeOptions`,
+ *   kept while the store holds the session: see `sessionTable`).
  * - `maxBodyBytes` (1 MiB), `maxEventsPerRequest` (1000): past them, 413.
  * - `heartbeatMs` (15000): SSE comment lines that keep idle streams open.
  * - `retryMs` (1000): the reconnection delay sent to EventSource clients.
@@ -313,7 +313,7 @@ function sessionTable(store, storeOptions) {
 function hookSessions(session) {
   return {
     open: session,
-    read: (id, answer) => answer(session(id)),
+    read: async (id, answer) => answer(await session(id)),
     release: () => {},
   };
 }
