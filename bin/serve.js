@@ -8,13 +8,7 @@ import { createReadStream, readFileSync, statSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { basename, extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  AgentReplayError,
-  httpStatusOf,
-  ReplaySession,
-  ReplayStore,
-  sampleLog,
-} from "../js/node.js";
+import { AgentReplayError, ReplaySession, ReplayStore, sampleLog } from "../js/node.js";
 import { createReplayHandler, toNodeListener } from "../js/edge.js";
 import { fileStore } from "../js/file-store.js";
 import { followDirectory } from "./follow-dir.js";
@@ -228,12 +222,12 @@ async function sendViewerOf(res, follower, id) {
   let session;
   // Opened again if it left memory (or a new generation began) before this ran on.
   for (let tries = 0; !session || session !== file.held?.session; tries += 1) {
-    if (tries === 3) return sendError(res, 500, "internal", "the session keeps leaving memory");
+    if (tries === 3) return sendError(res, "internal", "the session keeps leaving memory");
     try {
       session = await follower.session(id);
     } catch (e) {
       if (!(e instanceof AgentReplayError)) throw e;
-      return sendError(res, httpStatusOf(e.code), e.code, e.message);
+      return sendError(res, e.code, e.message);
     }
   }
   // Read together, with no await between: the cursor is that of the lines' last event.
@@ -404,7 +398,7 @@ export async function serve({
   }
 
   const respond = (req, res) => {
-    const { pathname, searchParams } = urlOf(req.url ?? "/");
+    const { pathname, search, searchParams } = urlOf(req.url ?? "/");
     if (pathname.startsWith("/api/") && pathname !== "/api/sessions") return api(req, res);
     if (req.method !== "GET" && req.method !== "HEAD") return res.writeHead(405).end();
     if (pathname === "/api/sessions") return sendSessionList(res, follower);
@@ -416,7 +410,7 @@ export async function serve({
     if (route)
       return sendViewerOf(res, follower, route.id).catch((e) => {
         console.error(e);
-        if (!res.headersSent) sendError(res, 500, "internal", "internal error");
+        if (!res.headersSent) sendError(res, "internal", "internal error");
       });
     if (pathname === "/" || pathname === "/index.html")
       return sendFile(req, res, join(root, "www/index.html"), PAGE);
