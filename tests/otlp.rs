@@ -621,3 +621,33 @@ fn awkward_strings_round_trip_through_the_export() {
     let tool = one(&trace, &with("execute_tool deploy"));
     assert_eq!(str_attr(tool, "gen_ai.tool.call.result"), with("deployed to staging"));
 }
+
+fn process(agent: &str, parent: &str, state: &str) -> String {
+    format!(
+        r#"{{"kind":"agent_process_changed","turn":1,"agent_id":"{agent}","parent_session_id":"{parent}","role":"r","isolation":"shared","context_inheritance":"none","state":"{state}","permitted_capability_ids":[]}}"#
+    )
+}
+
+#[test]
+fn a_sub_agent_started_by_another_is_its_child_and_a_parent_loop_falls_back_to_the_run() {
+    let lines = [
+        r#"{"kind":"run_started","run_id":"r","goal":"g","criteria":[],"agent_id":"main","system_prompt":null,"attachments":[]}"#.to_string(),
+        process("a", "main", "running"),
+        process("c", "a", "running"),
+        process("x", "y", "running"),
+        process("y", "x", "running"),
+        process("c", "a", "joined"),
+        process("a", "main", "joined"),
+        process("x", "y", "joined"),
+        process("y", "x", "joined"),
+    ];
+    let trace = export(&lines.join("\n"));
+    let run = root(&trace);
+    let a = one(&trace, "invoke_agent a");
+    assert_eq!(a["parentSpanId"], run["spanId"], "main is the run, not a sub-agent");
+    assert_eq!(one(&trace, "invoke_agent c")["parentSpanId"], a["spanId"]);
+    for looped in ["invoke_agent x", "invoke_agent y"] {
+        assert_eq!(one(&trace, looped)["parentSpanId"], run["spanId"], "{looped}");
+    }
+    assert_nested(&trace);
+}

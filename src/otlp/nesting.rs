@@ -14,26 +14,29 @@ fn synthetic(nanos: u64) -> Moment {
     Moment { nanos, real: false }
 }
 
-/// Ends no span before its start.
+/// Ends no span before its start, and puts its events within it.
+/// (`max` then `min`, not `clamp`, which panics on bounds out of order.)
 pub fn order(draft: &mut Draft) {
     if draft.end.nanos < draft.start.nanos {
         draft.end = synthetic(draft.start.nanos);
     }
+    let (start, end) = (draft.start.nanos, draft.end.nanos);
+    for event in &mut draft.events {
+        event.time = event.time.max(start).min(end);
+    }
 }
 
-/// Moves the span, and its events, within `lo..=hi` (`lo <= hi`).
+/// Moves the span, and its events, within `lo..=hi`.
 fn clamp(draft: &mut Draft, lo: u64, hi: u64) {
-    let start = draft.start.nanos.clamp(lo, hi);
+    let start = draft.start.nanos.max(lo).min(hi);
     if start != draft.start.nanos {
         draft.start = synthetic(start);
     }
-    let end = draft.end.nanos.clamp(start, hi);
+    let end = draft.end.nanos.min(hi);
     if end != draft.end.nanos {
         draft.end = synthetic(end);
     }
-    for event in &mut draft.events {
-        event.time = event.time.clamp(start, end);
-    }
+    order(draft);
 }
 
 /// How many spans up the root is from `i`, or `None` if its parents loop
