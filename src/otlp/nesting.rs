@@ -41,7 +41,7 @@ fn clamp(draft: &mut Draft, lo: u64, hi: u64) {
 
 /// How many spans up the root is from `i`, or `None` if its parents loop
 /// or name no span of the trace.
-fn depth(children: &[Draft], index: &HashMap<&str, usize>, i: usize) -> Option<usize> {
+fn depth(children: &[Draft], index: &HashMap<String, usize>, i: usize) -> Option<usize> {
     let mut at = i;
     for steps in 0..=children.len() {
         match children.get(at)?.parent.as_deref() {
@@ -56,8 +56,9 @@ fn depth(children: &[Draft], index: &HashMap<&str, usize>, i: usize) -> Option<u
 /// `root` (which is ordered and spans them). A span whose parents loop or
 /// are missing goes under the root.
 pub fn nest(root: &Draft, children: &mut [Draft]) {
-    let index: HashMap<&str, usize> =
-        children.iter().enumerate().map(|(i, d)| (d.span_id.as_str(), i)).collect();
+    // (The map type the transcript's folder uses: one copy in the .wasm.)
+    let index: HashMap<String, usize> =
+        children.iter().enumerate().map(|(i, d)| (d.span_id.clone(), i)).collect();
     let depths: Vec<Option<usize>> =
         (0..children.len()).map(|i| depth(children, &index, i)).collect();
     // (A span whose parents loop or are missing has none: the root.)
@@ -66,11 +67,16 @@ pub fn nest(root: &Draft, children: &mut [Draft]) {
         .zip(&depths)
         .map(|(d, depth)| depth.and(d.parent.as_deref().and_then(|p| index.get(p).copied())))
         .collect();
-    drop(index);
-    let mut by_depth: Vec<(usize, usize)> =
-        depths.iter().enumerate().map(|(i, d)| (d.unwrap_or(0), i)).collect();
-    by_depth.sort_unstable();
-    for (_, i) in by_depth {
+    // Parents before children: the spans bucketed by depth.
+    let mut by_depth: Vec<Vec<usize>> = Vec::new();
+    for (i, depth) in depths.iter().enumerate() {
+        let depth = depth.unwrap_or(0);
+        by_depth.resize_with(by_depth.len().max(depth.saturating_add(1)), Vec::new);
+        if let Some(bucket) = by_depth.get_mut(depth) {
+            bucket.push(i);
+        }
+    }
+    for i in by_depth.into_iter().flatten() {
         let parent = parents.get(i).copied().flatten();
         let bounds = parent
             .and_then(|p| children.get(p))
