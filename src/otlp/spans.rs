@@ -17,7 +17,7 @@ use crate::view::{ProcessView, RunHeader, SessionView, ToolOutcome, TranscriptEn
 /// A span before its ids and times are written out.
 pub struct Draft {
     pub span_id: String,
-    /// Its parent span's id; `None`: the span given to `finish` (none for the root).
+    /// Its parent span's id; `None`: the run's (none for the run's own span).
     pub parent: Option<String>,
     pub name: String,
     pub kind: SpanKind,
