@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // agent-replay CLI: `snapshot FILE` prints the OS snapshot JSON, `summary
-// FILE` a readable summary, `export --otlp FILE` OTLP/JSON traces
-// (docs/otlp.md), `diff A B` compares two runs (bin/diff.js), `report FILE`
+// FILE` a readable summary, `export --otlp FILE` an OTLP trace, printed or
+// posted (bin/export.js, docs/otlp.md), `diff A B` compares two runs (bin/diff.js), `report FILE`
 // writes the viewer and the log into one HTML file (bin/report.js), and
 // `serve` runs the viewer. FILE may be `-` (stdin); `--sample` uses the
 // embedded sample session. Load errors go to stderr with their positions
@@ -11,9 +11,10 @@ import { SessionState, sampleLog, AgentReplayError } from "../js/node.js";
 import { runReport } from "./report.js";
 import { summarize } from "./summary.js";
 import { DIFF_USAGE, runDiff } from "./diff.js";
+import { EXPORT_USAGE, runExport } from "./export.js";
 
 const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--strict]
-       agent-replay export --otlp <FILE|-|--sample> [--content] [--strict]
+       ${EXPORT_USAGE.slice(7)}
        ${DIFF_USAGE.slice(7)}
        agent-replay serve [FILE...|DIR] [--port N] [--no-demo] [--interval-ms N] [--pause-ms N]
                           [--max-events N] [--max-age-ms N] [--write-token T] [--poll-ms N]
@@ -23,8 +24,13 @@ const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--stric
 
   snapshot   print the kernel OS snapshot of the log as JSON
   summary    print a readable summary: status, turns, tools, processes, budgets, errors
-  export     --otlp: print the run as OTLP/JSON traces (GenAI conventions; docs/otlp.md),
-             --content adds message content
+  export     --otlp: print the run as an OTLP trace (GenAI conventions; docs/otlp.md):
+             OTLP/JSON, or OTLP/protobuf with --format protobuf; --content adds
+             message content; --endpoint URL posts it (protobuf unless --format json,
+             each --header K=V sent with it) and prints the backend's answer, exit 1
+             if it is not 2xx; --session-id names the session; a log with no
+             recorded time starts at --start TIME (ISO 8601 or Unix ms), else at
+             the file's modification time
   diff       compare two runs (A and B: FILE, - or --sample): the first divergence with
              the event from each side, then each turn; exit 0 when they match,
              1 when they diverge, 2 when one is not a log
@@ -173,6 +179,7 @@ async function main(argv) {
   if (argv[0] === "serve") return runServer(argv.slice(1));
   if (argv[0] === "report") return runReport(argv.slice(1), { fail, usage: USAGE, printError });
   if (argv[0] === "diff") return runDiff(argv.slice(1), { load, printError, fail });
+  if (argv[0] === "export") return runExport(argv.slice(1), { load, printError, fail });
   const args = argv.filter((a) => a !== "--strict");
   const strict = args.length !== argv.length;
   const [command, ...rest] = args;
@@ -180,10 +187,8 @@ async function main(argv) {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const operands = command === "export" ? exportOperands(rest) : rest;
-  const [source] = operands;
-  if (!["snapshot", "summary", "export"].includes(command) || !source || operands.length > 1)
-    fail(USAGE);
+  const [source] = rest;
+  if (!["snapshot", "summary"].includes(command) || !source || rest.length > 1) fail(USAGE);
   const state = new SessionState();
   let loaded;
   try {
@@ -196,19 +201,9 @@ async function main(argv) {
   }
   if (command === "snapshot")
     process.stdout.write(`${JSON.stringify(state.osSnapshot(), null, 2)}\n`);
-  else if (command === "export")
-    process.stdout.write(
-      `${JSON.stringify(state.toOtlp({ content: rest.includes("--content") }))}\n`,
-    );
   else process.stdout.write(`${summarize(state.view())}\n`);
   for (const err of loaded.errors) printError(loaded.name, err);
   if (loaded.errors.length) process.exit(1);
-}
-
-/** `export`'s operands: it needs `--otlp` (the one format so far) and may take `--content`. */
-function exportOperands(rest) {
-  if (!rest.includes("--otlp")) fail(USAGE);
-  return rest.filter((a) => a !== "--otlp" && a !== "--content");
 }
 
 function displayName(source) {
