@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // agent-replay CLI: `snapshot FILE` prints the OS snapshot JSON, `summary
-// FILE` a readable summary, `export --otlp FILE` OTLP/JSON traces
-// (docs/otlp.md), `diff A B` compares two runs (bin/diff.js), `report FILE`
+// FILE` a readable summary, `export --otlp FILE` an OTLP trace, printed or
+// posted (bin/export.js, docs/otlp.md), `diff A B` compares two runs (bin/diff.js), `report FILE`
 // writes the viewer and the log into one HTML file (bin/report.js), and
 // `serve` runs the viewer. FILE may be `-` (stdin); `--sample` uses the
 // embedded sample session. Load errors go to stderr with their positions
@@ -13,19 +13,26 @@ import { SessionState, sampleLog, AgentReplayError } from "../js/node.js";
 import { runReport } from "./report.js";
 import { summarize } from "./summary.js";
 import { DIFF_USAGE, runDiff } from "./diff.js";
+import { EXPORT_USAGE, runExport } from "./export.js";
 
 const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--strict]
-       agent-replay export --otlp <FILE|-|--sample> [--content] [--strict]
+       ${EXPORT_USAGE.slice(7)}
        ${DIFF_USAGE.slice(7)}
        agent-replay serve [FILE...|DIR] [--port N] [--no-demo] [--interval-ms N] [--pause-ms N]
                           [--max-events N] [--max-age-ms N] [--write-token T] [--poll-ms N]
-                          [--data DIR]
+                          [--max-open N] [--data DIR] [--host ADDR] [--read-token T]
+                          [--allow-host NAME]...
        agent-replay report <FILE|-|--sample> -o OUT.html
 
   snapshot   print the kernel OS snapshot of the log as JSON
   summary    print a readable summary: status, turns, tools, processes, budgets, errors
-  export     --otlp: print the run as OTLP/JSON traces (GenAI conventions; docs/otlp.md),
-             --content adds message content
+  export     --otlp: print the run as an OTLP trace (GenAI conventions; docs/otlp.md):
+             OTLP/JSON, or OTLP/protobuf with --format protobuf; --content adds
+             message content; --endpoint URL posts it (protobuf unless --format json,
+             each --header K=V sent with it) and prints the backend's answer, exit 1
+             if it is not 2xx; --session-id names the session; a log with no
+             recorded time starts at --start TIME (ISO 8601 or Unix ms), else at
+             the file's modification time
   diff       compare two runs (A and B: FILE, - or --sample): the first divergence with
              the event from each side, then each turn; exit 0 when they match,
              1 when they diverge, 2 when one is not a log
@@ -38,9 +45,16 @@ const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--stric
              given a DIR (the agent runtime's FileSessionLog directory, one
              SESSION.jsonl per session), it lists its sessions at /sessions and
              follows each live as it grows (no demo), polling every
-             --poll-ms (1000) besides watching it; --data DIR keeps the
+             --poll-ms (1000) besides watching it, and holds at most
+             --max-open (16) sessions in memory at once; --data DIR keeps the
              sessions appended over HTTP in DIR (SESSION.jsonl, fsynced per
-             append), so they survive a restart (no demo)
+             append), so they survive a restart (no demo); it answers only
+             requests whose Host is its own (127.0.0.1, localhost, [::1] at
+             its port, each --allow-host NAME at any port); --host ADDR listens
+             on ADDR instead (and answers it), which needs a read token:
+             --read-token T, or one made up and printed; with a read token
+             every request carries it (Authorization: Bearer T, or the
+             printed URL's ?token=T, which sets a cookie)
   report     write OUT.html, one file holding the viewer and the log (gzipped) that
              opens from file:// with no server or network (OUT.html - : stdout);
              load errors are shown and make the exit code 1, the report is still
@@ -51,7 +65,7 @@ const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--stric
   --strict   stop at the first error (unknown kinds included)
 
 exit codes: 0 done; 1 the log had load errors (on stderr; the output still holds every
-valid event), or diff's runs diverge; 2 nothing printed: a usage error, an input that
+valid event), diff's runs diverge, or export's --endpoint answered no 2xx; 2 nothing printed: a usage error, an input that
 cannot be read (missing, a directory, not permitted) or, for diff and report, that holds
 no event, or report's output cannot be written`;
 
@@ -118,7 +132,7 @@ function drawProgress(done, total) {
 
 /** `serve`: flags with values, then files. */
 async function runServer(argv) {
-  const options = { port: Number(process.env.PORT ?? 8080), files: [] };
+  const options = { port: Number(process.env.PORT ?? 8080), files: [], allowHosts: [] };
   const numeric = {
     "--port": "port",
     "--interval-ms": "intervalMs",
@@ -126,12 +140,16 @@ async function runServer(argv) {
     "--max-events": "maxEventsPerSession",
     "--max-age-ms": "maxAgeMs",
     "--poll-ms": "pollMs",
+    "--max-open": "maxOpen",
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--no-demo") options.demo = false;
     else if (a === "--write-token") options.writeToken = argv[++i] ?? fail(USAGE);
     else if (a === "--data") options.data = argv[++i] ?? fail(USAGE);
+    else if (a === "--host") options.host = argv[++i] ?? fail(USAGE);
+    else if (a === "--read-token") options.readToken = argv[++i] ?? fail(USAGE);
+    else if (a === "--allow-host") options.allowHosts.push(argv[++i] ?? fail(USAGE));
     else if (a in numeric) {
       const n = Number(argv[++i]);
       if (!Number.isInteger(n) || n < 0) fail(`${a} needs a whole number`);
@@ -155,7 +173,11 @@ async function runServer(argv) {
       1,
     );
   }
-  process.stdout.write(`agent-replay viewer: ${server.url}/\n`);
+  process.stdout.write(`agent-replay viewer: ${server.viewer}\n`);
+  if (server.readToken)
+    process.stdout.write(
+      `  every request needs the read token ${server.readToken} (Authorization: Bearer, or ?token=)\n`,
+    );
   if (options.demo ?? !(options.dir || options.data))
     process.stdout.write(
       `  the sample session plays live (a new run each loop); open the URL to follow it\n`,
@@ -183,6 +205,7 @@ async function main(argv) {
   if (argv[0] === "serve") return runServer(argv.slice(1));
   if (argv[0] === "report") return runReport(argv.slice(1), { fail, usage: USAGE, printError });
   if (argv[0] === "diff") return runDiff(argv.slice(1), { load, printError, fail });
+  if (argv[0] === "export") return runExport(argv.slice(1), { load, printError, fail });
   const args = argv.filter((a) => a !== "--strict");
   const strict = args.length !== argv.length;
   const [command, ...rest] = args;
@@ -190,10 +213,8 @@ async function main(argv) {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const operands = command === "export" ? exportOperands(rest) : rest;
-  const [source] = operands;
-  if (!["snapshot", "summary", "export"].includes(command) || !source || operands.length > 1)
-    fail(USAGE);
+  const [source] = rest;
+  if (!["snapshot", "summary"].includes(command) || !source || rest.length > 1) fail(USAGE);
   const state = new SessionState();
   let loaded;
   try {
@@ -207,19 +228,9 @@ async function main(argv) {
   }
   if (command === "snapshot")
     process.stdout.write(`${JSON.stringify(state.osSnapshot(), null, 2)}\n`);
-  else if (command === "export")
-    process.stdout.write(
-      `${JSON.stringify(state.toOtlp({ content: rest.includes("--content") }))}\n`,
-    );
   else process.stdout.write(`${summarize(state.view())}\n`);
   for (const err of loaded.errors) printError(loaded.name, err);
   if (loaded.errors.length) process.exitCode = 1;
-}
-
-/** `export`'s operands: it needs `--otlp` (the one format so far) and may take `--content`. */
-function exportOperands(rest) {
-  if (!rest.includes("--otlp")) fail(USAGE);
-  return rest.filter((a) => a !== "--otlp" && a !== "--content");
 }
 
 function displayName(source) {

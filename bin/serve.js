@@ -1,17 +1,19 @@
 // The viewer's local server (`agent-replay serve`, what `npm start` runs):
 // the viewer page, the package files it imports, the edge replay handler
 // under /api, and a demo that plays the sample session live on a loop.
-// Listens on 127.0.0.1 only.
+// Listens on 127.0.0.1 unless told otherwise, and answers only requests
+// that pass its gate (bin/serve-access.js).
 import { createServer } from "node:http";
 import { createReadStream, readFileSync, statSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { basename, extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ReplaySession, ReplayStore, sampleLog } from "../js/node.js";
+import { AgentReplayError, ReplaySession, ReplayStore, sampleLog } from "../js/node.js";
 import { createReplayHandler } from "../js/edge.js";
 import { toNodeListener } from "../js/node-listener.js";
 import { fileStore } from "../js/file-store.js";
 import { followDirectory } from "./follow-dir.js";
+import { accessGate, hostName, newReadToken, sendError } from "./serve-access.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -107,9 +109,15 @@ function matches(header, etag) {
  * in slices); HEAD sends the headers only. A file that shrinks while it
  * is streamed ends the connection rather than answering fewer bytes than
  * announced. `cache` is its Cache-Control; a `tagged` file has an ETag
- * and gets 304 for a request that names it.
+ * and gets 304 for a request that names it. `length` sends only the
+ * file's first bytes (as if it ended there).
  */
-async function sendFile(req, res, path, { type, cache = "no-cache", tagged = false } = {}) {
+async function sendFile(
+  req,
+  res,
+  path,
+  { type, cache = "no-cache", tagged = false, length = Number.POSITIVE_INFINITY } = {},
+) {
   let info;
   try {
     info = statSync(path);
@@ -117,7 +125,7 @@ async function sendFile(req, res, path, { type, cache = "no-cache", tagged = fal
     return sendNotFound(res);
   }
   if (!info.isFile()) return sendNotFound(res);
-  const size = info.size;
+  const size = Math.min(info.size, length);
   const headers = {
     "content-type": type ?? TYPES[extname(path)] ?? "application/octet-stream",
     "cache-control": cache,
@@ -132,7 +140,8 @@ async function sendFile(req, res, path, { type, cache = "no-cache", tagged = fal
   if (range === "unsatisfiable") {
     return res.writeHead(416, { ...headers, "content-range": `bytes */${size}` }).end();
   }
-  if (!range && size <= READ_WHOLE && req.method !== "HEAD") return sendWhole(res, path, headers);
+  if (!range && size === info.size && size <= READ_WHOLE && req.method !== "HEAD")
+    return sendWhole(res, path, headers);
   const { start, end } = range ?? { start: 0, end: size - 1 };
   if (range) headers["content-range"] = `bytes ${start}-${end}/${size}`;
   headers["content-length"] = end - start + 1;
@@ -157,11 +166,8 @@ function sendWhole(res, path, headers) {
   res.writeHead(200, { ...headers, "content-length": body.length }).end(body);
 }
 
-/** A coded JSON error, as the edge handler answers them. */
-function sendError(res, status, code, message) {
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8" });
-  res.end(JSON.stringify({ error: { code, message } }));
-}
+/** What a read token may hold: it travels in a header, a URL and a cookie as is. */
+const TOKEN = /^[\w.~+/=-]+$/;
 
 /** Thrown for a request whose target is no URL path or not valid percent-encoding. */
 class InvalidRequest extends Error {}
@@ -205,6 +211,56 @@ function sendSessionList(res, follower) {
 }
 
 /**
+ * `GET /sessions/ID`: opens a followed session in the viewer with all of
+ * its history: the viewer reads the file's lines the session has folded
+ * (`/sessions/ID/log`, as it reads any `?log=`), then follows the session's
+ * stream from the cursor at their end. The session is folded now if it
+ * was not held (bin/follow-dir.js).
+ */
+async function sendViewerOf(res, follower, id) {
+  const file = follower.file(id);
+  if (!file) return sendNotFound(res);
+  let session;
+  // Opened again if it left memory (or a new generation began) before this ran on.
+  for (let tries = 0; !session || session !== file.held?.session; tries += 1) {
+    if (tries === 3) return sendError(res, "internal", "the session keeps leaving memory");
+    try {
+      session = await follower.session(id);
+    } catch (e) {
+      if (!(e instanceof AgentReplayError)) throw e;
+      return sendError(res, e.code, e.message);
+    }
+  }
+  // Read together, with no await between: the cursor is that of the lines' last event.
+  const { cursor } = session.observe();
+  const lines = new URLSearchParams({ generation: file.generation, bytes: file.complete });
+  const log = `/sessions/${encodeURIComponent(id)}/log?${lines}`;
+  const live = `/api/sessions/${encodeURIComponent(id)}/stream`;
+  const query = new URLSearchParams({ log, live, cursor });
+  res.writeHead(302, { location: `/?${query}`, "cache-control": "no-store" }).end();
+}
+
+/**
+ * `GET /sessions/ID/log?generation=G&bytes=N`: the first N bytes of the
+ * session's file (whole lines its session folded), while the file is in
+ * generation G; 404 once it is not (its history is another now).
+ */
+function sendLogOf(req, res, follower, id, search) {
+  const file = follower.file(id);
+  const params = new URLSearchParams(search);
+  const bytes = Number(params.get("bytes"));
+  if (!file || String(file.generation) !== params.get("generation") || !(bytes >= 0))
+    return sendNotFound(res);
+  return sendFile(req, res, file.path, { type: "application/octet-stream", length: bytes });
+}
+
+/** The session id and what is asked of it for `/sessions/ID[/log]`, or null. */
+function sessionRoute(pathname) {
+  const match = /^\/sessions\/([^/]+)(\/log)?$/.exec(pathname);
+  return match && { id: decodePath(match[1]), log: Boolean(match[2]) };
+}
+
+/**
  * Plays the sample session live: one event every `intervalMs`, in a new
  * session (`sample-1`, `sample-2`, …) each loop, `pauseMs` apart.
  */
@@ -241,12 +297,16 @@ function startDemo(sessions, store, { intervalMs, pauseMs, keep = 3 }) {
 
 /** The API over sessions kept in `dir`: anyone on 127.0.0.1 reads (an
  * unknown session reads as empty and keeps nothing); appends need the token. */
-function durableHandler(dir, storeOptions, writeToken) {
+async function durableHandler(dir, storeOptions, writeToken) {
+  const storage = fileStore(dir);
+  // Taken before listening: a directory another process writes, or that
+  // holds files the store did not write, stops the server from starting.
+  await storage.open();
   return createReplayHandler({
     basePath: "/api",
     retryMs: 500,
     heartbeatMs: 5000,
-    storage: fileStore(dir),
+    storage,
     storeOptions,
     authorize: (request, _id, action) =>
       action === "read" ||
@@ -258,19 +318,26 @@ function durableHandler(dir, storeOptions, writeToken) {
  * Starts the server. Options: `port` (0 picks one), `files` (logs served
  * at /files/NAME), `dir` (a FileSessionLog directory followed live: its
  * sessions listed at /sessions and /api/sessions, served under
- * /api/sessions/ID; bin/follow-dir.js), `pollMs` (1000, its fallback poll),
+ * /api/sessions/ID, opened in the viewer at /sessions/ID; bin/follow-dir.js),
+ * `pollMs` (1000, its fallback poll), `maxOpen` (16, its sessions held in memory),
  * `demo` (default true without `dir`), `intervalMs` (1100: the sample
  * takes about a minute), `pauseMs` (5000), `maxEventsPerSession`,
  * `maxAgeMs` (the live buffer), `writeToken` (enables POST with
  * `Authorization: Bearer TOKEN`), `data` (a directory where sessions
  * appended over HTTP are kept, js/file-store.js: they survive restarts;
- * not with `dir`). Resolves to `{ url, close() }`.
+ * not with `dir`), `host` (the address listened on, default 127.0.0.1),
+ * `allowHosts` (more names its Host check accepts, at any port),
+ * `readToken` (every request must carry it; made up when `host` is another
+ * address and none is given). Resolves to `{ url, viewer, readToken,
+ * files, close() }`: `viewer` and `files` are the URLs to open, with the
+ * token.
  */
 export async function serve({
   port = 8080,
   files = [],
   dir,
   pollMs,
+  maxOpen,
   data,
   demo = !dir && !data,
   intervalMs = 1100,
@@ -278,13 +345,19 @@ export async function serve({
   maxEventsPerSession,
   maxAgeMs,
   writeToken,
+  host = "127.0.0.1",
+  allowHosts = [],
+  readToken = host === "127.0.0.1" ? undefined : newReadToken(),
 } = {}) {
   if (dir && data) throw new Error("serve keeps --data or follows a directory, not both");
+  if (readToken !== undefined && !TOKEN.test(readToken))
+    throw new Error("a read token is letters, digits and -._~+/= only");
   const store = new ReplayStore({ maxEventsPerSession, maxAgeMs });
   const sessions = new Map();
   const follower = dir
     ? await followDirectory(resolve(dir), {
         pollMs,
+        maxOpen,
         storeOptions: { maxEventsPerSession, maxAgeMs },
       })
     : null;
@@ -313,7 +386,9 @@ export async function serve({
     },
   });
   const api = toNodeListener(
-    data ? durableHandler(resolve(data), { maxEventsPerSession, maxAgeMs }, writeToken) : handler,
+    data
+      ? await durableHandler(resolve(data), { maxEventsPerSession, maxAgeMs }, writeToken)
+      : handler,
   );
   const player = demo ? startDemo(sessions, store, { intervalMs, pauseMs }) : null;
   const served = new Map();
@@ -324,13 +399,20 @@ export async function serve({
   }
 
   const respond = (req, res) => {
-    const { pathname, search } = urlOf(req.url ?? "/");
+    const { pathname, search, searchParams } = urlOf(req.url ?? "/");
     if (pathname.startsWith("/api/") && pathname !== "/api/sessions") return api(req, res);
     if (req.method !== "GET" && req.method !== "HEAD") return res.writeHead(405).end();
     if (pathname === "/api/sessions") return sendSessionList(res, follower);
-    if (pathname === "/" && follower && !search)
+    if (pathname === "/" && follower && [...searchParams.keys()].every((k) => k === "token"))
       return res.writeHead(302, { location: "/sessions" }).end();
     if (pathname === "/sessions") return sendFile(req, res, join(root, "www/sessions.html"), PAGE);
+    const route = follower && sessionRoute(pathname);
+    if (route?.log) return sendLogOf(req, res, follower, route.id, search);
+    if (route)
+      return sendViewerOf(res, follower, route.id).catch((e) => {
+        console.error(e);
+        if (!res.headersSent) sendError(res, "internal", "internal error");
+      });
     if (pathname === "/" || pathname === "/index.html")
       return sendFile(req, res, join(root, "www/index.html"), PAGE);
     if (pathname === "/demo") {
@@ -352,25 +434,37 @@ export async function serve({
     if (path) return sendFile(req, res, path, VIEWER_FILE);
     res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
   };
+  const admit = accessGate({
+    port: () => server.address().port,
+    host,
+    allowHosts,
+    readToken,
+    writeToken,
+  });
   // Nothing is thrown from here: a throw would end the process.
   const server = createServer((req, res) => {
     try {
-      respond(req, res);
+      if (admit(req, res)) respond(req, res);
     } catch (e) {
-      if (e instanceof InvalidRequest) return sendError(res, 400, "invalid_request", e.message);
+      if (e instanceof InvalidRequest) return sendError(res, "invalid_request", e.message);
       console.error(e);
-      if (!res.headersSent) sendError(res, 500, "internal", "internal error");
+      if (!res.headersSent) sendError(res, "internal", "internal error");
       else res.destroy();
     }
   });
   await new Promise((ok, fail) => {
     server.once("error", fail);
-    server.listen(port, "127.0.0.1", ok);
+    server.listen(port, host, ok);
   });
-  const url = `http://127.0.0.1:${server.address().port}`;
+  const url = `http://${hostName(host)}:${server.address().port}`;
+  const token = readToken ? `token=${encodeURIComponent(readToken)}` : "";
   return {
     url,
-    files: [...served.keys()].map((name) => `${url}/?log=${encodeURIComponent(`/files/${name}`)}`),
+    viewer: `${url}/${token && `?${token}`}`,
+    readToken,
+    files: [...served.keys()].map(
+      (name) => `${url}/?log=${encodeURIComponent(`/files/${name}`)}${token && `&${token}`}`,
+    ),
     close: () => {
       player?.stop();
       follower?.close();

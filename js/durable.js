@@ -7,9 +7,35 @@
 // ever sees an event a crash can lose. Memory holds only what the store's
 // bounds allow: a session the store evicts is reloaded from storage when
 // next asked for. The storage interface is in docs/edge.md.
+//
+// An append is answered as what it did: stored and applied, or neither.
+// Every check runs before the storage is written; a step after it that
+// still fails (no room in the store) takes the batch back out of storage.
+// A checkpoint that fails after a stored append does not turn it into an
+// error: the next append tries again. A batch may carry a key (a client's
+// Idempotency-Key): the storage keeps it with the batch, in the same write,
+// so that a retry after a lost answer stores nothing and gets the first
+// answer.
 import { AgentReplayError } from "./common.js";
-import { ReplaySession, ReplayStore, parseCursor } from "./live.js";
+import { ObservedEvent, ReplaySession, ReplayStore, parseCursor } from "./live.js";
 import { storeCore, storeNow } from "./store-access.js";
+
+/** The longest batch key taken: it is stored with every keyed batch. */
+const MAX_KEY_LENGTH = 256;
+
+/** Throws unless `key` is a batch key: 1 to 256 printable characters. */
+function checkKey(key) {
+  if (
+    typeof key !== "string" ||
+    key.length === 0 ||
+    key.length > MAX_KEY_LENGTH ||
+    Array.from(key).some((c) => c < " " || c === "\u007f")
+  )
+    throw new AgentReplayError(
+      "invalid_input",
+      `a batch key is 1 to ${MAX_KEY_LENGTH} characters, none of them a control character`,
+    );
+}
 
 /** The newest events the retention keeps, of `texts` stored at `times`. */
 function retained(texts, times, { events, bytes, ageMs }, now) {
@@ -30,13 +56,17 @@ export class DurableSession {
   #queue = Promise.resolve();
   #busy = 0;
   #checkpointed;
+  /** The keyed batches remembered, oldest first: key → {position, count}
+   * (the first position of the batch and how many events it held). */
+  #keys = new Map();
   /** When it was last opened, read or appended to (the store's clock). */
   usedAt;
 
-  constructor(owner, session, checkpointed) {
+  constructor(owner, session, checkpointed, keys = []) {
     this.#owner = owner;
     this.#session = session;
     this.#checkpointed = checkpointed;
+    for (const { key, position, count } of keys) this.#remember(key, position, count);
     this.usedAt = storeNow(session.store);
   }
 
@@ -67,7 +97,9 @@ export class DurableSession {
   }
 
   /** Appends as ReplaySession.append does, all or nothing, resolving once
-   * the events are stored; appends of one session run one after another. */
+   * the events are stored; appends of one session run one after another.
+   * With `key`, a batch whose key is remembered is not stored again: it
+   * resolves to the first attempt's events (see #answered). */
   append(input, options = {}) {
     this.#busy += 1;
     const run = this.#queue.then(() => this.#append(input, options));
@@ -77,39 +109,91 @@ export class DurableSession {
     });
   }
 
-  async #append(input, { maxEvents }) {
+  async #append(input, { maxEvents, key }) {
+    if (key !== undefined) checkKey(key);
     const lines = this.#session.check(input, { maxEvents });
+    // Evicted since (while an earlier append kept it busy): its positions
+    // and keys are the storage's, so it is reloaded before they are counted on.
+    if (!this.#session.store.holds(this.sessionId)) await this.#reload();
+    const known = key === undefined ? undefined : this.#keys.get(key);
+    if (known) return this.#answered(known);
     if (lines === "") return [];
     const texts = lines.split("\n");
     const store = this.#session.store;
-    // Evicted since (while an earlier append kept it busy): its positions
-    // are the storage's, so it is reloaded before they are counted on.
-    if (!store.holds(this.sessionId)) await this.#reload();
     const from = store.currentCursor(this.sessionId);
-    const { position } = parseCursor(from);
-    await this.#owner.storage.append(this.sessionId, {
-      position: position + 1,
+    const batch = {
+      position: parseCursor(from).position + 1,
       events: texts,
       at: storeNow(store),
-    });
-    let appended;
-    if (store.holds(this.sessionId)) {
-      appended = this.#session.append(lines);
-    } else {
-      // Evicted while its events were stored: reloaded with them.
-      await this.#reload();
-      appended = this.#session.resume(from).events ?? [];
-    }
+      ...(key === undefined ? {} : { key }),
+    };
+    // Throws when nothing is stored: the batch is refused whole.
+    await this.#owner.storage.append(this.sessionId, batch);
+    const appended = await this.#apply(lines, from, batch);
+    if (key !== undefined) this.#remember(key, batch.position, texts.length);
     const last = appended.at(-1);
     if (last && last.position - this.#checkpointed >= this.#owner.checkpointEvery)
-      await this.#checkpoint(last.position);
+      await this.#checkpoint(last.position).catch(() => {
+        // The events are stored and answered for; the next append checkpoints.
+      });
     return appended;
   }
 
-  /** Replaces the live session by the one its storage holds. */
+  /** The stored batch applied to the live session; when that fails, the
+   * batch taken back out of storage, so that nothing answered as refused
+   * stays stored and the next batch takes its positions. */
+  async #apply(lines, from, batch) {
+    try {
+      if (this.#session.store.holds(this.sessionId)) return this.#session.append(lines);
+      // Evicted while its events were stored: reloaded with them.
+      await this.#reload();
+      return this.#session.resume(from).events ?? [];
+    } catch (e) {
+      await this.#owner.storage.undo(this.sessionId, batch);
+      // A reload read the batch's key with it.
+      this.#keys.delete(batch.key);
+      throw e;
+    }
+  }
+
+  /** Remembers a keyed batch; the oldest key goes past `maxKeys`. */
+  #remember(key, position, count) {
+    this.#keys.delete(key);
+    this.#keys.set(key, { position, count });
+    if (this.#keys.size > this.#owner.maxKeys) this.#keys.delete(this.#keys.keys().next().value);
+  }
+
+  /**
+   * The answer of a batch already stored under a key (`replayed` set on
+   * it): its events as the live window still holds them; once it has
+   * trimmed them, events at the same positions with no text (`json`
+   * undefined) and the session's current revision.
+   */
+  #answered({ position, count }) {
+    const standing = parseCursor(this.#session.store.currentCursor(this.sessionId));
+    const at = (p) =>
+      new ObservedEvent(
+        this.sessionId,
+        standing.revision,
+        p,
+        undefined,
+        undefined,
+        standing.incarnation,
+      );
+    const resumed = this.#session.resume(at(position - 1).cursor);
+    const events =
+      resumed.type === "replayed" && resumed.events.length >= count
+        ? resumed.events.slice(0, count)
+        : Array.from({ length: count }, (_, i) => at(position + i));
+    return Object.assign(events, { replayed: true });
+  }
+
+  /** Replaces the live session (and its keys) by the one its storage holds. */
   async #reload() {
     this.#session.free();
-    this.#session = (await this.#owner.load(this.sessionId)).session;
+    const loaded = await this.#owner.load(this.sessionId);
+    this.#session = loaded.session;
+    this.#keys = loaded.#keys;
   }
 
   /** Stores the state now, so a restart folds from here. */
@@ -161,15 +245,19 @@ export class DurableSessions {
     retention = {},
     checkpointEvery = 1000,
     idleMs = 300_000,
+    maxKeys = 1000,
   } = {}) {
-    const methods = ["incarnation", "load", "append", "checkpoint"];
+    const methods = ["incarnation", "load", "append", "undo", "checkpoint"];
     if (!storage || methods.some((m) => typeof storage[m] !== "function"))
       throw new AgentReplayError("invalid_input", `storage must have ${methods.join(", ")}`);
     if (!Number.isSafeInteger(checkpointEvery) || checkpointEvery < 1)
       throw new AgentReplayError("invalid_input", "checkpointEvery must be a positive integer");
     if (typeof idleMs !== "number" || !(idleMs >= 0))
       throw new AgentReplayError("invalid_input", "idleMs must be a non-negative number");
+    if (!Number.isSafeInteger(maxKeys) || maxKeys < 1)
+      throw new AgentReplayError("invalid_input", "maxKeys must be a positive integer");
     this.#idleMs = idleMs;
+    this.maxKeys = maxKeys;
     this.storage = storage;
     this.checkpointEvery = checkpointEvery;
     this.retention = {
@@ -203,7 +291,7 @@ export class DurableSessions {
     const store = await this.store();
     const stored = await this.storage.load(id, { retainEvents: this.retention.events });
     if (!stored && !create) return undefined;
-    const { base, events = [], times = [], checkpoint } = stored ?? {};
+    const { base, events = [], times = [], checkpoint, keys } = stored ?? {};
     const now = storeNow(store);
     const session = ReplaySession.restore(id, {
       store,
@@ -213,7 +301,7 @@ export class DurableSessions {
       checkpoint,
       retain: retained(events, times, this.retention, now),
     });
-    return new DurableSession(this, session, checkpoint?.position ?? 0);
+    return new DurableSession(this, session, checkpoint?.position ?? 0, keys);
   }
 
   /** The kept session of `id`, if the store still holds it, marked used. */

@@ -22,7 +22,7 @@ export interface ReplayHandlerOptions {
   /** The session to serve (default: one per id over one shared store, kept
    * while the store holds the session; reading a session it does not hold
    * keeps nothing). */
-  session?: (sessionId: string) => ReplaySession;
+  session?: (sessionId: string) => ReplaySession | Promise<ReplaySession>;
   /** The shared store (default: made from storeOptions on the first request). */
   store?: ReplayStore;
   storeOptions?: ReplayStoreOptions;
@@ -60,5 +60,10 @@ export function createReplayHandler(
   options: ReplayHandlerOptions,
 ): (request: Request) => Promise<Response>;
 
-/** An authorize hook from bearer tokens: token → allowed session ids, or "*". */
-export function bearerTokens(tokens: Record<string, string[] | "*">): Authorize;
+/** What a bearer token may use: session ids or "*"; `access: "read"` allows
+ * observe, resume and stream but no append (default "all": both). */
+export type TokenGrant = string[] | "*" | { sessions: string[] | "*"; access?: "read" | "all" };
+
+/** An authorize hook from bearer tokens: token → its grant (throws
+ * `invalid_input` for a grant that is none of these). */
+export function bearerTokens(tokens: Record<string, TokenGrant>): Authorize;

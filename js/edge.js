@@ -80,17 +80,34 @@ async function readBody(request, max) {
 }
 
 /**
- * An `authorize` hook from bearer tokens: `{token: ["session-a", ...] | "*"}`.
- * A request without a known token, or for another session, is refused.
+ * An `authorize` hook from bearer tokens: token → its sessions, `["session-a",
+ * ...]` or `"*"`, to read and append, or `{sessions, access: "read"}` to read
+ * only (observe, resume, stream: a dashboard's token need not be able to
+ * write). A request without a known token, for another session, or to
+ * append with a read-only token, is refused.
  */
 export function bearerTokens(tokens) {
-  const table = new Map(Object.entries(tokens));
-  return (request, sessionId) => {
+  const table = new Map(Object.entries(tokens).map(([token, grant]) => [token, grantOf(grant)]));
+  return (request, sessionId, action) => {
     const header = request.headers.get("authorization") ?? "";
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    const allowed = match && table.get(match[1]);
-    return allowed === "*" || (Array.isArray(allowed) && allowed.includes(sessionId));
+    const grant = match && table.get(match[1]);
+    if (!grant || (grant.access === "read" && action !== "read")) return false;
+    return grant.sessions === "*" || grant.sessions.includes(sessionId);
   };
+}
+
+/** A token's `{sessions, access}` from what bearerTokens was given for it. */
+function grantOf(grant) {
+  const { sessions, access = "all" } =
+    grant === "*" || Array.isArray(grant) ? { sessions: grant } : (grant ?? {});
+  const named = Array.isArray(sessions) && sessions.every((id) => typeof id === "string");
+  if ((sessions !== "*" && !named) || (access !== "read" && access !== "all"))
+    throw new AgentReplayError(
+      "invalid_input",
+      'bearerTokens: each token maps to session ids, "*" or {sessions, access: "read" | "all"}',
+    );
+  return { sessions, access };
 }
 
 /** The routes under `/sessions/{id}`, by method and last segment. */
@@ -147,9 +164,9 @@ async function authorized(authorize, request, sessionId, method) {
  * Makes the handler.
  * - `authorize(request, sessionId, action)` → boolean (or a promise of one);
  *   `action` is "read" or "append". Without it every request is refused.
- * - `session(sessionId)` → the ReplaySession to serve (default: one per id,
- *   over one shared `store`, made from `storeOptions`, kept while the store
- *   holds the session: see `sessionTable`).
+ * - `session(sessionId)` → the ReplaySession to serve, or a promise of one
+ *   (default: one per id, over one shared `store`, made from `storeOptions`,
+ *   kept while the store holds the session: see `sessionTable`).
  * - `maxBodyBytes` (1 MiB), `maxEventsPerRequest` (1000): past them, 413.
  * - `heartbeatMs` (15000): SSE comment lines that keep idle streams open.
  * - `retryMs` (1000): the reconnection delay sent to EventSource clients.
@@ -285,7 +302,7 @@ function sessionTable(store, storeOptions) {
 function hookSessions(session) {
   return {
     open: session,
-    read: (id, answer) => answer(session(id)),
+    read: async (id, answer) => answer(await session(id)),
     release: () => {},
   };
 }
@@ -325,12 +342,18 @@ async function appendEvents({ sessions, limits }, { request, sessionId }) {
   const body = await readBody(request, maxBodyBytes);
   if (body === undefined)
     return errorResponse(413, "limit_exceeded", `the body is larger than ${maxBodyBytes} bytes`);
+  const key = request.headers.get("idempotency-key") ?? undefined;
+  if (key !== undefined && !(sessions instanceof DurableSessions))
+    return errorResponse(400, "invalid_input", "Idempotency-Key needs a handler with storage");
   const s = await sessions.open(sessionId);
   try {
     // One pass checks every event and counts them, one appends: all or nothing.
-    const appended = await s.append(body, { maxEvents: maxEventsPerRequest });
+    const appended = await s.append(body, { maxEvents: maxEventsPerRequest, key });
     const cursor = appended.length ? appended.at(-1).cursor : s.observe().cursor;
-    return jsonResponse(JSON.stringify({ appended: appended.length, cursor }));
+    const response = jsonResponse(JSON.stringify({ appended: appended.length, cursor }));
+    // A retry of a batch stored before: answered as the first attempt was.
+    if (appended.replayed) response.headers.set("idempotent-replayed", "true");
+    return response;
   } finally {
     sessions.release(sessionId);
   }

@@ -1,36 +1,96 @@
 // A storage for durable sessions (js/durable.js) in a directory, on Node and
-// Deno (node:fs). Each session's events are appended to
-// `DIR/<session_id>.jsonl` in deepstrike's FileSessionLog format, one
-// `{"seq":N,"event":{...}}` line per event (seq = position - 1), written in
-// one write per accepted batch and fsynced before the append is answered.
-// Beside it, `<session_id>.checkpoint.json` (replaced atomically every
-// `checkpointEvery` events) holds the state at the last checkpoint and the
-// marks (position, revision, byte offset, time) a restart seeks from, so a
-// restart reads the retained window and the events since the checkpoint,
-// never the whole log; `DIR/incarnation` holds the incarnation. A torn last
-// line (a crash mid-write) is cut off when the session is next loaded.
-import { mkdir, open, readFile, rename, stat, truncate } from "node:fs/promises";
+// Deno (node:fs). Each session's events are appended to `DIR/<name>.jsonl`
+// (the name encodes the session id: see fileName) in deepstrike's
+// FileSessionLog format, one `{"seq":N,"event":{...}}` line per event
+// (seq = position - 1), written in one write per accepted batch and fsynced
+// before the append is answered. The first line of a batch sent with a key
+// also holds `"key"` and `"count"` (its events), so the key is as durable
+// as the batch, in the same write. Beside it, `<name>.checkpoint.json`
+// (replaced atomically every `checkpointEvery` events) holds the state at
+// the last checkpoint and the marks (position, revision, byte offset, time)
+// a restart seeks from, so a restart reads the retained window and the
+// events since the checkpoint, never the whole log; `DIR/incarnation`
+// holds the incarnation.
+//
+// The store writes only to a directory it owns: one it made (marked by
+// `DIR/.agent-replay-store`), empty, or written by an earlier version (which
+// left `incarnation` and no marker: its files are renamed to today's names
+// once). A directory holding anything else (an agent's own logs) is refused
+// whole. One process writes a directory at a time: `DIR/.agent-replay.lock`
+// holds its pid, made with O_EXCL, taken over only from a process that is
+// gone. A line the store did not write is reported (invalid_log) and kept;
+// only a torn last line, what a crash mid-write leaves of its own batch, is
+// cut, under the lock.
+import { mkdir, open, readFile, readdir, rename, stat, truncate, unlink } from "node:fs/promises";
+import { unlinkSync } from "node:fs";
 import { Buffer } from "node:buffer";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import process from "node:process";
 import { AgentReplayError } from "./common.js";
 
-/** A stored line; group 2 is the event's text (as bin/follow-dir.js reads it). */
-const ENTRY = /^\{"seq":(0|[1-9][0-9]*),"event":(\{.*\})\}$/s;
+/** A stored line: seq, and on a keyed batch's first line its key (JSON
+ * text) and event count; the last group is the event's text. */
+const ENTRY =
+  /^\{"seq":(0|[1-9][0-9]*),(?:"key":("(?:[^"\\]|\\.)*"),"count":([1-9][0-9]*),)?"event":(\{.*\})\}$/s;
+/** How every line this store writes begins. */
+const ENTRY_START = '{"seq":';
 const NEWLINE = 0x0a;
-/** The longest file name most file systems take, less the suffixes. */
-const MAX_NAME_BYTES = 200;
+/** The longest file name most file systems take (255 bytes), less the
+ * longest suffix written (`.checkpoint.json.tmp`). */
+const MAX_NAME_BYTES = 230;
+/** Marks a directory this store made (and the naming of its files). */
+const MARKER = ".agent-replay-store";
+const MARKER_TEXT = "agent-replay file store: file names of format 2\n";
+/** Holds the pid of the process writing the directory. */
+const LOCK = ".agent-replay.lock";
+/** Names Windows reserves for devices, whatever follows a dot. */
+const RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
 
-/** A session id as a file name: `/`, `\`, `%` and control characters
- * percent-encoded, so no id names a path outside the directory. */
+/** A character as percent-encoded UTF-8 bytes (hex digits uppercase). */
+function percent(c) {
+  return Array.from(
+    new TextEncoder().encode(c),
+    (b) => `%${b.toString(16).padStart(2, "0").toUpperCase()}`,
+  ).join("");
+}
+
+/**
+ * A session id as a file name, distinct from every other id's on file
+ * systems that ignore case or normalise Unicode (macOS, Windows), and valid
+ * on Windows: only `a-z`, `0-9`, `-`, `_` and inner dots are kept, every
+ * other character (uppercase letters, `<>:"/\|?*`, control characters,
+ * non-ASCII) is percent-encoded as UTF-8 with uppercase hex, and so is the
+ * first letter of a reserved device name (`con`, `nul`, `com1`…). `%` never
+ * stands for itself, so the encoding is one-to-one even with case ignored.
+ */
 function fileName(id) {
-  const encoded = (c) => c < " " || c === "\u007f" || "/\\%".includes(c);
-  const hex = (c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0").toUpperCase()}`;
-  const name = Array.from(id, (c) => (encoded(c) ? hex(c) : c)).join("");
-  const safe =
-    name === "." || name === ".." ? encodeURIComponent(name).replace(/\./g, "%2E") : name;
-  if (new TextEncoder().encode(safe).length > MAX_NAME_BYTES)
+  const chars = Array.from(id);
+  const kept = (c, i) => /^[a-z0-9_-]$/.test(c) || (c === "." && i > 0 && i < chars.length - 1);
+  let name = chars.map((c, i) => (kept(c, i) ? c : percent(c))).join("");
+  if (RESERVED.test(name.split(".")[0])) name = percent(name[0]) + name.slice(1);
+  if (new TextEncoder().encode(name).length > MAX_NAME_BYTES)
     throw new AgentReplayError("invalid_session_id", "the session id is too long for a file name");
-  return safe;
+  return name;
+}
+
+/** The session id of a file name of the first format (before the marker):
+ * the id with only `/`, `\`, `%`, control characters and `.`/`..` encoded. */
+function firstFormatId(name) {
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The error a failed write is: `storage_full` for a full disk. */
+function writeError(e, dir) {
+  if (e?.code === "ENOSPC" || e?.code === "EDQUOT")
+    return new AgentReplayError(
+      "storage_full",
+      `no space left for ${dir}: nothing of this write is stored (what was acknowledged is kept)`,
+    );
+  return e;
 }
 
 /** Writes a file whole or not at all: a temporary file, fsynced, renamed. */
@@ -77,38 +137,178 @@ async function readRange(path, start, end) {
 }
 
 /**
- * The events of whole stored lines in `bytes` (read from the line of seq
- * `seq`): their texts and the byte length they span. A torn or foreign
- * line ends them: what follows it was never acknowledged.
+ * The whole stored lines in `bytes` (read from the line of seq `seq`): the
+ * events' texts, the keyed batches among them, the byte length they span,
+ * and what ends them: `end`, `torn` (bytes after the last line break: a
+ * write a crash cut short, if they begin as this store's lines do) or
+ * `foreign` (a line this store did not write, or not at the next seq).
  */
 function wholeLines(bytes, seq) {
   const texts = [];
+  const keys = [];
   let start = 0;
-  let next = seq;
   for (;;) {
     const end = bytes.indexOf(NEWLINE, start);
     if (end < 0) break;
     const match = ENTRY.exec(bytes.toString("utf8", start, end));
-    if (!match || Number(match[1]) !== next) break;
-    texts.push(match[2]);
-    next += 1;
+    if (!match || Number(match[1]) !== seq + texts.length)
+      return { texts, keys, length: start, end: "foreign" };
+    if (match[2] !== undefined)
+      keys.push({
+        key: JSON.parse(match[2]),
+        position: seq + texts.length + 1,
+        count: Number(match[3]),
+      });
+    texts.push(match[4]);
     start = end + 1;
   }
-  return { texts, length: start };
+  const rest = bytes.toString("utf8", start, Math.min(bytes.length, start + ENTRY_START.length));
+  const end =
+    start === bytes.length
+      ? "end"
+      : ENTRY_START.startsWith(rest) || rest.startsWith(ENTRY_START)
+        ? "torn"
+        : "foreign";
+  return { texts, keys, length: start, end };
+}
+
+/** Whether a process with this pid runs (one we may not signal runs too). */
+function running(pid) {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+
+/** The locks this process holds: path → how many stores share it. */
+const locks = new Map();
+/** Whether the exit hook that leaves them is set (once per process). */
+let exitHooked = false;
+
+/** Takes `DIR/.agent-replay.lock` for this process (stores of one process
+ * share it), taking it over from a process that is gone. */
+async function lock(dir) {
+  const path = join(dir, LOCK);
+  if (locks.has(path)) {
+    locks.set(path, locks.get(path) + 1);
+    return path;
+  }
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const file = await open(path, "wx");
+      try {
+        await file.writeFile(`${process.pid}\n`);
+        await file.datasync();
+      } finally {
+        await file.close();
+      }
+      if (!exitHooked) process.once("exit", releaseAll);
+      exitHooked = true;
+      locks.set(path, 1);
+      return path;
+    } catch (e) {
+      if (e.code !== "EEXIST") throw writeError(e, dir);
+    }
+    const pid = Number((await readFile(path, "utf8").catch(() => "")).trim());
+    if (running(pid) && pid !== process.pid)
+      throw new AgentReplayError(
+        "invalid_input",
+        `${dir} is in use by process ${pid} (${path}): one process writes a directory at a time`,
+      );
+    await unlink(path).catch(() => {});
+  }
+  throw new AgentReplayError("invalid_input", `${dir}: could not take ${path}`);
+}
+
+/** Leaves a lock when its last store closes. */
+async function unlock(path) {
+  const count = (locks.get(path) ?? 0) - 1;
+  if (count > 0) return locks.set(path, count);
+  locks.delete(path);
+  await unlink(path).catch(() => {});
+}
+
+/** At exit, leaves every lock this process holds. */
+function releaseAll() {
+  for (const path of locks.keys()) {
+    try {
+      unlinkSync(path);
+    } catch {}
+  }
+  locks.clear();
+}
+
+/**
+ * Whether `dir` is this store's to write: `new` (nothing in it but hidden
+ * files), `marked`, `first` (written by the first format), or refused.
+ */
+async function ownership(dir) {
+  const names = await readdir(dir);
+  if (names.includes(MARKER)) return "marked";
+  if (names.includes("incarnation")) return "first";
+  if (names.every((n) => n.startsWith("."))) return "new";
+  throw new AgentReplayError(
+    "invalid_input",
+    `${dir} holds files this store did not write (no ${MARKER}): it writes only to a ` +
+      "directory of its own; to view another program's logs, use `agent-replay serve DIR`",
+  );
+}
+
+/** Renames the files of the first format to today's names. */
+async function migrate(dir) {
+  for (const name of await readdir(dir)) {
+    const suffix = [".checkpoint.json", ".jsonl"].find((s) => name.endsWith(s));
+    const id = suffix && firstFormatId(name.slice(0, -suffix.length));
+    if (id === undefined || id === "") continue;
+    const renamed = `${fileName(id)}${suffix}`;
+    if (renamed !== name) await rename(join(dir, name), join(dir, renamed));
+  }
 }
 
 const NO_MARK = { position: 0, revision: 0, offset: 0, at: 0 };
 
 /**
  * A file store in `dir` (made if missing). `fileStore(dir)` is the storage
- * `createReplayHandler({storage})` and `DurableSessions` take.
+ * `createReplayHandler({storage})` and `DurableSessions` take. `open()`
+ * takes the directory (done by the first call of any method): it throws
+ * when another process writes it or it holds files this store did not
+ * write; `close()` leaves it.
  */
 export function fileStore(dir) {
-  let ready;
-  const made = () => (ready ??= mkdir(dir, { recursive: true }));
+  let opened;
+  let lockPath;
+  /** The size of each session's file before its last batch, for `undo`. */
+  const before = new Map();
   const paths = (id) => {
     const base = join(dir, fileName(id));
     return { log: `${base}.jsonl`, checkpoint: `${base}.checkpoint.json` };
+  };
+
+  async function take() {
+    await mkdir(dir, { recursive: true }).catch((e) => {
+      throw writeError(e, dir);
+    });
+    const owned = await ownership(dir);
+    lockPath = await lock(resolve(dir));
+    try {
+      if (owned === "marked") return;
+      if (owned === "first") await migrate(dir);
+      await replaceFile(join(dir, MARKER), MARKER_TEXT);
+      await syncDirectory(dir);
+    } catch (e) {
+      await unlock(lockPath);
+      throw writeError(e, dir);
+    }
+  }
+  const ready = () => {
+    opened ??= take().catch((e) => {
+      opened = undefined;
+      throw e;
+    });
+    return opened;
   };
 
   /** The checkpoint file, or none (a session never checkpointed). */
@@ -121,9 +321,32 @@ export function fileStore(dir) {
     }
   }
 
+  /** The whole lines of `log` from `mark`; a torn last line cut, a line
+   * this store did not write reported (and kept). */
+  async function linesFrom(log, mark, size) {
+    const lines = wholeLines(await readRange(log, mark.offset), mark.position);
+    const at = mark.offset + lines.length;
+    if (lines.end === "foreign")
+      throw new AgentReplayError(
+        "invalid_log",
+        `${log}: the line at byte ${at} is not one this store wrote; the file is kept as it is`,
+      );
+    if (lines.end === "torn" && at < size) await truncate(log, at);
+    return lines;
+  }
+
   return {
+    open: ready,
+
+    async close() {
+      if (!opened) return;
+      const taken = opened;
+      opened = undefined;
+      await taken.then(() => unlock(lockPath)).catch(() => {});
+    },
+
     async incarnation() {
-      await made();
+      await ready();
       const path = join(dir, "incarnation");
       try {
         return (await readFile(path, "utf8")).trim();
@@ -132,14 +355,17 @@ export function fileStore(dir) {
       }
       const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
       const incarnation = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-      await replaceFile(path, `${incarnation}\n`);
+      await replaceFile(path, `${incarnation}\n`).catch((e) => {
+        throw writeError(e, dir);
+      });
       return incarnation;
     },
 
     /** What a restart restores: the events from the latest mark at or
-     * before both the checkpoint and the retained window, with times. */
+     * before both the checkpoint and the retained window, with times and
+     * the keyed batches among them. */
     async load(id, { retainEvents }) {
-      await made();
+      await ready();
       const { log, checkpoint } = paths(id);
       let size;
       let mtime;
@@ -151,8 +377,7 @@ export function fileStore(dir) {
       }
       const saved = await readCheckpoint(checkpoint);
       const latest = saved.marks.at(-1);
-      const recent = wholeLines(await readRange(log, latest.offset), latest.position);
-      if (latest.offset + recent.length < size) await truncate(log, latest.offset + recent.length);
+      const recent = await linesFrom(log, latest, size);
       const tail = latest.position + recent.texts.length;
       const from = Math.max(0, tail - retainEvents);
       const base = saved.marks.findLast((m) => m.position <= from) ?? saved.marks[0];
@@ -173,35 +398,67 @@ export function fileStore(dir) {
         events: [...older.texts, ...recent.texts],
         times,
         checkpoint: saved.state && { position: latest.position, state: saved.state },
+        keys: [...older.keys, ...recent.keys],
       };
     },
 
-    /** Appends the events at `position` on in one write, fsynced. */
-    async append(id, { position, events }) {
-      await made();
+    /** Appends the events at `position` on in one write, fsynced; a key
+     * rides on the first line. */
+    async append(id, { position, events, key }) {
+      await ready();
       let text = "";
-      for (const [i, event] of events.entries())
-        text += `{"seq":${position - 1 + i},"event":${event}}\n`;
-      const file = await open(paths(id).log, "a");
+      for (const [i, event] of events.entries()) {
+        const batch =
+          i === 0 && key !== undefined
+            ? `"key":${JSON.stringify(key)},"count":${events.length},`
+            : "";
+        text += `{"seq":${position - 1 + i},${batch}"event":${event}}\n`;
+      }
+      const { log } = paths(id);
       let size;
       try {
-        ({ size } = await file.stat());
-        await file.writeFile(text);
-        await file.datasync();
+        const file = await open(log, "a");
+        try {
+          ({ size } = await file.stat());
+          await file.writeFile(text);
+          await file.datasync();
+        } catch (e) {
+          // A batch that failed half-written (a full disk) is taken back
+          // whole, so that no later append lands after half an event.
+          if (size !== undefined) await file.truncate(size).catch(() => {});
+          throw e;
+        } finally {
+          await file.close();
+        }
+        if (position === 1) await syncDirectory(dir);
       } catch (e) {
-        // A batch that failed half-written (a full disk) is taken back
-        // whole, so that no later append lands after half an event.
-        if (size !== undefined) await file.truncate(size).catch(() => {});
-        throw e;
+        throw writeError(e, dir);
+      }
+      before.set(id, { position, size });
+    },
+
+    /** Takes the last batch appended back out (the live session refused it). */
+    async undo(id, { position }) {
+      const last = before.get(id);
+      if (last?.position !== position)
+        throw new AgentReplayError(
+          "internal",
+          `undo of a batch at ${position}: not the last stored`,
+        );
+      before.delete(id);
+      const file = await open(paths(id).log, "r+");
+      try {
+        await file.truncate(last.size);
+        await file.datasync();
       } finally {
         await file.close();
       }
-      if (position === 1) await syncDirectory(dir);
     },
 
     /** Stores the state at `position` and a mark there; forgets the marks
      * no restart needs (all but the last at or before `keepFrom`). */
     async checkpoint(id, { position, revision, state, at, keepFrom }) {
+      await ready();
       const { log, checkpoint } = paths(id);
       const saved = await readCheckpoint(checkpoint);
       const { size } = await stat(log);
@@ -210,7 +467,11 @@ export function fileStore(dir) {
         0,
         marks.findLastIndex((m) => m.position <= keepFrom),
       );
-      await replaceFile(checkpoint, JSON.stringify({ marks: marks.slice(first), state }));
+      await replaceFile(checkpoint, JSON.stringify({ marks: marks.slice(first), state })).catch(
+        (e) => {
+          throw writeError(e, dir);
+        },
+      );
     },
   };
 }

@@ -986,6 +986,9 @@ export type ErrorCode =
   | "method_not_allowed"
   | "too_many_streams"
   | "unsupported_host"
+  | "misdirected_request"
+  | "unauthorized"
+  | "storage_full"
   | "internal";
 
 /**
@@ -1146,8 +1149,10 @@ export class SessionState {
   summary(): SessionSummary;
   osSnapshot(): OsSnapshot;
   view(): SessionView;
-  /** The session so far as OTLP/JSON traces (docs/otlp.md). */
-  toOtlp(options?: { content?: boolean }): OtlpTrace;
+  /** The session so far as an OTLP trace (docs/otlp.md): OTLP/JSON, or
+   * OTLP/protobuf bytes with `format: "protobuf"`. */
+  toOtlp(options: OtlpStateOptions & { format: "protobuf" }): Uint8Array;
+  toOtlp(options?: OtlpStateOptions & { format?: "json" }): OtlpTrace;
   readonly eventCount: number;
   readonly revision: number;
   free(): void;
@@ -1176,6 +1181,13 @@ export interface OtlpSpanEvent {
   attributes: OtlpKeyValue[];
 }
 
+/** A link to another span of the trace: a sub-agent's workflow dependency. */
+export interface OtlpLink {
+  traceId: string;
+  spanId: string;
+  attributes: OtlpKeyValue[];
+}
+
 export interface OtlpSpan {
   /** 32 hex digits. */
   traceId: string;
@@ -1190,6 +1202,7 @@ export interface OtlpSpan {
   endTimeUnixNano: string;
   attributes: OtlpKeyValue[];
   events?: OtlpSpanEvent[];
+  links?: OtlpLink[];
   /** 0 unset, 2 error. */
   status: { code: 0 | 2; message?: string };
 }
@@ -1202,15 +1215,34 @@ export interface OtlpTrace {
   }[];
 }
 
-export interface OtlpOptions extends LoadOptions {
-  /** Message content (goal, system prompt, replies): off by default. */
+export interface OtlpStateOptions {
+  /** Message content (goal, system prompt, replies, tool results as the
+   * model read them): off by default. */
   content?: boolean;
+  /** Where a log with no recorded time starts: Unix milliseconds, a Date or
+   * an ISO 8601 string. Without it, such a log starts at the Unix epoch. A
+   * log with recorded times keeps them. */
+  startTime?: number | Date | string;
+  /** "json" (the default): OTLP/JSON as an object; "protobuf": OTLP/protobuf
+   * bytes (`application/x-protobuf`). */
+  format?: "json" | "protobuf";
+}
+
+export interface OtlpOptions extends LoadOptions, OtlpStateOptions {
   /** The session's id: the trace id derives from it and the run id. */
   sessionId?: string;
 }
 
-/** A log as OTLP/JSON traces under the OpenTelemetry GenAI conventions. */
-export function toOtlp(log: LoggedEvent[] | string | Uint8Array, options?: OtlpOptions): OtlpTrace;
+/** A log as an OTLP trace under the OpenTelemetry GenAI conventions:
+ * OTLP/JSON, or OTLP/protobuf bytes with `format: "protobuf"`. */
+export function toOtlp(
+  log: LoggedEvent[] | string | Uint8Array,
+  options: OtlpOptions & { format: "protobuf" },
+): Uint8Array;
+export function toOtlp(
+  log: LoggedEvent[] | string | Uint8Array,
+  options?: OtlpOptions & { format?: "json" },
+): OtlpTrace;
 
 /** What `SessionIndex.filter` keeps; a list left out keeps any. */
 export interface IndexFilter {
@@ -1466,6 +1498,8 @@ export interface StoredSession {
   times?: number[];
   /** The state at a position among the events (an observation's state, or its JSON). */
   checkpoint?: { position: number; state: SessionView | string };
+  /** The keyed batches among `events`: key, first position, event count. */
+  keys?: { key: string; position: number; count: number }[];
 }
 
 /** Where durable sessions keep their events (`fileStore`, Durable Object SQLite storage). */
@@ -1474,11 +1508,16 @@ export interface SessionStorage {
   incarnation(): Promise<string>;
   /** The session as stored, from at or before the newest `retainEvents`; undefined if none. */
   load(sessionId: string, options: { retainEvents: number }): Promise<StoredSession | undefined>;
-  /** Stores events at `position` on; resolves once they are durable. */
+  /** Stores events at `position` on, with `key` when given (durable with
+   * the batch: one write or transaction); resolves once they are durable,
+   * throws when nothing is stored. */
   append(
     sessionId: string,
-    batch: { position: number; events: string[]; at: number },
+    batch: { position: number; events: string[]; at: number; key?: string },
   ): Promise<void>;
+  /** Takes back the batch just appended at `position` (and its key): the
+   * live session refused it after it was stored. */
+  undo(sessionId: string, batch: { position: number }): Promise<void>;
   /** Stores the state at `position`; what is before `keepFrom` no restart needs. */
   checkpoint(
     sessionId: string,
@@ -1502,11 +1541,15 @@ export class DurableSession {
   readonly busy: boolean;
   /** When it was last opened, read or appended to (the store's clock). */
   usedAt: number;
-  /** As ReplaySession.append, resolving once the events are stored. */
+  /** As ReplaySession.append, resolving once the events are stored. With
+   * `key` (1 to 256 characters, no control character), a batch whose key
+   * is remembered is not stored again: it resolves to the first attempt's
+   * events, `replayed` set (events the live window no longer holds come
+   * with their position and cursor, `json` undefined). */
   append(
     input: LoggedEvent | LoggedEvent[] | string | Uint8Array,
-    options?: { maxEvents?: number },
-  ): Promise<ObservedEvent[]>;
+    options?: { maxEvents?: number; key?: string },
+  ): Promise<ObservedEvent[] & { replayed?: true }>;
   observe(): Observation;
   resume(cursor: string): { type: "replayed"; events: ObservedEvent[]; cursor: string } | GapItem;
   subscribe(cursor: string): SessionSubscription;
@@ -1524,10 +1567,13 @@ export class DurableSessions {
     checkpointEvery?: number;
     /** A session nobody follows, unused this long, leaves memory (default 300000 ms). */
     idleMs?: number;
+    /** Batch keys remembered per session, newest first (default 1000). */
+    maxKeys?: number;
   });
   readonly storage: SessionStorage;
   readonly retention: Required<Retention>;
   readonly checkpointEvery: number;
+  readonly maxKeys: number;
   /** Sessions kept in memory now. */
   readonly size: number;
   store(): Promise<ReplayStore>;

@@ -125,7 +125,7 @@ const resumed = session.resume(session.observe().cursor);
 if (resumed.type === "gap") { const c: string = resumed.observation.cursor; void c; }
 const usage: number = memoryUsage().allocated_bytes;
 void usage;
-const handler = createReplayHandler({ authorize: bearerTokens({ t: ["s"], ops: "*" }), storeOptions: { maxEventsPerSession: 4 }, maxBodyBytes: 1024 });
+const handler = createReplayHandler({ authorize: bearerTokens({ t: ["s"], ops: "*", view: { sessions: "*", access: "read" } }), storeOptions: { maxEventsPerSession: 4 }, maxBodyBytes: 1024 });
 const response: Promise<Response> = handler(new Request("http://localhost/sessions/s"));
 void response;
 const view: SessionView = state.view();
@@ -153,7 +153,11 @@ try { state.apply("x", { strict: true }); } catch (e) { if (e instanceof AgentRe
 void n;
 const trace: OtlpTrace = toOtlp(sampleLog(), { content: true, sessionId: "s", strict: false });
 const spanId: string = trace.resourceSpans[0]!.scopeSpans[0]!.spans[0]!.spanId + state.toOtlp().resourceSpans.length;
+const wire: Uint8Array = toOtlp(sampleLog(), { format: "protobuf", startTime: new Date(), sessionId: "s" });
+const stateWire: Uint8Array = state.toOtlp({ format: "protobuf", startTime: 0 });
 void spanId;
+void wire;
+void stateWire;
 const compared = compareRuns(sampleLog(), state, { strict: false });
 const firstAt: number | undefined = compared.first_divergence?.a.position;
 void firstAt;

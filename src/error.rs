@@ -66,7 +66,7 @@ error_codes! {
     Closed = "closed", 500,
         "An object used after `free()` (a defect of the code holding it).";
     Forbidden = "forbidden", 403,
-        "The edge handler's `authorize` hook refused the request.";
+        "Refused: by the edge handler's `authorize` hook, or by `serve` for a state-changing request from another origin.";
     InvalidRequest = "invalid_request", 400,
         "An HTTP request whose target is no URL (bad percent-encoding, a bad Host).";
     NotFound = "not_found", 404,
@@ -77,6 +77,12 @@ error_codes! {
         "Past the edge handler's open-stream bound for the session or the client.";
     UnsupportedHost = "unsupported_host", 500,
         "A host whose WebAssembly lacks SIMD (simd128), which the package's .wasm needs.";
+    MisdirectedRequest = "misdirected_request", 421,
+        "A request to `serve` whose Host header is none of its own names (as a DNS-rebinding page sends).";
+    Unauthorized = "unauthorized", 401,
+        "A request to a `serve` that has a read token, without the token.";
+    StorageFull = "storage_full", 507,
+        "The storage of durable sessions is out of space (a full disk): nothing of the refused batch is stored.";
     Internal = "internal", 500,
         "A defect in agent-replay or the host: not the caller's fault.";
 }

@@ -2,7 +2,9 @@
 //   node examples/edge/server.mjs
 //   deno run --allow-net --allow-env --allow-read examples/edge/server.mjs
 // Configuration from the environment:
-//   TOKENS  JSON {"<bearer token>": ["session-id", ...] | "*"}   (required: nothing is served without it)
+//   TOKENS  JSON {"<bearer token>": GRANT}, a GRANT ["session-id", ...] | "*" (read and append)
+//           or {"sessions": [...] | "*", "access": "read"} (observe, resume, stream; no append)
+//           (required: nothing is served without it)
 //   PORT (8787), HOST (127.0.0.1), MAX_EVENTS_PER_SESSION (2048), MAX_BODY_BYTES (1048576),
 //   MAX_EVENTS_PER_REQUEST (1000), MAX_STREAMS_PER_CLIENT (20),
 //   DATA_DIR (unset: sessions live in memory; set: kept there by the file store, so they

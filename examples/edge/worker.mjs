@@ -16,6 +16,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS events (position INTEGER PRIMARY KEY, json TEXT NOT NULL, at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS checkpoints (position INTEGER PRIMARY KEY, revision INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS state_parts (part INTEGER PRIMARY KEY, text TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS batch_keys (key TEXT PRIMARY KEY, position INTEGER NOT NULL, count INTEGER NOT NULL);
 `;
 /** Characters of the state per row: a row holds at most 2 MB, and a character
  * takes up to 3 bytes of UTF-8. */
@@ -24,8 +25,9 @@ const STATE_PART = 512 * 1024;
 /**
  * The storage of one object's session (agent-replay's SessionStorage) in
  * its SQLite database: the events by position with when they were stored,
- * checkpoints (seek marks), the state at the newest in parts, and the
- * incarnation. Writes made while a request runs are committed before
+ * the keys of keyed batches (a client's Idempotency-Key) with their first
+ * position, checkpoints (seek marks), the state at the newest in parts,
+ * and the incarnation. A batch and its key are one transaction. Writes made while a request runs are committed before
  * its response leaves (the object's output gate); `sync()` waits for that.
  */
 export function sqliteStorage(storage) {
@@ -59,10 +61,17 @@ export function sqliteStorage(storage) {
       const rows = sql
         .exec("SELECT json, at FROM events WHERE position > ? ORDER BY position", base.position)
         .toArray();
+      const keys = sql
+        .exec(
+          "SELECT key, position, count FROM batch_keys WHERE position > ? ORDER BY position",
+          base.position,
+        )
+        .toArray();
       return {
         base: { position: base.position, revision: base.revision },
         events: rows.map((r) => r.json),
         times: rows.map((r) => r.at),
+        keys: keys.map(({ key, position, count }) => ({ key, position, count })),
         checkpoint: latest && {
           position: latest.position,
           state: sql
@@ -74,14 +83,33 @@ export function sqliteStorage(storage) {
       };
     },
 
-    async append(_id, { position, events, at }) {
-      for (const [i, json] of events.entries())
-        sql.exec(
-          "INSERT INTO events (position, json, at) VALUES (?, ?, ?)",
-          position + i,
-          json,
-          at,
-        );
+    /** The batch and its key, all or nothing. */
+    async append(_id, { position, events, at, key }) {
+      storage.transactionSync(() => {
+        for (const [i, json] of events.entries())
+          sql.exec(
+            "INSERT INTO events (position, json, at) VALUES (?, ?, ?)",
+            position + i,
+            json,
+            at,
+          );
+        if (key !== undefined)
+          sql.exec(
+            "INSERT INTO batch_keys (key, position, count) VALUES (?, ?, ?)",
+            key,
+            position,
+            events.length,
+          );
+      });
+      await storage.sync?.();
+    },
+
+    /** Takes the batch at `position` back out (the live session refused it). */
+    async undo(_id, { position }) {
+      storage.transactionSync(() => {
+        sql.exec("DELETE FROM events WHERE position >= ?", position);
+        sql.exec("DELETE FROM batch_keys WHERE position >= ?", position);
+      });
       await storage.sync?.();
     },
 
@@ -115,6 +143,7 @@ export function sqliteStorage(storage) {
       if (keep) {
         sql.exec("DELETE FROM checkpoints WHERE position < ?", keep.position);
         sql.exec("DELETE FROM events WHERE position <= ?", keep.position);
+        sql.exec("DELETE FROM batch_keys WHERE position <= ?", keep.position);
       }
       await storage.sync?.();
     },

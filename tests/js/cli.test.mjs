@@ -163,7 +163,7 @@ test("serve: a malformed path or request target is a coded 400, and it keeps ser
       assert.equal((await r.json()).error.code, "invalid_request", path);
     }
     for (const target of ["http://[", "//x:99999/"]) {
-      const r = await rawRequest(url, `GET ${target} HTTP/1.0\r\nHost: localhost`);
+      const r = await rawRequest(url, `GET ${target} HTTP/1.0\r\nHost: ${new URL(url).host}`);
       assert.equal(r.status, 400, target);
       assert.equal(JSON.parse(r.body).error.code, "invalid_request", target);
     }

@@ -15,6 +15,6 @@ console.log(
   JSON.stringify({
     same: observed.cursor === session.observe().cursor,
     events: observed.state.event_count,
-    log: Deno.readTextFileSync(`${dir}/run:1.jsonl`),
+    log: Deno.readTextFileSync(`${dir}/run%3A1.jsonl`),
   }),
 );

@@ -48,3 +48,33 @@ test("workerd, Durable Object SQLite on disk: SIGKILL mid-stream, restart, nothi
     `the object's SQLite database on disk: ${files}`,
   );
 });
+
+test("workerd, Durable Object SQLite: a batch key stores a retry once, across a restart", {
+  timeout: 60_000,
+}, async (t) => {
+  const dir = await workerDir();
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  let child = await startWorkerd(dir, port);
+  t.after(() => killed(child));
+  const url = `http://127.0.0.1:${port}/sessions/keyed`;
+  const post = (body, key) =>
+    fetch(`${url}/events`, {
+      method: "POST",
+      headers: { ...headers, "idempotency-key": key },
+      body,
+    });
+  const body = [ev(1), ev(2)].join("\n");
+  const first = await (await post(body, "batch-1")).json();
+  const retry = await post(body, "batch-1");
+  assert.equal(retry.headers.get("idempotent-replayed"), "true");
+  assert.deepEqual(await retry.json(), first);
+  // The object restarts: the key is read back from SQLite with the batch.
+  await killed(child);
+  child = await startWorkerd(dir, port);
+  assert.deepEqual(await (await post(body, "batch-1")).json(), first);
+  const next = await (await post(ev(3), "batch-2")).json();
+  assert.equal(parseCursor(next.cursor).position, 3);
+  const observed = await (await fetch(url, { headers })).json();
+  assert.equal(observed.state.event_count, 3, "every event once");
+});

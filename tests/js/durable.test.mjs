@@ -219,8 +219,10 @@ test("file names: no session id names a path outside the directory", async (t) =
   const request = server(dir);
   assert.deepEqual(readdirSync(dir).sort(), [
     "%2E%2E.jsonl",
+    "%2E.%2Fescape.jsonl",
     "%2E.jsonl",
-    "..%2Fescape.jsonl",
+    ".agent-replay-store",
+    ".agent-replay.lock",
     "100%25.jsonl",
     "a%5Cb.jsonl",
     "incarnation",

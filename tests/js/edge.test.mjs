@@ -113,6 +113,71 @@ test("toNodeListener: a request no URL can be made of is a coded 400", async () 
   }
 });
 
+test("bearerTokens: a read-only token observes, resumes and streams; its append is 403", async () => {
+  const handler = createReplayHandler({
+    authorize: bearerTokens({
+      writer: "*",
+      listed: ["run-1"],
+      viewer: { sessions: "*", access: "read" },
+      "one-viewer": { sessions: ["run-1"], access: "read" },
+      "full-grant": { sessions: ["run-1"], access: "all" },
+    }),
+  });
+  const as = (token, path, init = {}) =>
+    handler(
+      new Request(`http://edge.test/sessions/${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${token}` },
+      }),
+    );
+  const body = '{"kind":"page_in","turn":1,"entry_count":1}';
+  const post = (token, id) => as(token, `${id}/events`, { method: "POST", body });
+  assert.equal((await post("writer", "run-1")).status, 200, "a '*' token appends");
+  assert.equal((await post("listed", "run-1")).status, 200, "a listed session appends");
+  assert.equal((await post("full-grant", "run-1")).status, 200, "access: all appends");
+  assert.equal((await post("listed", "run-2")).status, 403, "another session is refused");
+  const { cursor } = await (await as("viewer", "run-1")).json();
+  for (const token of ["viewer", "one-viewer"]) {
+    const refused = await post(token, "run-1");
+    assert.equal(refused.status, 403, token);
+    assert.equal((await refused.json()).error.code, "forbidden", token);
+    const observed = await (await as(token, "run-1")).json();
+    assert.equal(observed.state.event_count, 3, `${token} observes; its append added nothing`);
+    assert.equal((await as(token, `run-1/events?cursor=${cursor}`)).status, 200, token);
+    const stream = await as(token, "run-1/stream");
+    assert.equal(stream.status, 200, `${token} streams`);
+    await stream.body.cancel();
+  }
+  assert.equal((await as("one-viewer", "run-2")).status, 403, "its sessions only");
+  assert.equal((await as("viewer", "run-2")).status, 200);
+  for (const grant of [{ sessions: "*", access: "write" }, "run-1", { access: "read" }, [1]])
+    assert.throws(
+      () => bearerTokens({ t: grant }),
+      { code: "invalid_input" },
+      JSON.stringify(grant),
+    );
+});
+
+test("the edge handler grants no CORS: a cross-origin request gets no Access-Control header", async () => {
+  const handler = createReplayHandler({ authorize: () => true });
+  const origin = { origin: "http://evil.example" };
+  const at = (path, init = {}) =>
+    handler(new Request(`http://edge.test/sessions/${path}`, { ...init, headers: origin }));
+  const body = '{"kind":"page_in","turn":1,"entry_count":1}';
+  const responses = [
+    await at("s/events", { method: "POST", body }),
+    await at("s"),
+    await at("s/events?cursor=bad"),
+    await at("s", { method: "OPTIONS" }),
+    await at("s/stream"),
+  ];
+  for (const response of responses) {
+    const granted = [...response.headers.keys()].filter((k) => k.startsWith("access-control-"));
+    assert.deepEqual(granted, [], `answer ${response.status}`);
+    await response.body?.cancel();
+  }
+});
+
 /** A Vercel Edge Function serving the handler, as the scenario expects it:
  * `agent-replay/edge` bundled for the browser with nothing left external,
  * so any Node-only import fails the build. */

@@ -56,6 +56,9 @@ test("the table has every code once, each with a status and a description", () =
     "method_not_allowed",
     "too_many_streams",
     "unsupported_host",
+    "misdirected_request",
+    "unauthorized",
+    "storage_full",
     "internal",
   ])
     assert.ok(codes.includes(code), code);

@@ -1,5 +1,6 @@
 // `agent-replay serve` for the tests and benchmarks that drive it: started
-// as the CLI runs, on a free port of 127.0.0.1, and resolved once it serves.
+// as the CLI runs, on a free port (of 127.0.0.1 unless ARGS say --host),
+// and resolved once it serves.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { viewerBundlesStale } from "../../scripts/viewer-bundles.mjs";
@@ -8,8 +9,9 @@ const root = new URL("../..", import.meta.url).pathname;
 const cli = join(root, "bin/agent-replay.js");
 
 /**
- * Runs `agent-replay serve --port 0 ARGS`; resolves to `{url, child, out,
- * stop}` once it prints the viewer's URL and its output matches `ready`
+ * Runs `agent-replay serve --port 0 ARGS`; resolves to `{url, viewer,
+ * child, out, stop}` (`url` the origin, `viewer` the printed URL, with its
+ * token) once it prints the viewer's URL and its output matches `ready`
  * (when given), or rejects with its stderr if it exits or has not started
  * within 20 s. `stop()` resolves once it has exited.
  */
@@ -42,10 +44,10 @@ export function startServe(args, { ready } = {}) {
     });
     child.stdout.on("data", (d) => {
       out += d;
-      const m = /viewer: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
+      const m = /viewer: ((http:\/\/[^/\s]+:\d+)\/\S*)\n/.exec(out);
       if (!m || (ready && !ready.test(out))) return;
       clearTimeout(timer);
-      resolve({ url: m[1], child, out: () => out, stop });
+      resolve({ url: m[2], viewer: m[1], child, out: () => out, stop });
     });
   });
 }
