@@ -5,7 +5,9 @@
 // writes the viewer and the log into one HTML file (bin/report.js), and
 // `serve` runs the viewer. FILE may be `-` (stdin); `--sample` uses the
 // embedded sample session. Load errors go to stderr with their positions
-// and make the exit code 1; usage errors exit 2.
+// and make the exit code 1; usage errors and inputs that cannot be read
+// exit 2. A command that prints sets the exit code and returns, never
+// process.exit, so what it wrote to a pipe is drained before the process ends.
 import { createReadStream, statSync } from "node:fs";
 import { SessionState, sampleLog, AgentReplayError } from "../js/node.js";
 import { runReport } from "./report.js";
@@ -60,11 +62,24 @@ const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--stric
              nothing and exits 2
   FILE       a JSON, JSON Lines or stored-entry log; - reads stdin
   --sample   use the embedded sample session
-  --strict   stop at the first error (unknown kinds included)`;
+  --strict   stop at the first error (unknown kinds included)
 
+exit codes: 0 done; 1 the log had load errors (on stderr; the output still holds every
+valid event), diff's runs diverge, or export's --endpoint answered no 2xx; 2 nothing printed: a usage error, an input that
+cannot be read (missing, a directory, not permitted) or, for diff and report, that holds
+no event, or report's output cannot be written`;
+
+/** What stops a command: its message for stderr and its exit code. */
+class CliError extends Error {
+  constructor(message, exitCode) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+/** Stops the command; `run` prints the message and sets the exit code. */
 function fail(message, code = 2) {
-  process.stderr.write(`agent-replay: ${message}\n`);
-  process.exit(code);
+  throw new CliError(message, code);
 }
 
 /** Streams a file into the state, drawing a progress bar on a terminal;
@@ -87,21 +102,32 @@ async function load(state, source, strict, onEvent) {
   const showProgress = process.stderr.isTTY && total > 8 << 20;
   let done = 0;
   let lastDraw = 0;
-  for await (const chunk of stream) {
-    state.write(chunk, { strict, onEvent });
-    done += chunk.length;
-    if (showProgress && Date.now() - lastDraw > 100) {
-      lastDraw = Date.now();
-      const width = 30;
-      const filled = Math.round((done / total) * width);
-      process.stderr.write(
-        `\r[${"#".repeat(filled)}${" ".repeat(width - filled)}] ${Math.floor((done / total) * 100)}% ${(done / 1e6).toFixed(0)} MB`,
-      );
+  try {
+    for await (const chunk of stream) {
+      state.write(chunk, { strict, onEvent });
+      done += chunk.length;
+      if (showProgress && Date.now() - lastDraw > 100) {
+        lastDraw = Date.now();
+        drawProgress(done, total);
+      }
     }
+  } catch (e) {
+    // A directory, or a file the stream cannot open or read, is an input
+    // that cannot be read (exit 2); a strict load's error goes on up.
+    if (e instanceof AgentReplayError) throw e;
+    fail(`cannot read ${source}: ${e.code ?? e.message}`);
   }
   if (showProgress) process.stderr.write("\r\x1b[K");
   const report = state.end({ onEvent });
   return { name: displayName(source), errors: report.errors };
+}
+
+function drawProgress(done, total) {
+  const width = 30;
+  const filled = Math.round((done / total) * width);
+  process.stderr.write(
+    `\r[${"#".repeat(filled)}${" ".repeat(width - filled)}] ${Math.floor((done / total) * 100)}% ${(done / 1e6).toFixed(0)} MB`,
+  );
 }
 
 /** `serve`: flags with values, then files. */
@@ -197,13 +223,14 @@ async function main(argv) {
     if (!(e instanceof AgentReplayError)) throw e;
     for (const err of e.errors ?? []) printError(displayName(source), err);
     if (!e.errors?.length) fail(`${e.code}: ${e.message}`, 1);
-    process.exit(1);
+    process.exitCode = 1;
+    return;
   }
   if (command === "snapshot")
     process.stdout.write(`${JSON.stringify(state.osSnapshot(), null, 2)}\n`);
   else process.stdout.write(`${summarize(state.view())}\n`);
   for (const err of loaded.errors) printError(loaded.name, err);
-  if (loaded.errors.length) process.exit(1);
+  if (loaded.errors.length) process.exitCode = 1;
 }
 
 function displayName(source) {
@@ -218,4 +245,16 @@ function printError(name, err) {
   );
 }
 
-await main(process.argv.slice(2));
+/** Runs a command to its end: a CliError becomes its message on stderr and
+ * its exit code. */
+async function run(argv) {
+  try {
+    await main(argv);
+  } catch (e) {
+    if (!(e instanceof CliError)) throw e;
+    process.stderr.write(`agent-replay: ${e.message}\n`);
+    process.exitCode = e.exitCode;
+  }
+}
+
+await run(process.argv.slice(2));

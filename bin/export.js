@@ -83,7 +83,7 @@ async function post(o, format, body, fail) {
 /**
  * Runs `export` with the CLI's own helpers: `load(state, source, strict)`
  * streams a file into a state, `printError(name, err)` prints a positioned
- * load error, `fail(message, code)` exits.
+ * load error, `fail(message, code)` stops the command with that exit code.
  */
 export async function runExport(argv, { load, printError, fail }) {
   const o = parse(argv, fail);
@@ -96,7 +96,8 @@ export async function runExport(argv, { load, printError, fail }) {
     if (!(e instanceof AgentReplayError)) throw e;
     for (const err of e.errors ?? []) printError(source === "-" ? "stdin" : source, err);
     if (!e.errors?.length) fail(`${e.code}: ${e.message}`, 1);
-    process.exit(1);
+    process.exitCode = 1;
+    return;
   }
   const format = o.format ?? (o.endpoint ? "protobuf" : "json");
   const options = { content: o.content, startTime: startTimeOf(o), format };

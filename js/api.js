@@ -434,12 +434,14 @@ export class SessionIndex {
     return JSON.parse(call(() => read(core)));
   }
 
-  /** Indexes a whole log (string or bytes, any framing); returns
-   * `{framing, events, errors}`. */
+  /** Indexes a whole log (string or bytes, any framing); returns the
+   * index, as SessionState.apply returns the state (its load errors:
+   * `loadErrors()`). */
   apply(input, options = this.#options) {
     const core = this.#live();
     const bytes = toBytes(input, "SessionIndex.apply");
-    return JSON.parse(call(() => core.applyBytes(bytes, strictOf(options)), bytes));
+    call(() => core.applyBytes(bytes, strictOf(options)), bytes);
+    return this;
   }
 
   /** Makes room at once for the index of a log of about `bytes` bytes

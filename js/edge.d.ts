@@ -67,11 +67,3 @@ export type TokenGrant = string[] | "*" | { sessions: string[] | "*"; access?: "
 /** An authorize hook from bearer tokens: token → its grant (throws
  * `invalid_input` for a grant that is none of these). */
 export function bearerTokens(tokens: Record<string, TokenGrant>): Authorize;
-
-/** Adapts a fetch handler to node:http's request listener. */
-export function toNodeListener(
-  handler: (request: Request) => Promise<Response>,
-): (
-  req: import("node:http").IncomingMessage,
-  res: import("node:http").ServerResponse,
-) => Promise<void>;

@@ -1279,11 +1279,9 @@ export interface IndexedState {
  */
 export class SessionIndex {
   constructor(sessionId?: string, options?: LoadOptions);
-  /** Indexes a whole log (any framing). */
-  apply(
-    input: string | Uint8Array,
-    options?: LoadOptions,
-  ): { framing: Framing; events: number; errors: LogError[] };
+  /** Indexes a whole log (any framing); returns the index, as
+   * SessionState.apply returns the state (its load errors: loadErrors()). */
+  apply(input: string | Uint8Array, options?: LoadOptions): this;
   /** Makes room at once for the index of a log of about `bytes` bytes
    * about to be written (the memory grows in one step; within the memory
    * limit). */
@@ -1423,6 +1421,9 @@ export class ReplayStore {
   subscribe(
     cursor: string,
   ): { type: "subscribed"; subscription: Subscription } | { type: "gap"; reason: GapReason };
+  /** Whether the store holds the session now: false for one it never saw
+   * and for one it evicted, whose handles can be freed. */
+  holds(sessionId: string): boolean;
   trimSession(sessionId: string): void;
   free(): void;
   [Symbol.dispose](): void;

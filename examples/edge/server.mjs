@@ -9,7 +9,7 @@
 //   MAX_EVENTS_PER_REQUEST (1000), MAX_STREAMS_PER_CLIENT (20),
 //   DATA_DIR (unset: sessions live in memory; set: kept there by the file store, so they
 //   survive restarts; Deno then needs --allow-write too)
-import { createReplayHandler, bearerTokens, toNodeListener } from "agent-replay/edge";
+import { createReplayHandler, bearerTokens } from "agent-replay/edge";
 import { fileStore } from "agent-replay/file-store";
 
 const env = (name, fallback) =>
@@ -34,6 +34,7 @@ if (globalThis.Deno) {
   );
 } else {
   const http = await import("node:http");
+  const { toNodeListener } = await import("agent-replay/node");
   http
     .createServer(toNodeListener(handler))
     .listen(port, hostname, () => console.log(`listening on http://${hostname}:${port}`));
