@@ -1518,6 +1518,13 @@ export class ReplaySession {
     input: LoggedEvent | LoggedEvent[] | string | Uint8Array,
     options?: { maxEvents?: number },
   ): ObservedEvent[];
+  /** Appends the events of the next chunk of a log arriving in pieces,
+   * each read once (stored entries' `seq` checked across chunks); not all
+   * or nothing: an event the store refuses stops the log there, and this
+   * and every later `write` or `end` throw. */
+  write(chunk: string | Uint8Array): this;
+  /** Ends a log written in chunks: appends its unterminated last line. */
+  end(): this;
   observe(): Observation;
   /** The state without its per-event lists (as `SessionState.summary()`). */
   summary(): SessionSummary;

@@ -4,8 +4,18 @@
 // their own.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { AgentReplayError, StoredEntryReader } from "agent-replay";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  AgentReplayError,
+  ReplaySession,
+  SessionState,
+  StoredEntryReader,
+  parseCursor,
+  sampleLog,
+} from "agent-replay";
+import { DirectoryFollower } from "../../bin/follow-dir.js";
 
 const encoder = new TextEncoder();
 const EV0 = '{"kind":"session_started","turn":0}';
@@ -147,4 +157,86 @@ test("the file store and the directory follower have no entry parsing of their o
   // The check itself finds the regex the file store had.
   const before = 'const ENTRY =\n  /^\\{"seq":(0|[1-9][0-9]*),"event":(\\{.*\\})\\}$/s;';
   assert.equal(regexLiterals(before).length, 1);
+});
+
+/** The sample as stored entries, with a bad line and a seq gap among them. */
+function storedSample() {
+  const lines = sampleLog().trimEnd().split("\n");
+  const stored = lines.map((line, i) => `{"seq":${i < 10 ? i : i + 1},"event":${line}}`);
+  stored.splice(6, 0, "not an entry");
+  return { events: lines, log: encoder.encode(`${stored.join("\n")}\n`) };
+}
+
+test("ReplaySession.write: a log in chunks, each event appended and folded as read", async () => {
+  const { events, log } = storedSample();
+  const session = new ReplaySession("s1");
+  const state = new SessionState("s1");
+  try {
+    const start = session.observe().cursor;
+    const live = session.subscribe(start)[Symbol.asyncIterator]();
+    // Cuts inside lines and inside characters; the seq is checked across them.
+    for (let at = 0; at < log.length; at += 61) {
+      session.write(log.subarray(at, at + 61));
+      state.write(log.subarray(at, at + 61));
+    }
+    session.end();
+    state.end();
+    const first = await live.next(); // woken by the write
+    assert.equal(first.value.json, events[0]);
+    const view = session.observe().state;
+    assert.deepEqual(view, state.view());
+    assert.deepEqual(
+      view.load_errors.map((e) => e.code),
+      ["invalid_json", "seq_gap"],
+    );
+    const replayed = session.resume(start);
+    assert.deepEqual(
+      replayed.events.map((e) => [e.position, e.json]),
+      events.map((json, i) => [i + 1, json]),
+    );
+    await live.return();
+  } finally {
+    session.free();
+    state.free();
+  }
+});
+
+test("ReplaySession.write: an event the store refuses stops the log there", () => {
+  const small = '{"kind":"page_in","turn":1,"entry_count":1}';
+  const large = `{"kind":"page_in","turn":2,"entry_count":1,"pad":"${"x".repeat(300)}"}`;
+  const session = new ReplaySession("s2", { maxEventBytes: 200 });
+  try {
+    assert.throws(() => session.write(`${small}\n${large}\n${small}\n`), {
+      code: "limit_exceeded",
+    });
+    // The store and the state hold the first event only.
+    assert.equal(session.observe().state.event_count, 1);
+    assert.equal(parseCursor(session.observe().cursor).position, 1);
+    assert.throws(() => session.write(`${small}\n`), { code: "limit_exceeded" });
+  } finally {
+    session.free();
+  }
+});
+
+test("a directory's held session is its file read once, load errors and all", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "entries-follow-"));
+  const { log } = storedSample();
+  writeFileSync(join(dir, "run.jsonl"), log);
+  const follower = await new DirectoryFollower(dir, { watch: false, chunkBytes: 97 }).start();
+  const state = new SessionState("run");
+  try {
+    const session = await follower.session("run");
+    state.apply(log);
+    assert.deepEqual(session.observe().state, state.view());
+    const row = follower.list()[0];
+    assert.equal(row.errors.load_errors, 2);
+    assert.equal(row.events, state.eventCount);
+  } finally {
+    follower.close();
+    state.free();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  // It writes the file's chunks to the session: no event texts collected to append again.
+  const source = readFileSync(new URL("../../bin/follow-dir.js", import.meta.url), "utf8");
+  assert.doesNotMatch(source, /onEvent|\.append\(/);
 });
