@@ -1331,7 +1331,8 @@ export class SessionIndex {
 
 /** A stored entry as `StoredEntryReader` gives it. */
 export interface StoredEntry {
-  seq: number;
+  /** A decimal string past 2^53-1 (docs/api.md, "Big integers"). */
+  seq: number | string;
   /** The event's JSON text, as stored (not parsed as an event). */
   text: string;
   /** The byte offset of the line's start in the stream. */

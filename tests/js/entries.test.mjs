@@ -127,6 +127,12 @@ test("a torn last line is `truncated` at end(); a whole bad last line is not", (
   assert.equal(whole.last.entries[0].text, EV1);
 });
 
+test("a seq past 2^53-1 arrives as an exact string", () => {
+  const { entries, errors } = readAll([`{"seq":9007199254740993,"event":${EV0}}\n`]);
+  assert.equal(entries[0].seq, "9007199254740993");
+  assert.equal(errors[0].code, "seq_gap");
+});
+
 test("bad options and use after free() throw with a code", () => {
   assert.throws(() => new StoredEntryReader({ seq: -1 }), { code: "invalid_input" });
   assert.throws(() => new StoredEntryReader({ offset: 1.5 }), { code: "invalid_input" });

@@ -6,9 +6,7 @@
 //! `null` without one; the lengths in UTF-16 units), then each entry's key
 //! text (empty without one) and event text, concatenated, as stored.
 
-use std::fmt::Write;
-
-use agent_replay::json::{to_js_json, JsonOut, WriteJson};
+use agent_replay::json::{to_js_json, JsonOut, WriteJson, MAX_SAFE_INTEGER};
 use agent_replay::log::{EntryError, EntryReader, EntrySink, LineEntry};
 use wasm_bindgen::prelude::*;
 
@@ -76,16 +74,21 @@ impl EntrySink for EntryWire {
         let e = line.entry;
         let key = e.key.unwrap_or("");
         let key_units = units(key);
-        let _ = write!(
-            self.values,
-            "{}{},{},{},{},{key_units},{}",
-            if self.values.is_empty() { "" } else { "," },
-            to_js_json(&e.seq),
-            line.offset,
-            line.length,
-            to_js_json(&e.count),
-            key_units + units(e.event),
-        );
+        if !self.values.is_empty() {
+            self.values.push(',');
+        }
+        for n in [e.seq, line.offset, line.length] {
+            push_number(&mut self.values, n);
+            self.values.push(',');
+        }
+        match e.count {
+            Some(count) => push_number(&mut self.values, count),
+            None => self.values.push_str("null"),
+        }
+        self.values.push(',');
+        push_number(&mut self.values, key_units as u64);
+        self.values.push(',');
+        push_number(&mut self.values, (key_units + units(e.event)) as u64);
         self.texts.push_str(key);
         self.texts.push_str(e.event);
     }
@@ -98,5 +101,18 @@ impl EntrySink for EntryWire {
 impl EntryWire {
     fn finish(self) -> String {
         format!("{{\"errors\":{}}}\n[{}]\n{}", to_js_json(&self.errors), self.values, self.texts)
+    }
+}
+
+/// Appends a number as JS reads it exactly: past 2^53-1, as a decimal string.
+fn push_number(out: &mut String, n: u64) {
+    let mut buffer = itoa::Buffer::new();
+    let digits = buffer.format(n);
+    if n > MAX_SAFE_INTEGER {
+        out.push('"');
+        out.push_str(digits);
+        out.push('"');
+    } else {
+        out.push_str(digits);
     }
 }
