@@ -406,7 +406,7 @@ export class ReplaySession {
   write(chunk) {
     const bytes = toBytes(chunk, "ReplaySession.write");
     const core = this.#live();
-    const appended = call(() => core.write(bytes, ReplayStore.now(this.#store)), bytes);
+    const appended = call(() => core.write(bytes, storeNow(this.#store)), bytes);
     if (appended > 0) wake(this.#store, this.#id);
     return this;
   }
@@ -414,7 +414,7 @@ export class ReplaySession {
   /** Ends a log written in chunks: appends its unterminated last line. */
   end() {
     const core = this.#live();
-    const appended = call(() => core.end(ReplayStore.now(this.#store)));
+    const appended = call(() => core.end(storeNow(this.#store)));
     if (appended > 0) wake(this.#store, this.#id);
     return this;
   }
