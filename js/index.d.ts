@@ -989,6 +989,7 @@ export type ErrorCode =
   | "misdirected_request"
   | "unauthorized"
   | "storage_full"
+  | "storage_unavailable"
   | "internal";
 
 /**
