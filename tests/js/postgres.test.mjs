@@ -4,10 +4,13 @@
 // (pool and LISTEN connection) of its own over one database.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { httpStatusOf, parseCursor } from "agent-replay";
 import { createReplayHandler } from "agent-replay/edge";
 import { postgresStore } from "agent-replay/postgres";
+import { EventSource } from "eventsource";
 import pg from "pg";
 import { startPostgres } from "./postgres.mjs";
 
@@ -316,6 +319,83 @@ test("a database emptied: the incarnation rotates, old cursors get a gap, old re
   assert.equal(rows[0].n, 0);
   const appended = await (await fresh.post("rotate-1", ev(3))).json();
   assert.equal(parseCursor(appended.cursor).position, 1);
+});
+
+/** A port nothing listens on now, on 127.0.0.1. */
+async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** examples/edge/server.mjs with DATABASE_URL, as a replica is deployed;
+ * killed after the test. Its base URL once it listens. */
+async function exampleServer(t) {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["examples/edge/server.mjs"], {
+    cwd: new URL("../../", import.meta.url).pathname,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      TOKENS: JSON.stringify({ secret: "*" }),
+      DATABASE_URL: db.connectionString,
+      RETRY_MS: "50",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  t.after(() => child.kill("SIGKILL"));
+  let err = "";
+  child.stderr.on("data", (d) => (err += d));
+  await new Promise((resolve, reject) => {
+    child.stdout.on("data", (d) => String(d).includes("listening on") && resolve());
+    child.on("exit", (code) => reject(new Error(`server exited ${code}: ${err}`)));
+  });
+  return { base: `http://127.0.0.1:${port}/sessions`, child };
+}
+
+test("examples/edge/server.mjs replicas on DATABASE_URL: a real EventSource client moves between them", async (t) => {
+  const [one, two] = [await exampleServer(t), await exampleServer(t)];
+  const headers = { authorization: "Bearer secret" };
+  const post = async (server, n) => {
+    const body = ev(n);
+    const response = await fetch(`${server.base}/lb-1/events`, { method: "POST", body, headers });
+    assert.equal(response.status, 200);
+  };
+  const follow = (server, lastEventId) => {
+    const seen = [];
+    const es = new EventSource(`${server.base}/lb-1/stream`, {
+      fetch: (input, init) =>
+        fetch(input, {
+          ...init,
+          headers: {
+            ...init.headers,
+            ...headers,
+            ...(lastEventId && { "last-event-id": lastEventId }),
+          },
+        }),
+    });
+    es.onmessage = (m) =>
+      seen.push({ position: parseCursor(m.lastEventId).position, id: m.lastEventId });
+    t.after(() => es.close());
+    return { es, seen };
+  };
+  await post(one, 1);
+  const onTwo = follow(two);
+  await until(() => onTwo.es.readyState === EventSource.OPEN, "the stream on replica two");
+  for (const n of [2, 3]) await post(one, n);
+  await until(() => onTwo.seen.length === 2, "replica one's events on replica two's stream");
+  // Replica two dies; the client goes on from replica one where it stopped.
+  two.child.kill("SIGKILL");
+  onTwo.es.close();
+  const onOne = follow(one, onTwo.seen.at(-1).id);
+  for (const n of [4, 5]) await post(one, n);
+  await until(() => onOne.seen.length === 2, "the rest on replica one's stream");
+  assert.deepEqual(
+    [...onTwo.seen, ...onOne.seen].map((s) => s.position),
+    [2, 3, 4, 5],
+  );
 });
 
 test("only agent-replay/postgres imports pg, an optional peer dependency", () => {
