@@ -343,9 +343,23 @@ export class DurableSessions {
   }
 
   /** The store, made on first use with the storage's incarnation (a store
-   * given must have it: the cursors it writes must outlive it). */
+   * given must have it: the cursors it writes must outlive it). A storage
+   * that could not say it (a database down) is asked again next time. */
   async store() {
-    this.#made ??= this.storage.incarnation().then((incarnation) => {
+    if (!this.#made) {
+      const made = this.#make();
+      this.#made = made;
+      made.catch(() => {
+        if (this.#made === made) this.#made = undefined;
+      });
+    }
+    this.#store = await this.#made;
+    return this.#store;
+  }
+
+  /** The store with the storage's incarnation; listening to its doorbell. */
+  #make() {
+    return this.storage.incarnation().then((incarnation) => {
       const given = this.#given;
       if (given && given.incarnation !== incarnation)
         throw new AgentReplayError(
@@ -356,8 +370,6 @@ export class DurableSessions {
         this.#unsubscribe = this.storage.subscribe((id) => this.#doorbell(id));
       return given ?? new ReplayStore({ ...this.#storeOptions, incarnation });
     });
-    this.#store = await this.#made;
-    return this.#store;
   }
 
   /** A session restored from storage (an empty one at position 0 when it

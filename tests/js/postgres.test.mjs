@@ -294,6 +294,22 @@ test("the database stopped hard: appends get storage_unavailable, nothing acknow
   );
 });
 
+test("a replica whose first request finds the database down serves once it is up", async (t) => {
+  const a = replica(t);
+  await db.stop();
+  try {
+    const refused = await a.post("late-1", ev(1));
+    assert.equal(refused.status, 503);
+    assert.equal((await refused.json()).error.code, "storage_unavailable");
+    assert.equal((await a.request("late-1")).status, 503);
+  } finally {
+    await db.start();
+  }
+  const { cursor } = await (await a.post("late-1", ev(1))).json();
+  assert.equal(parseCursor(cursor).position, 1);
+  assert.equal((await a.observe("late-1")).cursor, cursor);
+});
+
 test("a database emptied: the incarnation rotates, old cursors get a gap, old replicas refuse", async (t) => {
   const a = replica(t);
   const { cursor } = await (await a.post("rotate-1", [ev(1), ev(2)].join("\n"))).json();
