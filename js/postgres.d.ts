@@ -1,5 +1,5 @@
 // Types of agent-replay/postgres: durable sessions in PostgreSQL, shared by replicas.
-import type { SharedSessionStorage } from "./index.js";
+import type { Retention, SharedSessionStorage } from "./index.js";
 
 /** What the storage uses of a pg (node-postgres) Pool. */
 export interface PgPool {
@@ -17,10 +17,17 @@ export interface PostgresStoreOptions {
   pollMs?: number;
   /** The delay before the LISTEN connection is made again once lost (default 500 ms). */
   retryMs?: number;
+  /** What the table keeps of each session: the newest `events`, the newest
+   * `bytes` (UTF-8), those stored within `ageMs` by the database's clock;
+   * cut at checkpoint marks (default: everything). */
+  retention?: Retention;
 }
 
 export interface PostgresStorage extends SharedSessionStorage {
   subscribe(onDoorbell: (sessionId: string | undefined) => void): () => void;
+  /** Cuts the next sessions (up to 100) to `retention`, those nobody
+   * appends to included; call it now and then. How many lost events. */
+  cleanup(): Promise<number>;
   /** Stops listening and ends the pool the storage made (not one given). */
   close(): Promise<void>;
 }

@@ -14,6 +14,7 @@
 // matches, and the replica refuses to serve rather than mix two histories.
 // `pg` (node-postgres) is an optional peer dependency, imported only here.
 import { AgentReplayError } from "./common.js";
+import { bounded, checkRetention, cutSession, sweep } from "./postgres-retention.js";
 
 /** The channel every append rings (one per database). */
 const CHANNEL = "agent_replay";
@@ -216,9 +217,19 @@ function listen(pool, ring, { pollMs, retryMs }) {
  * `DurableSessions`: `postgresStore({connectionString})` (a pool of its
  * own, ended by `close()`) or `postgresStore({pool})` (a pg Pool the host
  * owns and ends). `pollMs` (5000): how often every live session is read
- * again, in case a doorbell was missed. The tables are made on first use.
+ * again, in case a doorbell was missed; `retryMs` (500): the delay before
+ * a lost LISTEN connection is made again; `retention: {events, bytes,
+ * ageMs}`: what the table keeps of each session (js/postgres-retention.js;
+ * by default everything). The tables are made on first use.
  */
-export function postgresStore({ connectionString, pool, pollMs = 5000, retryMs = 500 } = {}) {
+export function postgresStore({
+  connectionString,
+  pool,
+  pollMs = 5000,
+  retryMs = 500,
+  retention: kept,
+} = {}) {
+  const retention = checkRetention(kept);
   if (!pool && typeof connectionString !== "string")
     throw new AgentReplayError("invalid_input", "postgresStore needs {connectionString} or {pool}");
   if (typeof pollMs !== "number" || !(pollMs > 0))
@@ -262,6 +273,8 @@ export function postgresStore({ connectionString, pool, pollMs = 5000, retryMs =
   };
   const listeners = new Set();
   let unlisten;
+  /** Where the cleanup's sweep goes on from (undefined: the start). */
+  let swept;
 
   return {
     async incarnation() {
@@ -367,7 +380,8 @@ export function postgresStore({ connectionString, pool, pollMs = 5000, retryMs =
 
     /** Stores the state at `position` as the checkpoint (an older one a
      * slower replica sends keeps only its mark); forgets the marks no load
-     * needs (all but the last at or before `keepFrom`). */
+     * needs (all but the last at or before `keepFrom`), or with a
+     * `retention`, cuts the session to it. */
     checkpoint(id, { position, revision, state, keepFrom }) {
       return guarded((p) =>
         transaction(p, async (c) => {
@@ -385,14 +399,29 @@ export function postgresStore({ connectionString, pool, pollMs = 5000, retryMs =
                FROM agent_replay_checkpoints WHERE session_id = $1 AND state IS NOT NULL)`,
             [id],
           );
-          await c.query(
-            `DELETE FROM agent_replay_checkpoints WHERE session_id = $1 AND position < (
-               SELECT max(position) FROM agent_replay_checkpoints
-               WHERE session_id = $1 AND position <= $2)`,
-            [id, keepFrom],
-          );
+          // With a retention, the cut forgets marks with the events before them.
+          if (bounded(retention)) await cutSession(c, id, retention);
+          else
+            await c.query(
+              `DELETE FROM agent_replay_checkpoints WHERE session_id = $1 AND position < (
+                 SELECT max(position) FROM agent_replay_checkpoints
+                 WHERE session_id = $1 AND position <= $2)`,
+              [id, keepFrom],
+            );
         }),
       );
+    },
+
+    /** Cuts the next sessions (a hundred at most) to `retention`, so that
+     * the table keeps no more of a session nobody appends to either: call
+     * it now and then. How many sessions lost events. */
+    cleanup() {
+      if (!bounded(retention)) return Promise.resolve(0);
+      return guarded(async (p) => {
+        const { cut, next } = await sweep(p, swept, retention, transaction);
+        swept = next;
+        return cut;
+      });
     },
 
     /** Calls `onDoorbell(sessionId)` when a session may have new events
@@ -422,6 +451,39 @@ export function postgresStore({ connectionString, pool, pollMs = 5000, retryMs =
   };
 }
 
+/**
+ * Where a load folds from: the newest mark at or before `limit` (0, the
+ * start, is one) among those the table still has the events after; when
+ * the retention cut past `limit`, the oldest such mark.
+ */
+async function baseMark(c, id, tail, limit) {
+  const { rows: first } = await c.query(
+    "SELECT min(position) AS position FROM agent_replay_events WHERE session_id = $1",
+    [id],
+  );
+  // Every event after `floor` is stored; those up to it were cut.
+  const floor = first[0].position === null ? tail : Number(first[0].position) - 1;
+  const markOf = (row) => ({ position: Number(row.position), revision: Number(row.revision) });
+  const { rows: newest } = await c.query(
+    `SELECT position, revision FROM agent_replay_checkpoints
+     WHERE session_id = $1 AND position >= $2 AND position <= $3 ORDER BY position DESC LIMIT 1`,
+    [id, floor, limit],
+  );
+  if (newest[0]) return markOf(newest[0]);
+  if (floor === 0) return { position: 0, revision: 0 };
+  const { rows: oldest } = await c.query(
+    `SELECT position, revision FROM agent_replay_checkpoints
+     WHERE session_id = $1 AND position >= $2 ORDER BY position LIMIT 1`,
+    [id, floor],
+  );
+  if (!oldest[0])
+    throw new AgentReplayError(
+      "invalid_log",
+      `session ${id}: the events before the checkpoint are lost`,
+    );
+  return markOf(oldest[0]);
+}
+
 /** A session's stored window (see `load`), read in `load`'s snapshot. */
 async function restored(c, id, tail, retainEvents) {
   const from = Math.max(0, tail - retainEvents);
@@ -434,15 +496,7 @@ async function restored(c, id, tail, retainEvents) {
     position: Number(checkpoints[0].position),
     state: checkpoints[0].state,
   };
-  const { rows: marks } = await c.query(
-    `SELECT position, revision FROM agent_replay_checkpoints
-     WHERE session_id = $1 AND position <= $2 ORDER BY position DESC LIMIT 1`,
-    [id, checkpoint ? Math.min(from, checkpoint.position) : 0],
-  );
-  const base = {
-    position: Number(marks[0]?.position ?? 0),
-    revision: Number(marks[0]?.revision ?? 0),
-  };
+  const base = await baseMark(c, id, tail, checkpoint ? Math.min(from, checkpoint.position) : 0);
   const { rows: events } = await c.query(
     `SELECT event, extract(epoch FROM clock_timestamp() - stored_at) * 1000 AS age
      FROM agent_replay_events WHERE session_id = $1 AND position > $2 ORDER BY position`,

@@ -32,11 +32,17 @@ async function until(check, what, ms = 20_000) {
   }
 }
 
-/** A replica: an edge handler over a storage of its own; closed after the test. */
-function replica(t, options = {}) {
+/** A replica: an edge handler (with `handlerOptions`) over a storage of
+ * its own (with `options`); closed after the test. */
+function replica(t, options = {}, handlerOptions = {}) {
   const storage = postgresStore({ connectionString: db.connectionString, ...options });
   t.after(() => storage.close());
-  const handler = createReplayHandler({ authorize: () => true, storage, checkpointEvery: 5 });
+  const handler = createReplayHandler({
+    authorize: () => true,
+    storage,
+    checkpointEvery: 5,
+    ...handlerOptions,
+  });
   const request = (path, init) => handler(new Request(`http://edge.test/sessions/${path}`, init));
   return {
     storage,
@@ -243,6 +249,81 @@ test("a replica started later restores from the checkpoint and the table", async
   );
 });
 
+/** The positions the table holds of session `id`. */
+async function storedPositions(id) {
+  const rows = await sql(
+    "SELECT position FROM agent_replay_events WHERE session_id = $1 ORDER BY position",
+    [id],
+  );
+  return rows.map((r) => Number(r.position));
+}
+
+const range = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+test("retention by count: a checkpoint cuts the table at a mark, old cursors get the trimmed gap", async (t) => {
+  const a = replica(t, { retention: { events: 6 } });
+  let cursor;
+  for (let n = 1; n <= 23; n++) ({ cursor } = await (await a.post("keep-1", ev(n))).json());
+  // At the checkpoint at 20 the newest six start at 15: cut at the mark at 10.
+  assert.deepEqual(await storedPositions("keep-1"), range(11, 23));
+  const later = replica(t);
+  const seen = await later.observe("keep-1");
+  assert.equal(seen.cursor, cursor);
+  assert.equal(seen.state.event_count, 23);
+  assert.deepEqual(
+    (await later.resume("keep-1", cursorAt(cursor, 12))).events.map((e) => e.position),
+    range(13, 23),
+  );
+  const old = await later.resume("keep-1", cursorAt(cursor, 5));
+  assert.equal(old.type, "gap");
+  assert.equal(old.gap.reason, "trimmed");
+});
+
+test("retention with a live window smaller than the table's: cut all the same, loaded from the cut", async (t) => {
+  const options = [{ retention: { events: 6 } }, { retention: { events: 3 } }];
+  const a = replica(t, ...options);
+  let cursor;
+  for (let n = 1; n <= 23; n++) ({ cursor } = await (await a.post("window-1", ev(n))).json());
+  assert.deepEqual(await storedPositions("window-1"), range(11, 23));
+  const later = replica(t, ...options);
+  const seen = await later.observe("window-1");
+  assert.equal(seen.cursor, cursor);
+  assert.equal(seen.state.event_count, 23);
+  assert.deepEqual(
+    (await later.resume("window-1", cursorAt(cursor, 20))).events.map((e) => e.event.turn),
+    [21, 22, 23],
+  );
+});
+
+test("retention by bytes: the newest events' UTF-8 bytes", async (t) => {
+  // Events of one size: two-digit turns.
+  const size = Buffer.byteLength(ev(10));
+  const a = replica(t, { retention: { bytes: 5 * size } });
+  for (let n = 10; n < 22; n++) assert.equal((await a.post("bytes-1", ev(n))).status, 200);
+  // At the checkpoint at 10, the newest five (6 to 10) fill the bytes: cut at the mark at 5.
+  assert.deepEqual(await storedPositions("bytes-1"), range(6, 12));
+});
+
+test("retention by age, judged by the database's clock; cleanup cuts sessions nobody appends to", async (t) => {
+  const a = replica(t, { retention: { ageMs: 60_000 } });
+  for (let n = 1; n <= 12; n++) assert.equal((await a.post("age-1", ev(n))).status, 200);
+  assert.deepEqual(await storedPositions("age-1"), range(1, 12));
+  // Two minutes old by the database's clock (this process's clock is not asked).
+  await sql(
+    `UPDATE agent_replay_events SET stored_at = clock_timestamp() - interval '2 minutes'
+     WHERE session_id = $1 AND position <= 7`,
+    ["age-1"],
+  );
+  assert.equal(await a.storage.cleanup(), 1);
+  assert.deepEqual(await storedPositions("age-1"), range(6, 12));
+  assert.equal(await a.storage.cleanup(), 0, "nothing more to cut");
+  const unbounded = replica(t);
+  assert.equal(await unbounded.storage.cleanup(), 0);
+  assert.throws(() => postgresStore({ connectionString: "x", retention: { ageMs: -1 } }), {
+    code: "invalid_input",
+  });
+});
+
 test("the database stopped hard: appends get storage_unavailable, nothing acknowledged is lost, clients resume", async (t) => {
   const a = replica(t, { retryMs: 100 });
   const b = replica(t, { retryMs: 100, pollMs: 600_000 });
@@ -259,15 +340,19 @@ test("the database stopped hard: appends get storage_unavailable, nothing acknow
     return { response, body };
   };
   for (let i = 0; i < 5; i++) await post();
+  await until(() => stream.seen.length === 5, "B's copy at the table's end");
   await db.stop();
-  const { response, body } = await post();
-  assert.equal(response.status, 503);
-  assert.equal(response.status, httpStatusOf("storage_unavailable"));
-  assert.equal(body.error.code, "storage_unavailable");
-  assert.equal(response.headers.get("retry-after"), "1");
-  // A kept session still answers reads from what it holds: a prefix of the table.
-  assert.equal((await b.observe("crash-1")).state.event_count, 6);
-  await db.start();
+  try {
+    const { response, body } = await post();
+    assert.equal(response.status, 503);
+    assert.equal(response.status, httpStatusOf("storage_unavailable"));
+    assert.equal(body.error.code, "storage_unavailable");
+    assert.equal(response.headers.get("retry-after"), "1");
+    // A kept session still answers reads from what it holds: a prefix of the table.
+    assert.equal((await b.observe("crash-1")).state.event_count, 6);
+  } finally {
+    await db.start();
+  }
   for (let i = 0; i < 5; i++) assert.equal((await post()).response.status, 200);
   // B's stream gets what A appended after the restart: its LISTEN
   // connection came back and read on from where its copy stood.
@@ -280,9 +365,10 @@ test("the database stopped hard: appends get storage_unavailable, nothing acknow
     "in order, no gap, no duplicate",
   );
   for (const turn of acknowledged.slice(1)) assert.ok(turns.includes(turn), `event ${turn}`);
-  const rows = await sql("SELECT event FROM agent_replay_events WHERE session_id = $1", [
-    "crash-1",
-  ]);
+  const rows = await sql(
+    "SELECT event FROM agent_replay_events WHERE session_id = $1 ORDER BY position",
+    ["crash-1"],
+  );
   const stored = rows.map((r) => JSON.parse(r.event).turn);
   for (const turn of acknowledged) assert.ok(stored.includes(turn), `stored ${turn}`);
   // A client resumes on a replica started after the restart.
