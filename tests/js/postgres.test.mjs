@@ -12,6 +12,7 @@ import { createReplayHandler } from "agent-replay/edge";
 import { postgresStore } from "agent-replay/postgres";
 import { EventSource } from "eventsource";
 import pg from "pg";
+import { serve } from "../../bin/serve.js";
 import { startPostgres } from "./postgres.mjs";
 
 let db;
@@ -498,6 +499,25 @@ test("examples/edge/server.mjs replicas on DATABASE_URL: a real EventSource clie
     [...onTwo.seen, ...onOne.seen].map((s) => s.position),
     [2, 3, 4, 5],
   );
+});
+
+test("agent-replay serve --data postgres://: two servers share the sessions; a database out of reach stops the start", async (t) => {
+  const options = { port: 0, data: db.connectionString, writeToken: "w" };
+  const [one, two] = [await serve(options), await serve(options)];
+  t.after(() => Promise.all([one.close(), two.close()]));
+  const appended = await fetch(`${one.url}/api/sessions/serve-1/events`, {
+    method: "POST",
+    body: [ev(1), ev(2)].join("\n"),
+    headers: { authorization: "Bearer w" },
+  });
+  assert.equal(appended.status, 200);
+  const { cursor } = await appended.json();
+  const seen = await (await fetch(`${two.url}/api/sessions/serve-1`)).json();
+  assert.equal(seen.cursor, cursor);
+  assert.equal(seen.state.event_count, 2);
+  await assert.rejects(serve({ port: 0, data: "postgres://postgres@127.0.0.1:1/none" }), {
+    code: "storage_unavailable",
+  });
 });
 
 test("only agent-replay/postgres imports pg, an optional peer dependency", () => {
