@@ -391,16 +391,27 @@ export class DurableSessions {
     return new DurableSession(this, session, checkpoint?.position ?? 0, keys);
   }
 
-  /** The kept sessions a shared storage's doorbell names (all, for
-   * `undefined`) read on from its table; one that fails is read on at the
-   * next doorbell or poll. */
-  #doorbell(id) {
-    const ids = id === undefined ? [...this.#kept.keys()] : [id];
+  /** The kept sessions a shared storage's doorbell names (for `undefined`,
+   * all those behind its table) read on from it; one that fails is read on
+   * at the next doorbell or poll. */
+  async #doorbell(id) {
+    const ids = id === undefined ? await this.#behind([...this.#kept.keys()]) : [id];
     for (const kept of ids)
       this.#kept
         .get(kept)
         ?.refresh()
         .catch(() => {});
+  }
+
+  /** Of `ids`, those whose stored last position is past their live
+   * session's, asked in one call when the storage has `heads` (all of
+   * them when it has not, or cannot answer now). */
+  async #behind(ids) {
+    if (typeof this.storage.heads !== "function" || ids.length === 0) return ids;
+    const heads = await this.storage.heads(ids).catch(() => undefined);
+    if (!heads) return ids;
+    const live = (id) => parseCursor(this.#store.currentCursor(id)).position;
+    return ids.filter((id) => (heads.get(id) ?? 0) > live(id));
   }
 
   /** A kept session, caught up with a shared storage's table. Without the

@@ -1519,6 +1519,9 @@ export interface SharedSessionStorage {
   /** The stored events after `after`, in order, maybe not all of them:
    * `position` is that of the first. */
   tail(sessionId: string, after: number): Promise<{ position: number; events: string[] }>;
+  /** The last stored position of each session of `sessionIds` it holds:
+   * what a poll asks first, so that it reads on only the sessions behind. */
+  heads?(sessionIds: string[]): Promise<Map<string, number>>;
   /** Calls `onDoorbell(sessionId)` when a session may have new events
    * (`undefined`: any may have); returns what stops it. */
   subscribe?(onDoorbell: (sessionId: string | undefined) => void): () => void;

@@ -24,6 +24,7 @@ export interface PostgresStoreOptions {
 }
 
 export interface PostgresStorage extends SharedSessionStorage {
+  heads(sessionIds: string[]): Promise<Map<string, number>>;
   subscribe(onDoorbell: (sessionId: string | undefined) => void): () => void;
   /** Cuts the next sessions (up to 100) to `retention`, those nobody
    * appends to included; call it now and then. How many lost events. */

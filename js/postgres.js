@@ -378,6 +378,19 @@ export function postgresStore({
       });
     },
 
+    /** The last stored position of each of `ids` the table holds, in one
+     * query: a Map (what a poll asks before reading any session on). */
+    heads(ids) {
+      return guarded(async (p) => {
+        const { rows } = await p.query(
+          `SELECT session_id, next_position - 1 AS tail FROM agent_replay_sessions
+           WHERE session_id = ANY($1::text[])`,
+          [ids],
+        );
+        return new Map(rows.map((r) => [r.session_id, Number(r.tail)]));
+      });
+    },
+
     /** Stores the state at `position` as the checkpoint (an older one a
      * slower replica sends keeps only its mark); forgets the marks no load
      * needs (all but the last at or before `keepFrom`), or with a

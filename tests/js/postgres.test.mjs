@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { httpStatusOf, parseCursor } from "agent-replay";
+import { DurableSessions, httpStatusOf, parseCursor } from "agent-replay";
 import { createReplayHandler } from "agent-replay/edge";
 import { postgresStore } from "agent-replay/postgres";
 import { EventSource } from "eventsource";
@@ -175,6 +175,42 @@ test("a doorbell missed (the LISTEN connection lost) is made up by the poll", as
     stream.seen.map((s) => s.position),
     [2],
   );
+});
+
+test("a poll asks the heads in one query and reads on only the sessions behind", async (t) => {
+  const a = replica(t);
+  const storage = postgresStore({ connectionString: db.connectionString });
+  t.after(() => storage.close());
+  let ring;
+  const tails = [];
+  const spy = {
+    ...storage,
+    subscribe: (onDoorbell) => {
+      ring = onDoorbell;
+      return () => {};
+    },
+    tail: (id, after) => {
+      tails.push(id);
+      return storage.tail(id, after);
+    },
+  };
+  const sessions = new DurableSessions({ storage: spy });
+  const ids = ["heads-1", "heads-2", "heads-3"];
+  for (const id of ids) {
+    assert.equal((await a.post(id, ev(1))).status, 200);
+    await sessions.open(id);
+  }
+  assert.equal((await a.post("heads-2", ev(2))).status, 200);
+  tails.length = 0;
+  await ring(undefined);
+  // The refreshes it started have read the table by the next macrotask.
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(tails, ["heads-2"]);
+  await until(
+    async () => (await sessions.open("heads-2")).observe().state.event_count === 2,
+    "heads-2",
+  );
+  sessions.close();
 });
 
 test("two replicas appending to one session at once: contiguous positions, none lost or doubled", async (t) => {
