@@ -65,6 +65,9 @@ export class DurableSession {
   /** The keyed batches remembered, oldest first: key → {position, count}
    * (the first position of the batch and how many events it held). */
   #keys = new Map();
+  /** The subscriptions opened on the live session, so that a reload that
+   * must let it go first can end them. */
+  #subscriptions = new Set();
   /** When it was last opened, read or appended to (the store's clock). */
   usedAt;
 
@@ -99,7 +102,10 @@ export class DurableSession {
   }
 
   subscribe(cursor) {
-    return this.#session.subscribe(cursor);
+    const subscription = this.#session.subscribe(cursor);
+    for (const s of this.#subscriptions) if (s.closed) this.#subscriptions.delete(s);
+    this.#subscriptions.add(subscription);
+    return subscription;
   }
 
   /** Appends as ReplaySession.append does, all or nothing, resolving once
@@ -244,10 +250,22 @@ export class DurableSession {
       : Array.from({ length: count }, (_, i) => at(position + i));
   }
 
-  /** Replaces the live session (and its keys) by the one its storage holds. */
+  /**
+   * Replaces the live session (and its keys) by the one its storage holds.
+   * One the store still holds (a shared table cut past what it has) is let
+   * go first: its subscriptions end, and their clients resume from the
+   * reloaded one, with the gap the cut made. A load that fails leaves the
+   * live session as it was.
+   */
   async #reload() {
-    this.#session.free();
+    const core = ReplayStore.core(this.#session.store);
+    if (core.holds(this.sessionId)) {
+      for (const s of this.#subscriptions) s.close();
+      this.#subscriptions.clear();
+      core.evictIdle(this.sessionId);
+    }
     const loaded = await this.#owner.load(this.sessionId);
+    this.#session.free();
     this.#session = loaded.session;
     this.#keys = loaded.#keys;
   }

@@ -332,6 +332,31 @@ test("retention with a live window smaller than the table's: cut all the same, l
   );
 });
 
+test("a streamed copy the retention cut past: its streams end, and a client resuming gets the trimmed gap", async (t) => {
+  const a = replica(t, { retention: { events: 6 } });
+  // B hears no doorbell and polls not in this test's time: it falls behind.
+  const b = replica(t, { pollMs: 600_000, retryMs: 600_000 });
+  const { cursor } = await (await a.post("behind-1", ev(1))).json();
+  const response = await b.request(`behind-1/stream?cursor=${encodeURIComponent(cursor)}`);
+  const reader = response.body.getReader();
+  t.after(() => reader.cancel());
+  await until(
+    async () => (await sql("SELECT 1 FROM pg_stat_activity WHERE query LIKE 'LISTEN%'")).length,
+    "the LISTEN connections",
+  );
+  await sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'");
+  for (let n = 2; n <= 23; n++) assert.equal((await a.post("behind-1", ev(n))).status, 200);
+  assert.deepEqual(await storedPositions("behind-1"), range(11, 23));
+  // B's read catches up: the table no longer has what follows its copy.
+  const seen = await b.observe("behind-1");
+  assert.equal(seen.state.event_count, 23);
+  await until(async () => (await reader.read()).done, "B's stream to end");
+  const resumed = await b.resume("behind-1", cursor);
+  assert.equal(resumed.type, "gap");
+  assert.equal(resumed.gap.reason, "trimmed");
+  assert.equal(resumed.observation.state.event_count, 23);
+});
+
 test("retention by bytes: the newest events' UTF-8 bytes", async (t) => {
   // Events of one size: two-digit turns.
   const size = Buffer.byteLength(ev(10));
