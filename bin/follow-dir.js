@@ -1,24 +1,39 @@
 // Follows a directory of FileSessionLog files, the way deepstrike's runtime
 // records sessions: `DIR/<session_id>.jsonl`, one `{"seq": N, "event": {...}}`
-// line per event, appended while the agent runs. Each file is tailed from the
-// offset last read and served as a live ReplaySession. A file truncated,
-// replaced or rewritten starts a new generation with its own ReplayStore, so
-// a cursor of the old generation gets a gap and a fresh observation (the
-// foreign-incarnation rule of live-replay.md) instead of a silent merge.
+// line per event, appended while the agent runs.
+//
+// Memory stays bounded however many logs the directory holds: each file is
+// folded once for its list row (a light fold, dropped once its summary is
+// taken), and only the sessions opened (asked for, or growing) are held as
+// live ReplaySessions, at most `maxOpen`, the least recently used leaving
+// memory first. A session left and opened again is folded again from its
+// file, under the same incarnation, so the cursors it gave out still resume.
+//
+// The entries are read by the core's log reader (a light SessionState
+// written in chunks), as the viewer reads the file: positions here and in a
+// viewer that read the file agree, so it can follow on from its end.
+//
+// A file truncated, replaced or rewritten starts a new generation with a
+// new incarnation, so a cursor of the old generation gets a gap and a fresh
+// observation (the foreign-incarnation rule of live-replay.md) instead of a
+// silent merge.
+import { createHash, randomBytes } from "node:crypto";
 import { watch } from "node:fs";
 import { open, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { AgentReplayError, ReplaySession, ReplayStore } from "../js/node.js";
+import { AgentReplayError, ReplaySession, ReplayStore, SessionState } from "../js/node.js";
 
 const SUFFIX = ".jsonl";
 const NEWLINE = 0x0a;
-/** A stored entry as FileSessionLog writes it; group 2 is the event's own text. With `s`,
- * as the SDK writes U+2028 and U+2029 raw, and `.` alone stops at them. */
-const ENTRY = /^\{"seq":(0|[1-9][0-9]*),"event":(\{.*\})\}$/s;
-/** Line errors kept per file (the count goes on). */
-const KEEP_LINE_ERRORS = 20;
 /** The fallback poll's shortest period: it lists the directory and stats each log. */
 const MIN_POLL_MS = 50;
+/** Bytes at each end of what was read whose hash tells a rewrite in place. */
+const PRINT_BYTES = 1024;
+/** Sessions held open at most by default (each its full state and live buffer). */
+const MAX_OPEN = 16;
+/** The largest event a held session's store takes by default: the store's own
+ * default (1 MiB) would stop following a log at its first larger tool output. */
+const MAX_EVENT_BYTES = 16 << 20;
 
 /** The session id of a file name, or null when the file is no session log. */
 function sessionIdOf(name) {
@@ -27,26 +42,76 @@ function sessionIdOf(name) {
   return id && !/[\r\n\0]/.test(id) ? id : null;
 }
 
-/** One session log file: the generation being followed and how far it is read. */
+const hashOf = (bytes) => createHash("sha1").update(bytes).digest("base64");
+
+/** A fold that keeps the summary only (no per-event lists): the core's reader. */
+const lightReader = () => {
+  const empty = new SessionState();
+  try {
+    return empty.checkpoint();
+  } finally {
+    empty.free();
+  }
+};
+
+/** What the list shows of a summary (the rest of it is let go). */
+function rowSummary(s) {
+  return {
+    status: s.status,
+    // As the viewer's header counts them: turns used once finished, else the revision.
+    turns: s.status.state === "terminal" ? s.turns_used : s.revision,
+    tokens: s.total_tokens,
+    errors: s.errors,
+    events: s.event_count,
+  };
+}
+
+/** The row of a session none of whose lines are read yet. */
+const EMPTY_ROW = (() => {
+  const empty = new SessionState();
+  try {
+    return rowSummary(empty.summary());
+  } finally {
+    empty.free();
+  }
+})();
+
+/** `length` bytes of `handle` at `position` (fewer at its end). */
+async function readAt(handle, position, length) {
+  const bytes = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(bytes, 0, length, position);
+  return bytes.subarray(0, bytesRead);
+}
+
+/**
+ * One session log file: its current generation, how far it is read, what
+ * the list shows of it, and, while it is open, its live session.
+ */
 class FollowedFile {
   #running = null;
   #again = false;
-  #row = null;
+  #wantOpen = false;
+  #leave = false;
 
-  constructor(id, path, { storeOptions, chunkBytes, maxLineBytes }) {
+  /** `options`: the follower's; `opened(file)`: tells the follower it now holds a session. */
+  constructor(id, path, options, opened) {
     this.id = id;
     this.path = path;
-    this.storeOptions = storeOptions;
-    this.chunkBytes = chunkBytes;
-    this.maxLineBytes = maxLineBytes;
+    this.options = options;
+    this.opened = opened;
     this.generation = 0;
     this.reset = null;
     this.readError = null;
     this.mtimeMs = 0;
+    this.offset = 0; // bytes of this generation read
+    this.complete = 0; // of them, up to the end of the last whole line
+    this.summary = null; // rowSummary of the lines read
+    this.held = null; // {store, session, reader} while open
+    this.failure = null; // why a read of this generation failed: nothing more until it is reset
     this.freed = false;
   }
 
-  /** Reads what was appended since the last read; calls made meanwhile run once after it. */
+  /** Reads what changed since the last read; calls made meanwhile run once after it. */
   refresh() {
     if (this.#running) {
       this.#again = true;
@@ -55,192 +120,198 @@ class FollowedFile {
     this.#running = (async () => {
       do {
         this.#again = false;
-        await this.#readNew();
+        await this.#read();
       } while (this.#again);
     })().finally(() => {
       this.#running = null;
+      if (this.#leave) this.close();
     });
     return this.#running;
   }
 
-  /** True when `info` (a stat) may hold bytes not read yet. */
+  /** The held session; one not held is folded from the file first (what is
+   * held is kept up to date by the follower's watch and poll). */
+  async open() {
+    // Twice at most: sessions opened meanwhile may have made this one leave.
+    for (let tries = 0; tries < 2 && !this.held && !this.freed; tries += 1) {
+      this.#wantOpen = true;
+      // A file that cannot be opened is told below, by its read error.
+      await this.refresh().catch(() => {});
+    }
+    if (this.held) return this.held.session;
+    if (this.failure) throw this.failure;
+    throw new AgentReplayError("not_found", `${this.id}${SUFFIX}: ${this.readError}`);
+  }
+
+  /** True when `info` (a stat) may say the file changed since it was read. */
   changed(info) {
     return info.ino !== this.ino || info.size !== this.offset || info.mtimeMs !== this.mtimeMs;
   }
 
-  async #readNew() {
+  async #read() {
     if (this.freed) return;
     let handle;
     try {
       handle = await open(this.path, "r");
     } catch (e) {
       this.readError = e.code ?? e.message;
-      this.#row = null;
       throw e;
     }
     try {
       const info = await handle.stat();
-      const reset = await this.#resetReason(handle, info);
+      const { reset, ends } = await this.#check(handle, info);
       if (this.freed) return;
       if (reset) this.#startGeneration(reset, info);
       this.mtimeMs = info.mtimeMs;
-      this.readError = null;
-      this.#row = null; // the new mtime even when nothing was appended
-      // Up to the size seen now, in bounded chunks; later appends come with the next change.
-      while (this.offset < info.size) {
-        const want = Math.min(this.chunkBytes, info.size - this.offset);
-        const chunk = Buffer.allocUnsafe(want);
-        const { bytesRead } = await handle.read(chunk, 0, want, this.offset);
-        if (bytesRead === 0 || this.freed) break;
-        this.offset += bytesRead;
-        this.lastByte = chunk[bytesRead - 1];
-        this.#take(chunk.subarray(0, bytesRead));
-      }
+      if (this.failure) return;
+      await this.#readFrom(handle, info, ends);
+    } catch (e) {
+      if (!(e instanceof AgentReplayError)) throw e;
+      // The reader or the session refused (over the memory budget, …): this
+      // generation is not followed further; a new one is tried again.
+      this.readError = e.code;
+      this.failure = e;
+      this.#release();
     } finally {
       await handle.close();
     }
   }
 
-  /** Why the bytes already read are no longer the file's start, or null. */
-  async #resetReason(handle, info) {
-    if (this.generation === 0) return "new";
-    if (info.ino !== this.ino || info.dev !== this.dev) return "replaced";
-    if (info.size < this.offset) return "truncated";
-    if (this.offset === 0) return null;
-    // Truncated and written again past the old size: the last byte read has changed.
-    const probe = Buffer.alloc(1);
-    await handle.read(probe, 0, 1, this.offset - 1);
-    return probe[0] === this.lastByte ? null : "rewritten";
+  /**
+   * Why the bytes already read are no longer the file's start (`reset`, or
+   * null), and the first and last bytes read, checked unchanged (`ends`): a
+   * new inode, a file shorter than what was read, or either end of what was
+   * read rewritten (its hash differs) start a new generation.
+   */
+  async #check(handle, info) {
+    if (this.generation === 0) return { reset: "new" };
+    if (info.ino !== this.ino || info.dev !== this.dev) return { reset: "replaced" };
+    if (info.size < this.offset) return { reset: "truncated" };
+    const head = await readAt(handle, 0, Math.min(PRINT_BYTES, this.offset));
+    const tailAt = Math.max(0, this.offset - PRINT_BYTES);
+    const tail = await readAt(handle, tailAt, this.offset - tailAt);
+    const same = hashOf(head) === this.headHash && hashOf(tail) === this.tailHash;
+    return same ? { reset: null, ends: { head, tail } } : { reset: "rewritten" };
   }
 
-  /** A fresh store (new incarnation) and session; the old store's streams end. */
+  /** A new generation: a new incarnation; the old one's session (and streams) end. */
   #startGeneration(reason, info) {
-    this.store?.free();
-    this.session?.free();
-    this.store = new ReplayStore(this.storeOptions);
-    this.session = new ReplaySession(this.id, { store: this.store });
+    this.#release();
     this.generation += 1;
     this.reset = reason === "new" ? null : reason;
+    this.incarnation = randomBytes(16).toString("base64url");
     this.ino = info.ino;
     this.dev = info.dev;
     this.offset = 0;
-    this.lastByte = undefined;
-    this.partial = null;
-    this.skipping = false;
-    this.line = 0;
-    this.nextSeq = 0;
-    this.lineErrors = { count: 0, last: [] };
+    this.complete = 0;
+    this.summary = EMPTY_ROW; // listed at once, before its lines are read
+    this.failure = null;
+    this.headHash = hashOf(Buffer.alloc(0));
+    this.tailHash = this.headHash;
   }
 
-  /** Splits bytes into complete lines (a partial last line waits for its newline). */
-  #take(bytes) {
-    const entries = [];
-    let start = 0;
-    for (let nl = bytes.indexOf(NEWLINE); nl >= 0; nl = bytes.indexOf(NEWLINE, start)) {
-      const piece = bytes.subarray(start, nl);
-      const line = this.partial ? Buffer.concat([this.partial, piece]) : piece;
-      this.partial = null;
-      this.line += 1;
-      if (this.skipping) this.skipping = false;
-      else {
-        const entry = this.#entry(line);
-        if (entry) entries.push(entry);
-      }
-      start = nl + 1;
-    }
-    const rest = bytes.subarray(start);
-    if (rest.length && !this.skipping) {
-      if ((this.partial?.length ?? 0) + rest.length > this.maxLineBytes) {
-        this.#lineError(this.line + 1, "limit_exceeded", `longer than ${this.maxLineBytes} bytes`);
-        this.partial = null;
-        this.skipping = true;
-      } else this.partial = Buffer.concat(this.partial ? [this.partial, rest] : [rest]);
-    }
-    this.#append(entries);
-    this.#row = null;
-  }
-
-  /** `{line, text}` of a stored entry's event, or null (with a line error). */
-  #entry(bytes) {
-    let text = bytes.toString("utf8");
-    if (text.endsWith("\r")) text = text.slice(0, -1);
-    if (!text.trim()) return null;
-    const match = ENTRY.exec(text);
-    if (!match) {
-      this.#lineError(this.line, "invalid_entry", 'expected {"seq":N,"event":{...}}');
-      return null;
-    }
-    const seq = Number(match[1]);
-    if (seq !== this.nextSeq)
-      this.#lineError(this.line, "seq_gap", `seq ${seq} where ${this.nextSeq} was expected`);
-    this.nextSeq = seq + 1;
-    return { line: this.line, text: match[2] };
-  }
-
-  /** Appends the events; those the reader rejects are left out, each with a line error. */
-  #append(entries) {
-    let batch = entries;
-    for (let attempt = 0; batch.length; attempt += 1) {
-      const text = batch.map((e) => e.text).join("\n");
-      try {
-        this.session.append(text);
-        return;
-      } catch (e) {
-        if (!(e instanceof AgentReplayError)) throw e;
-        const bad = new Set(e.errors?.map((err) => err.line));
-        const placed = [...bad].every((line) => batch[line - 1] !== undefined);
-        if (attempt > 0 || !bad.size || !placed) return this.#appendEach(batch);
-        for (const err of e.errors)
-          this.#lineError(batch[err.line - 1].line, err.code, err.message);
-        batch = batch.filter((_, i) => !bad.has(i + 1));
-      }
+  /**
+   * Reads on from what was read into the held session; or, for a session
+   * not held, folds the whole file: into a session held from now on when it
+   * is asked for or has grown (a running agent's), else just for its list
+   * row (a new generation).
+   */
+  async #readFrom(handle, info, ends) {
+    if (!this.held && !this.#wantOpen && this.offset > 0 && info.size === this.offset) return;
+    if (!this.held && (this.#wantOpen || this.offset > 0)) this.#hold();
+    this.#wantOpen = false;
+    if (this.held) return this.#readInto(handle, info, this.held, ends);
+    const reader = lightReader();
+    try {
+      await this.#readInto(handle, info, { reader }, ends);
+    } finally {
+      reader.free();
     }
   }
 
-  #appendEach(entries) {
-    for (const { line, text } of entries) {
-      try {
-        this.session.append(text);
-      } catch (e) {
-        if (!(e instanceof AgentReplayError)) throw e;
-        this.#lineError(line, e.errors?.[0]?.code ?? e.code, e.errors?.[0]?.message ?? e.message);
-      }
+  /** A new session for this generation (its incarnation), read from the file's start. */
+  #hold() {
+    const store = new ReplayStore({
+      maxEventBytes: MAX_EVENT_BYTES,
+      ...this.options.storeOptions,
+      incarnation: this.incarnation,
+    });
+    const session = new ReplaySession(this.id, { store });
+    this.held = { store, session, reader: lightReader() };
+    this.offset = 0;
+    this.complete = 0;
+    this.#leave = false;
+    this.opened(this);
+  }
+
+  /**
+   * Reads to the size seen now in bounded chunks (later appends come with
+   * the next change), on from `ends`, the first and last bytes read before
+   * (none from the start): the new ends' hashes tell the next change's check.
+   */
+  async #readInto(handle, info, { reader, session }, ends) {
+    const { chunkBytes } = this.options;
+    const empty = Buffer.alloc(0);
+    let { head, tail } = this.offset === 0 ? { head: empty, tail: empty } : ends;
+    while (this.offset < info.size) {
+      const chunk = await readAt(
+        handle,
+        this.offset,
+        Math.min(chunkBytes, info.size - this.offset),
+      );
+      if (chunk.length === 0 || this.freed) return;
+      const texts = [];
+      reader.write(chunk, { onEvent: (e) => texts.push(e.json) });
+      if (session && texts.length) session.append(texts.join("\n"));
+      // The session and `complete` move together: its events are those of the whole lines.
+      const nl = chunk.lastIndexOf(NEWLINE);
+      if (nl >= 0) this.complete = this.offset + nl + 1;
+      this.offset += chunk.length;
+      if (head.length < PRINT_BYTES)
+        head = Buffer.concat([head, chunk.subarray(0, PRINT_BYTES - head.length)]);
+      tail = Buffer.from(
+        Buffer.concat([tail, chunk.subarray(-PRINT_BYTES)]).subarray(-PRINT_BYTES),
+      );
     }
+    this.headHash = hashOf(head);
+    this.tailHash = hashOf(tail);
+    this.summary = rowSummary(reader.summary());
+    this.readError = null;
   }
 
-  #lineError(line, code, message) {
-    const { lineErrors } = this;
-    lineErrors.count += 1;
-    lineErrors.last.push({ line, code, message });
-    if (lineErrors.last.length > KEEP_LINE_ERRORS) lineErrors.last.shift();
+  /** Lets the held session go (its streams end; a client reconnects and it is folded again). */
+  #release() {
+    if (!this.held) return;
+    const { store, session, reader } = this.held;
+    this.held = null;
+    reader.free();
+    session.free();
+    store.free();
   }
 
-  /** The session list's row (documented in docs/viewer.md), from the live session's summary. */
+  /** Leaves memory (the list row stays); a read in progress finishes first. */
+  close() {
+    this.#leave = Boolean(this.#running);
+    if (!this.#leave) this.#release();
+  }
+
+  /** The session list's row (documented in docs/viewer.md). */
   row() {
-    if (this.#row) return this.#row;
-    const s = this.session.summary();
-    this.#row = {
+    return {
       session_id: this.id,
-      status: s.status,
-      // As the viewer's header counts them: turns used once finished, else the revision.
-      turns: s.status.state === "terminal" ? s.turns_used : s.revision,
-      tokens: s.total_tokens,
-      errors: s.errors,
-      events: s.event_count,
+      ...this.summary,
       modified_ms: Math.round(this.mtimeMs),
       bytes: this.offset,
       generation: this.generation,
       reset: this.reset,
-      line_errors: { count: this.lineErrors.count, last: [...this.lineErrors.last] },
+      open: this.held !== null,
       read_error: this.readError,
     };
-    return this.#row;
   }
 
   free() {
     this.freed = true;
-    this.store?.free();
-    this.session?.free();
+    this.#release();
   }
 }
 
@@ -253,6 +324,7 @@ export class DirectoryFollower {
   #dir;
   #options;
   #files = new Map(); // session id → FollowedFile
+  #open = new Set(); // the files holding a session, least recently used first
   #watcher = null;
   #timer = null;
   #scanning = null;
@@ -260,28 +332,31 @@ export class DirectoryFollower {
   #closed = false;
 
   /**
-   * Options: `pollMs` (1000, at least 50), `storeOptions` (each generation's ReplayStore),
-   * `chunkBytes` (1 MiB read at a time), `maxLineBytes` (16 MiB: a longer
-   * line is skipped with a line error), `watch` (true; false leaves the
-   * poll alone, for filesystems where fs.watch misbehaves).
+   * Options: `pollMs` (1000, at least 50), `storeOptions` (each held
+   * session's ReplayStore; `maxEventBytes` 16 MiB unless given), `maxOpen` (16: sessions held in memory at
+   * once, the least recently used let go first), `chunkBytes` (1 MiB read
+   * at a time), `watch` (true; false leaves the poll alone, for filesystems
+   * where fs.watch misbehaves).
    */
   constructor(
     dir,
-    { pollMs = 1000, storeOptions = {}, chunkBytes = 1 << 20, maxLineBytes, watch = true } = {},
+    {
+      pollMs = 1000,
+      storeOptions = {},
+      maxOpen = MAX_OPEN,
+      chunkBytes = 1 << 20,
+      watch = true,
+    } = {},
   ) {
     if (!Number.isInteger(pollMs) || pollMs < MIN_POLL_MS)
       throw new AgentReplayError(
         "invalid_input",
         `pollMs must be a whole number >= ${MIN_POLL_MS}`,
       );
+    if (!Number.isInteger(maxOpen) || maxOpen < 1)
+      throw new AgentReplayError("invalid_input", "maxOpen must be a whole number >= 1");
     this.#dir = dir;
-    this.#options = {
-      pollMs,
-      storeOptions,
-      chunkBytes,
-      maxLineBytes: maxLineBytes ?? 16 << 20,
-      watch,
-    };
+    this.#options = { pollMs, storeOptions, maxOpen, chunkBytes, watch };
   }
 
   /** Reads every log in the directory, then starts watching. Throws if it is no directory. */
@@ -314,6 +389,19 @@ export class DirectoryFollower {
     else this.scan().catch(() => {});
   }
 
+  /** Marks `file` the most recently used holder; lets the least recently used go past maxOpen. */
+  #used(file) {
+    this.#open.delete(file);
+    // Those that let their session go themselves (a new generation, a failed read).
+    for (const other of this.#open) if (!other.held) this.#open.delete(other);
+    this.#open.add(file);
+    for (const oldest of this.#open) {
+      if (this.#open.size <= this.#options.maxOpen) break;
+      this.#open.delete(oldest);
+      oldest.close();
+    }
+  }
+
   /** Lists the directory and reads what changed; concurrent calls share one pass after it. */
   scan() {
     if (this.#scanning) {
@@ -331,51 +419,71 @@ export class DirectoryFollower {
     return this.#scanning;
   }
 
+  /** One file at a time: at most one fold not held is in memory. */
   async #scanOnce() {
     if (this.#closed) return;
     const names = await readdir(this.#dir);
     const present = new Set();
-    await Promise.all(
-      names.map(async (name) => {
-        const id = sessionIdOf(name);
-        if (id === null) return;
-        const path = join(this.#dir, name);
-        let info;
-        try {
-          info = await stat(path);
-        } catch {
-          return; // gone since the listing
-        }
-        if (!info.isFile()) return;
-        present.add(id);
-        let file = this.#files.get(id);
-        if (!file) {
-          file = new FollowedFile(id, path, this.#options);
-          this.#files.set(id, file);
-        } else if (!file.changed(info)) return;
-        await file.refresh().catch(() => {});
-      }),
-    );
+    for (const name of names) {
+      const id = sessionIdOf(name);
+      if (id === null || this.#closed) continue;
+      const path = join(this.#dir, name);
+      let info;
+      try {
+        info = await stat(path);
+      } catch {
+        continue; // gone since the listing
+      }
+      if (!info.isFile()) continue;
+      present.add(id);
+      let file = this.#files.get(id);
+      if (!file) {
+        file = new FollowedFile(id, path, this.#options, (f) => this.#used(f));
+        this.#files.set(id, file);
+      } else if (!file.changed(info)) continue;
+      await file.refresh().catch(() => {});
+    }
     for (const [id, file] of this.#files) {
       if (present.has(id)) continue;
+      this.#open.delete(file);
       file.free();
       this.#files.delete(id);
     }
   }
 
+  /** Whether `id` is a session of the directory (listed, open or not). */
   has(id) {
-    return this.#files.get(id)?.session !== undefined;
+    return (this.#files.get(id)?.generation ?? 0) > 0;
   }
 
-  /** The ReplaySession of the file's current generation, or undefined. */
-  session(id) {
-    return this.#files.get(id)?.session;
+  /** The file of a listed session, or undefined. */
+  file(id) {
+    return this.has(id) ? this.#files.get(id) : undefined;
+  }
+
+  /**
+   * The ReplaySession of the file's current generation, folded from the
+   * file if it is not held; marked most recently used. Rejects with
+   * `not_found` for no such session (or an unreadable file), or with the
+   * error that stopped its generation's read (`limit_exceeded`, …).
+   */
+  async session(id) {
+    const file = this.file(id);
+    if (!file) throw new AgentReplayError("not_found", `no session log ${id}${SUFFIX}`);
+    const session = await file.open();
+    this.#used(file);
+    return session;
+  }
+
+  /** How many sessions are held in memory now. */
+  get openCount() {
+    return [...this.#open].filter((f) => f.held).length;
   }
 
   /** The session list: most recently written first. */
   list() {
     return [...this.#files.values()]
-      .filter((f) => f.session)
+      .filter((f) => f.summary)
       .map((f) => f.row())
       .sort((a, b) => b.modified_ms - a.modified_ms || a.session_id.localeCompare(b.session_id));
   }
@@ -386,6 +494,7 @@ export class DirectoryFollower {
     clearInterval(this.#timer);
     for (const file of this.#files.values()) file.free();
     this.#files.clear();
+    this.#open.clear();
   }
 }
 

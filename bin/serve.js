@@ -8,8 +8,9 @@ import { createReadStream, readFileSync, statSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { basename, extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ReplaySession, ReplayStore, sampleLog } from "../js/node.js";
-import { createReplayHandler, toNodeListener } from "../js/edge.js";
+import { AgentReplayError, ReplaySession, ReplayStore, sampleLog } from "../js/node.js";
+import { createReplayHandler } from "../js/edge.js";
+import { toNodeListener } from "../js/node-listener.js";
 import { fileStore } from "../js/file-store.js";
 import { followDirectory } from "./follow-dir.js";
 import { accessGate, hostName, newReadToken, sendError } from "./serve-access.js";
@@ -108,9 +109,15 @@ function matches(header, etag) {
  * in slices); HEAD sends the headers only. A file that shrinks while it
  * is streamed ends the connection rather than answering fewer bytes than
  * announced. `cache` is its Cache-Control; a `tagged` file has an ETag
- * and gets 304 for a request that names it.
+ * and gets 304 for a request that names it. `length` sends only the
+ * file's first bytes (as if it ended there).
  */
-async function sendFile(req, res, path, { type, cache = "no-cache", tagged = false } = {}) {
+async function sendFile(
+  req,
+  res,
+  path,
+  { type, cache = "no-cache", tagged = false, length = Number.POSITIVE_INFINITY } = {},
+) {
   let info;
   try {
     info = statSync(path);
@@ -118,7 +125,7 @@ async function sendFile(req, res, path, { type, cache = "no-cache", tagged = fal
     return sendNotFound(res);
   }
   if (!info.isFile()) return sendNotFound(res);
-  const size = info.size;
+  const size = Math.min(info.size, length);
   const headers = {
     "content-type": type ?? TYPES[extname(path)] ?? "application/octet-stream",
     "cache-control": cache,
@@ -133,7 +140,8 @@ async function sendFile(req, res, path, { type, cache = "no-cache", tagged = fal
   if (range === "unsatisfiable") {
     return res.writeHead(416, { ...headers, "content-range": `bytes */${size}` }).end();
   }
-  if (!range && size <= READ_WHOLE && req.method !== "HEAD") return sendWhole(res, path, headers);
+  if (!range && size === info.size && size <= READ_WHOLE && req.method !== "HEAD")
+    return sendWhole(res, path, headers);
   const { start, end } = range ?? { start: 0, end: size - 1 };
   if (range) headers["content-range"] = `bytes ${start}-${end}/${size}`;
   headers["content-length"] = end - start + 1;
@@ -200,6 +208,56 @@ function sendSessionList(res, follower) {
     return res.writeHead(404, headers).end(JSON.stringify({ error }));
   }
   res.writeHead(200, headers).end(JSON.stringify({ sessions: follower.list() }));
+}
+
+/**
+ * `GET /sessions/ID`: opens a followed session in the viewer with all of
+ * its history: the viewer reads the file's lines the session has folded
+ * (`/sessions/ID/log`, as it reads any `?log=`), then follows the session's
+ * stream from the cursor at their end. The session is folded now if it
+ * was not held (bin/follow-dir.js).
+ */
+async function sendViewerOf(res, follower, id) {
+  const file = follower.file(id);
+  if (!file) return sendNotFound(res);
+  let session;
+  // Opened again if it left memory (or a new generation began) before this ran on.
+  for (let tries = 0; !session || session !== file.held?.session; tries += 1) {
+    if (tries === 3) return sendError(res, "internal", "the session keeps leaving memory");
+    try {
+      session = await follower.session(id);
+    } catch (e) {
+      if (!(e instanceof AgentReplayError)) throw e;
+      return sendError(res, e.code, e.message);
+    }
+  }
+  // Read together, with no await between: the cursor is that of the lines' last event.
+  const { cursor } = session.observe();
+  const lines = new URLSearchParams({ generation: file.generation, bytes: file.complete });
+  const log = `/sessions/${encodeURIComponent(id)}/log?${lines}`;
+  const live = `/api/sessions/${encodeURIComponent(id)}/stream`;
+  const query = new URLSearchParams({ log, live, cursor });
+  res.writeHead(302, { location: `/?${query}`, "cache-control": "no-store" }).end();
+}
+
+/**
+ * `GET /sessions/ID/log?generation=G&bytes=N`: the first N bytes of the
+ * session's file (whole lines its session folded), while the file is in
+ * generation G; 404 once it is not (its history is another now).
+ */
+function sendLogOf(req, res, follower, id, search) {
+  const file = follower.file(id);
+  const params = new URLSearchParams(search);
+  const bytes = Number(params.get("bytes"));
+  if (!file || String(file.generation) !== params.get("generation") || !(bytes >= 0))
+    return sendNotFound(res);
+  return sendFile(req, res, file.path, { type: "application/octet-stream", length: bytes });
+}
+
+/** The session id and what is asked of it for `/sessions/ID[/log]`, or null. */
+function sessionRoute(pathname) {
+  const match = /^\/sessions\/([^/]+)(\/log)?$/.exec(pathname);
+  return match && { id: decodePath(match[1]), log: Boolean(match[2]) };
 }
 
 /**
@@ -281,7 +339,8 @@ function durableHandler(storage, storeOptions, writeToken) {
  * Starts the server. Options: `port` (0 picks one), `files` (logs served
  * at /files/NAME), `dir` (a FileSessionLog directory followed live: its
  * sessions listed at /sessions and /api/sessions, served under
- * /api/sessions/ID; bin/follow-dir.js), `pollMs` (1000, its fallback poll),
+ * /api/sessions/ID, opened in the viewer at /sessions/ID; bin/follow-dir.js),
+ * `pollMs` (1000, its fallback poll), `maxOpen` (16, its sessions held in memory),
  * `demo` (default true without `dir`), `intervalMs` (1100: the sample
  * takes about a minute), `pauseMs` (5000), `maxEventsPerSession`,
  * `maxAgeMs` (the live buffer), `writeToken` (enables POST with
@@ -300,6 +359,7 @@ export async function serve({
   files = [],
   dir,
   pollMs,
+  maxOpen,
   data,
   demo = !dir && !data,
   intervalMs = 1100,
@@ -319,6 +379,7 @@ export async function serve({
   const follower = dir
     ? await followDirectory(resolve(dir), {
         pollMs,
+        maxOpen,
         storeOptions: { maxEventsPerSession, maxAgeMs },
       })
     : null;
@@ -359,13 +420,20 @@ export async function serve({
   }
 
   const respond = (req, res) => {
-    const { pathname, searchParams } = urlOf(req.url ?? "/");
+    const { pathname, search, searchParams } = urlOf(req.url ?? "/");
     if (pathname.startsWith("/api/") && pathname !== "/api/sessions") return api(req, res);
     if (req.method !== "GET" && req.method !== "HEAD") return res.writeHead(405).end();
     if (pathname === "/api/sessions") return sendSessionList(res, follower);
     if (pathname === "/" && follower && [...searchParams.keys()].every((k) => k === "token"))
       return res.writeHead(302, { location: "/sessions" }).end();
     if (pathname === "/sessions") return sendFile(req, res, join(root, "www/sessions.html"), PAGE);
+    const route = follower && sessionRoute(pathname);
+    if (route?.log) return sendLogOf(req, res, follower, route.id, search);
+    if (route)
+      return sendViewerOf(res, follower, route.id).catch((e) => {
+        console.error(e);
+        if (!res.headersSent) sendError(res, "internal", "internal error");
+      });
     if (pathname === "/" || pathname === "/index.html")
       return sendFile(req, res, join(root, "www/index.html"), PAGE);
     if (pathname === "/demo") {

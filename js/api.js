@@ -252,11 +252,15 @@ export class SessionState {
     return JSON.parse(call(() => core.view()));
   }
 
-  /** The session so far as OTLP/JSON traces (docs/otlp.md); `{content: true}`
-   * adds message content. */
+  /** The session so far as an OTLP trace (docs/otlp.md): OTLP/JSON as an
+   * object, or with `{format: "protobuf"}` OTLP/protobuf as bytes;
+   * `{content: true}` adds message content, `startTime` places a log with
+   * no recorded time. */
   toOtlp(options) {
     const core = this.#live();
-    return JSON.parse(call(() => core.toOtlp(Boolean(options?.content))));
+    const { protobuf, content, startTime } = otlpOptionsOf(options);
+    if (protobuf) return call(() => core.toOtlpProtobuf(content, startTime));
+    return JSON.parse(call(() => core.toOtlp(content, startTime)));
   }
 
   get eventCount() {
@@ -281,12 +285,32 @@ export class SessionState {
   }
 }
 
+/** `toOtlp`'s options checked: the encoding, content, and the start time
+ * in Unix milliseconds (a number, a Date or an ISO 8601 string). */
+function otlpOptionsOf(options) {
+  const format = options?.format ?? "json";
+  if (format !== "json" && format !== "protobuf")
+    throw new AgentReplayError("invalid_input", 'toOtlp: format must be "json" or "protobuf"');
+  let startTime = options?.startTime;
+  if (startTime instanceof Date) startTime = startTime.getTime();
+  else if (typeof startTime === "string") startTime = Date.parse(startTime);
+  if (startTime !== undefined && !(Number.isSafeInteger(startTime) && startTime >= 0))
+    throw new AgentReplayError(
+      "invalid_input",
+      "toOtlp: startTime must be a time ≥ 1970 (Unix milliseconds, a Date or an ISO 8601 string)",
+    );
+  return { protobuf: format === "protobuf", content: Boolean(options?.content), startTime };
+}
+
 /**
- * The session of a log (a string, bytes or an array of events) as OTLP/JSON
- * traces under the OpenTelemetry GenAI conventions (docs/otlp.md). Options:
+ * The session of a log (a string, bytes or an array of events) as an OTLP
+ * trace under the OpenTelemetry GenAI conventions (docs/otlp.md): OTLP/JSON
+ * as an object, or OTLP/protobuf bytes with `format: "protobuf"`. Options:
  * `content` (message content, off by default), `sessionId` (names the
- * session; the ids derive from it and the run id), `strict` (throw on the
- * first load error; otherwise load errors are counted on the root span).
+ * session; the ids derive from it and the run id), `startTime` (where a
+ * log with no recorded time starts; without it, at the Unix epoch),
+ * `strict` (throw on the first load error; otherwise load errors are
+ * counted on the root span).
  */
 export function toOtlp(log, options) {
   const state = new SessionState(options?.sessionId);
@@ -410,12 +434,14 @@ export class SessionIndex {
     return JSON.parse(call(() => read(core)));
   }
 
-  /** Indexes a whole log (string or bytes, any framing); returns
-   * `{framing, events, errors}`. */
+  /** Indexes a whole log (string or bytes, any framing); returns the
+   * index, as SessionState.apply returns the state (its load errors:
+   * `loadErrors()`). */
   apply(input, options = this.#options) {
     const core = this.#live();
     const bytes = toBytes(input, "SessionIndex.apply");
-    return JSON.parse(call(() => core.applyBytes(bytes, strictOf(options)), bytes));
+    call(() => core.applyBytes(bytes, strictOf(options)), bytes);
+    return this;
   }
 
   /** Makes room at once for the index of a log of about `bytes` bytes

@@ -25,6 +25,7 @@
 // already serve it, so an append it stored is answered as stored.
 import { AgentReplayError } from "./common.js";
 import { ObservedEvent, ReplaySession, ReplayStore, parseCursor } from "./live.js";
+import { storeCore, storeNow } from "./store-access.js";
 
 /** The longest batch key taken: it is stored with every keyed batch. */
 const MAX_KEY_LENGTH = 256;
@@ -76,7 +77,7 @@ export class DurableSession {
     this.#session = session;
     this.#checkpointed = checkpointed;
     for (const { key, position, count } of keys) this.#remember(key, position, count);
-    this.usedAt = ReplayStore.now(session.store);
+    this.usedAt = storeNow(session.store);
   }
 
   get sessionId() {
@@ -136,7 +137,7 @@ export class DurableSession {
     const lines = this.#session.check(input, { maxEvents });
     // Evicted since (while an earlier append kept it busy): its positions
     // and keys are the storage's, so it is reloaded before they are counted on.
-    if (!ReplayStore.core(this.#session.store).holds(this.sessionId)) await this.#reload();
+    if (!this.#session.store.holds(this.sessionId)) await this.#reload();
     const known = key === undefined ? undefined : this.#keys.get(key);
     if (known) return this.#answered(known);
     if (lines === "") return [];
@@ -146,7 +147,7 @@ export class DurableSession {
     const batch = {
       position: parseCursor(from).position + 1,
       events: texts,
-      at: ReplayStore.now(store),
+      at: storeNow(store),
       ...(key === undefined ? {} : { key }),
     };
     // Throws when nothing is stored: the batch is refused whole.
@@ -183,7 +184,7 @@ export class DurableSession {
   async #catchUp() {
     for (;;) {
       const store = this.#session.store;
-      if (!ReplayStore.core(store).holds(this.sessionId)) return this.#reload();
+      if (!store.holds(this.sessionId)) return this.#reload();
       const after = parseCursor(store.currentCursor(this.sessionId)).position;
       const { position, events } = await this.#owner.storage.tail(this.sessionId, after);
       if (events.length === 0) return;
@@ -201,8 +202,7 @@ export class DurableSession {
    * stays stored and the next batch takes its positions. */
   async #apply(lines, from, batch) {
     try {
-      if (ReplayStore.core(this.#session.store).holds(this.sessionId))
-        return this.#session.append(lines);
+      if (this.#session.store.holds(this.sessionId)) return this.#session.append(lines);
       // Evicted while its events were stored: reloaded with them.
       await this.#reload();
       return this.#session.resume(from).events ?? [];
@@ -258,7 +258,7 @@ export class DurableSession {
    * live session as it was.
    */
   async #reload() {
-    const core = ReplayStore.core(this.#session.store);
+    const core = storeCore(this.#session.store);
     if (core.holds(this.sessionId)) {
       for (const s of this.#subscriptions) s.close();
       this.#subscriptions.clear();
@@ -289,7 +289,7 @@ export class DurableSession {
       position,
       revision,
       state: JSON.stringify(state),
-      at: ReplayStore.now(this.#session.store),
+      at: storeNow(this.#session.store),
       keepFrom: Math.max(0, position - this.#owner.retention.events),
     });
     this.#checkpointed = position;
@@ -397,7 +397,7 @@ export class DurableSessions {
     const stored = await this.storage.load(id, { retainEvents: this.retention.events });
     if (!stored && !create) return undefined;
     const { base, events = [], times = [], checkpoint, keys } = stored ?? {};
-    const now = ReplayStore.now(store);
+    const now = storeNow(store);
     const session = ReplaySession.restore(id, {
       store,
       base,
@@ -453,7 +453,7 @@ export class DurableSessions {
     this.#evictIdle();
     this.release(id);
     const s = this.#kept.get(id);
-    if (s) s.usedAt = ReplayStore.now(this.#store);
+    if (s) s.usedAt = storeNow(this.#store);
     return s;
   }
 
@@ -461,10 +461,10 @@ export class DurableSessions {
    * memory (at most every quarter of `idleMs`: a pass visits every kept one). */
   #evictIdle() {
     if (!this.#store) return;
-    const now = ReplayStore.now(this.#store);
+    const now = storeNow(this.#store);
     if (now - this.#idleSweptAt < this.#idleMs / 4) return;
     this.#idleSweptAt = now;
-    const core = ReplayStore.core(this.#store);
+    const core = storeCore(this.#store);
     for (const [id, s] of this.#kept) {
       if (s.busy || now - s.usedAt <= this.#idleMs || !core.evictIdle(id)) continue;
       this.#kept.delete(id);
@@ -515,7 +515,7 @@ export class DurableSessions {
    * is on its way (it is reloaded from storage when next asked for). */
   release(id) {
     const s = this.#kept.get(id);
-    if (s && !s.busy && !ReplayStore.core(this.#store).holds(id)) {
+    if (s && !s.busy && !this.#store.holds(id)) {
       this.#kept.delete(id);
       s.free();
     }

@@ -23,7 +23,7 @@ export interface ReplayHandlerOptions {
   /** The session to serve (default: one per id over one shared store, kept
    * while the store holds the session; reading a session it does not hold
    * keeps nothing). */
-  session?: (sessionId: string) => ReplaySession;
+  session?: (sessionId: string) => ReplaySession | Promise<ReplaySession>;
   /** The shared store (default: made from storeOptions on the first request). */
   store?: ReplayStore;
   storeOptions?: ReplayStoreOptions;
@@ -68,11 +68,3 @@ export type TokenGrant = string[] | "*" | { sessions: string[] | "*"; access?: "
 /** An authorize hook from bearer tokens: token → its grant (throws
  * `invalid_input` for a grant that is none of these). */
 export function bearerTokens(tokens: Record<string, TokenGrant>): Authorize;
-
-/** Adapts a fetch handler to node:http's request listener. */
-export function toNodeListener(
-  handler: (request: Request) => Promise<Response>,
-): (
-  req: import("node:http").IncomingMessage,
-  res: import("node:http").ServerResponse,
-) => Promise<void>;

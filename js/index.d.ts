@@ -1150,8 +1150,10 @@ export class SessionState {
   summary(): SessionSummary;
   osSnapshot(): OsSnapshot;
   view(): SessionView;
-  /** The session so far as OTLP/JSON traces (docs/otlp.md). */
-  toOtlp(options?: { content?: boolean }): OtlpTrace;
+  /** The session so far as an OTLP trace (docs/otlp.md): OTLP/JSON, or
+   * OTLP/protobuf bytes with `format: "protobuf"`. */
+  toOtlp(options: OtlpStateOptions & { format: "protobuf" }): Uint8Array;
+  toOtlp(options?: OtlpStateOptions & { format?: "json" }): OtlpTrace;
   readonly eventCount: number;
   readonly revision: number;
   free(): void;
@@ -1180,6 +1182,13 @@ export interface OtlpSpanEvent {
   attributes: OtlpKeyValue[];
 }
 
+/** A link to another span of the trace: a sub-agent's workflow dependency. */
+export interface OtlpLink {
+  traceId: string;
+  spanId: string;
+  attributes: OtlpKeyValue[];
+}
+
 export interface OtlpSpan {
   /** 32 hex digits. */
   traceId: string;
@@ -1194,6 +1203,7 @@ export interface OtlpSpan {
   endTimeUnixNano: string;
   attributes: OtlpKeyValue[];
   events?: OtlpSpanEvent[];
+  links?: OtlpLink[];
   /** 0 unset, 2 error. */
   status: { code: 0 | 2; message?: string };
 }
@@ -1206,15 +1216,34 @@ export interface OtlpTrace {
   }[];
 }
 
-export interface OtlpOptions extends LoadOptions {
-  /** Message content (goal, system prompt, replies): off by default. */
+export interface OtlpStateOptions {
+  /** Message content (goal, system prompt, replies, tool results as the
+   * model read them): off by default. */
   content?: boolean;
+  /** Where a log with no recorded time starts: Unix milliseconds, a Date or
+   * an ISO 8601 string. Without it, such a log starts at the Unix epoch. A
+   * log with recorded times keeps them. */
+  startTime?: number | Date | string;
+  /** "json" (the default): OTLP/JSON as an object; "protobuf": OTLP/protobuf
+   * bytes (`application/x-protobuf`). */
+  format?: "json" | "protobuf";
+}
+
+export interface OtlpOptions extends LoadOptions, OtlpStateOptions {
   /** The session's id: the trace id derives from it and the run id. */
   sessionId?: string;
 }
 
-/** A log as OTLP/JSON traces under the OpenTelemetry GenAI conventions. */
-export function toOtlp(log: LoggedEvent[] | string | Uint8Array, options?: OtlpOptions): OtlpTrace;
+/** A log as an OTLP trace under the OpenTelemetry GenAI conventions:
+ * OTLP/JSON, or OTLP/protobuf bytes with `format: "protobuf"`. */
+export function toOtlp(
+  log: LoggedEvent[] | string | Uint8Array,
+  options: OtlpOptions & { format: "protobuf" },
+): Uint8Array;
+export function toOtlp(
+  log: LoggedEvent[] | string | Uint8Array,
+  options?: OtlpOptions & { format?: "json" },
+): OtlpTrace;
 
 /** What `SessionIndex.filter` keeps; a list left out keeps any. */
 export interface IndexFilter {
@@ -1251,11 +1280,9 @@ export interface IndexedState {
  */
 export class SessionIndex {
   constructor(sessionId?: string, options?: LoadOptions);
-  /** Indexes a whole log (any framing). */
-  apply(
-    input: string | Uint8Array,
-    options?: LoadOptions,
-  ): { framing: Framing; events: number; errors: LogError[] };
+  /** Indexes a whole log (any framing); returns the index, as
+   * SessionState.apply returns the state (its load errors: loadErrors()). */
+  apply(input: string | Uint8Array, options?: LoadOptions): this;
   /** Makes room at once for the index of a log of about `bytes` bytes
    * about to be written (the memory grows in one step; within the memory
    * limit). */
@@ -1395,6 +1422,9 @@ export class ReplayStore {
   subscribe(
     cursor: string,
   ): { type: "subscribed"; subscription: Subscription } | { type: "gap"; reason: GapReason };
+  /** Whether the store holds the session now: false for one it never saw
+   * and for one it evicted, whose handles can be freed. */
+  holds(sessionId: string): boolean;
   trimSession(sessionId: string): void;
   free(): void;
   [Symbol.dispose](): void;

@@ -4,6 +4,7 @@
 // session they touched.
 import * as raw from "../pkg/agent_replay.js";
 import { AgentReplayError, call, decodeEvents, eventText, toBytes } from "./common.js";
+import { grantStoreAccess, storeCore, storeNow } from "./store-access.js";
 
 /** store → sessionId → Set of wake-up callbacks of waiting iterators. */
 const waiters = new WeakMap();
@@ -167,13 +168,11 @@ export class ReplayStore {
     this.#incarnation = incarnation;
   }
 
-  /** @internal used by ReplaySession */
-  static core(store) {
-    return store.#live();
-  }
-  /** @internal */
-  static now(store) {
-    return store.#now();
+  static {
+    grantStoreAccess(
+      (store) => store.#live(),
+      (store) => store.#now(),
+    );
   }
 
   #live() {
@@ -230,6 +229,14 @@ export class ReplayStore {
       return { type: "gap", reason };
     }
     return { type: "subscribed", subscription: new Subscription(this, sub, sub.sessionId) };
+  }
+
+  /** Whether the store holds the session now: false for one it never saw
+   * and for one it evicted (`maxSessions`, `maxTotalBytes`), whose handles
+   * can be freed. */
+  holds(sessionId) {
+    checkSessionId(sessionId);
+    return this.#live().holds(sessionId);
   }
 
   trimSession(sessionId) {
@@ -314,14 +321,13 @@ export class ReplaySession {
     this.#store = store ?? new ReplayStore(storeOptions);
     if (!(this.#store instanceof ReplayStore))
       throw new AgentReplayError("invalid_input", "store must be a ReplayStore");
-    this.#core =
-      core ?? call(() => new raw.ReplaySessionCore(sessionId, ReplayStore.core(this.#store)));
+    this.#core = core ?? call(() => new raw.ReplaySessionCore(sessionId, storeCore(this.#store)));
     this.#id = sessionId;
   }
 
   /** The core, while this session and its store are not freed. */
   #live() {
-    ReplayStore.core(this.#store);
+    storeCore(this.#store);
     if (!this.#core) throw new AgentReplayError("closed", "ReplaySession: used after free()");
     return this.#core;
   }
@@ -354,7 +360,7 @@ export class ReplaySession {
     const core = call(() =>
       raw.ReplaySessionCore.restore(
         sessionId,
-        ReplayStore.core(store),
+        storeCore(store),
         base?.position ?? 0,
         base?.revision ?? 0,
         toBytes(events, "ReplaySession.restore"),
@@ -362,7 +368,7 @@ export class ReplaySession {
         state,
         checkpoint?.position ?? 0,
         retain ?? Number.MAX_SAFE_INTEGER,
-        ReplayStore.now(store),
+        storeNow(store),
       ),
     );
     return new ReplaySession(sessionId, { store, [RESTORED]: core });
@@ -382,7 +388,7 @@ export class ReplaySession {
     const bytes = appendBytes(input, "ReplaySession.append");
     const core = this.#live();
     const { events } = observed(
-      call(() => core.append(bytes, ReplayStore.now(this.#store), maxEvents), bytes),
+      call(() => core.append(bytes, storeNow(this.#store), maxEvents), bytes),
     );
     if (events.length) wake(this.#store, this.#id);
     return events;
@@ -406,9 +412,7 @@ export class ReplaySession {
     if (typeof cursor !== "string")
       throw new AgentReplayError("malformed_cursor", "a cursor is a string");
     const core = this.#live();
-    const { header, events } = observed(
-      call(() => core.resume(cursor, ReplayStore.now(this.#store))),
-    );
+    const { header, events } = observed(call(() => core.resume(cursor, storeNow(this.#store))));
     return header.type === "gap" ? header : { type: "replayed", events, cursor: header.cursor };
   }
 
@@ -421,13 +425,13 @@ export class ReplaySession {
     if (typeof cursor !== "string")
       throw new AgentReplayError("malformed_cursor", "a cursor is a string");
     const core = this.#live();
-    const sub = call(() => core.subscribe(cursor, ReplayStore.now(this.#store)));
+    const sub = call(() => core.subscribe(cursor, storeNow(this.#store)));
     const store = this.#store;
     const id = this.#id;
     let done = false;
     const next = () => {
       if (done) return undefined;
-      const wire = sub.next(ReplayStore.now(store));
+      const wire = sub.next(storeNow(store));
       if (wire === undefined) return undefined;
       const { header, events } = observed(wire);
       return header.type === "event" ? events[0] : header;

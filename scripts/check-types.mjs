@@ -166,7 +166,11 @@ try { state.apply("x", { strict: true }); } catch (e) { if (e instanceof AgentRe
 void n;
 const trace: OtlpTrace = toOtlp(sampleLog(), { content: true, sessionId: "s", strict: false });
 const spanId: string = trace.resourceSpans[0]!.scopeSpans[0]!.spans[0]!.spanId + state.toOtlp().resourceSpans.length;
+const wire: Uint8Array = toOtlp(sampleLog(), { format: "protobuf", startTime: new Date(), sessionId: "s" });
+const stateWire: Uint8Array = state.toOtlp({ format: "protobuf", startTime: 0 });
 void spanId;
+void wire;
+void stateWire;
 const compared = compareRuns(sampleLog(), state, { strict: false });
 const firstAt: number | undefined = compared.first_divergence?.a.position;
 void firstAt;

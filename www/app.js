@@ -111,12 +111,16 @@ function startSource() {
   writeHash();
 }
 
-/** Opens a log; `asked`: its open was posted already (index.html posts the
- * page's `?log=`). */
+/** Opens a log, and with `source.live` follows that stream on from the
+ * log's end (from `source.cursor`, its last event's): a followed session's
+ * whole history, then what comes. `asked`: its open was posted already
+ * (index.html posts the page's `?log=`). */
 function openLog(source, { asked = false } = {}) {
   startSource();
-  $("live").hidden = true;
-  liveUrl = null;
+  liveUrl = source.live ?? null;
+  $("live").hidden = !liveUrl;
+  $("gaps").replaceChildren();
+  delete $("gaps").dataset.key;
   if (asked) return;
   // The page's `?paged=` as it stands: the worker says what it means.
   ask({ op: "open", paged: new URLSearchParams(location.search).get("paged"), ...source });
@@ -999,7 +1003,9 @@ if (embedded) {
   );
 } else if (params.get("log")) {
   $("url").value = params.get("log");
-  openLog({ url: params.get("log") }, { asked: Boolean(started?.opened) });
+  const live = params.get("live") ?? undefined;
+  const cursor = params.get("cursor") ?? undefined;
+  openLog({ url: params.get("log"), live, cursor }, { asked: Boolean(started?.opened) });
 } else if (params.get("live")) {
   $("url").value = params.get("live");
   followLive(params.get("live"), params.get("cursor") ?? undefined);

@@ -1,7 +1,8 @@
 // The session list of a followed directory (`agent-replay serve DIR`): polls
-// GET /api/sessions and links each session to the viewer, which follows its
-// stream live. Polling, not a stream: the list is small, a missed poll is
-// repaired by the next, and each session's own events already come by SSE.
+// GET /api/sessions and links each session to the viewer (`/sessions/ID`),
+// which reads its whole file, then follows its stream live. Polling, not a
+// stream: the list is small, a missed poll is repaired by the next, and each
+// session's own events already come by SSE.
 const POLL_MS = 1000;
 const $ = (id) => document.getElementById(id);
 const fmt = (n) => n.toLocaleString("en-US");
@@ -48,20 +49,18 @@ function rowOf(s) {
   const tr = document.createElement("tr");
   tr.dataset.session = s.session_id;
   const link = document.createElement("a");
-  link.href = `/?live=${encodeURIComponent(`/api/sessions/${encodeURIComponent(s.session_id)}/stream`)}`;
+  link.href = `/sessions/${encodeURIComponent(s.session_id)}`;
   link.textContent = s.session_id;
   const name = cell(link);
   const notes = [];
   if (s.generation > 1) notes.push(`${s.reset}: generation ${s.generation}`);
-  if (s.line_errors.count) notes.push(`${fmt(s.line_errors.count)} lines not read`);
+  if (s.errors.load_errors) notes.push(`${fmt(s.errors.load_errors)} lines not read`);
   if (s.read_error) notes.push(`cannot read: ${s.read_error}`);
   if (notes.length) {
     const note = document.createElement("span");
     note.className = "note";
     note.textContent = notes.join(" · ");
-    note.title = s.line_errors.last
-      .map((e) => `line ${e.line}: ${e.code}: ${e.message}`)
-      .join("\n");
+    note.title = "the viewer's load errors list each";
     name.append(note);
   }
   const [label, tone] = statusOf(s.status);

@@ -259,7 +259,7 @@ async function load(source, total, name) {
     // The header so far, while the rest loads.
     partial: () => state.summary(),
   });
-  if (bytes === null) return;
+  if (bytes === null) return false;
   const report = state.end({ onEvent: keep });
   shownView();
   postLists();
@@ -276,6 +276,7 @@ async function load(source, total, name) {
     observations: Object.fromEntries(observationCounts),
   });
   sendState(state.eventCount);
+  return true;
 }
 
 /** The charts' tables and the runtime panels' rows of a loaded log, each
@@ -328,8 +329,15 @@ const readElsewhere = self.location.protocol.startsWith("http")
 const pagedFor = (paged, total) => (paged == null ? total > PAGED_ABOVE : paged === "1");
 
 /** Opens a file, a text or a URL: as a view, or as a paged index
- * (`pagedFor`), read in slices either way. */
+ * (`pagedFor`), read in slices either way; with `msg.live`, then follows
+ * that stream on from the log's end. */
 async function open(msg) {
+  const loaded = await read(msg);
+  if (loaded && msg.live) followOn(msg.live, msg.cursor);
+}
+
+/** Reads a source (`open`); true once it is loaded (not when a newer one took over). */
+async function read(msg) {
   const start = (source, total, name) =>
     pagedFor(msg.paged, total) ? loadIndexed(source, total, name) : load(source, total, name);
   const here = (stream) => readAhead(stream, { limit: READ_AHEAD });
@@ -368,7 +376,7 @@ async function loadIndexed(source, total, name) {
     count: () => index.eventCount,
     partial: () => headlineSummary(index),
   });
-  if (bytes === null) return;
+  if (bytes === null) return false;
   const report = index.end();
   const lists = panelView(index);
   series = indexedSeries(lists, index.turnSeries());
@@ -393,6 +401,7 @@ async function loadIndexed(source, total, name) {
   });
   view = { transcript: [], load_errors: lists.load_errors, counts: lists.counts };
   sendState(index.eventCount);
+  return true;
 }
 
 /** The clock marks of a paged index's timed events, read a page at a time. */
@@ -657,6 +666,22 @@ async function follow(msg) {
     live = { url, status: "connecting", cursor: null, connects: 0 };
   }
   connect(msg.cursor ?? live.cursor);
+}
+
+/** Follows a stream on from the log just loaded, whose last event `cursor`
+ * names: the events after it are replayed, then live ones come. A paged
+ * index folds no live events: it stays as loaded. */
+function followOn(url, cursor) {
+  if (index) {
+    post({
+      op: "error",
+      message: "live: a log this large opens paged, which does not follow live: reload for more",
+      code: "live",
+    });
+    return;
+  }
+  live = { url, status: "connecting", cursor: cursor ?? null, connects: 0 };
+  connect(live.cursor);
 }
 
 function enqueue(item) {

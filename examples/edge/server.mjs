@@ -11,7 +11,7 @@
 //   survive restarts; Deno then needs --allow-write too),
 //   DATABASE_URL (set, on Node: sessions kept in that PostgreSQL database and shared by every
 //   replica started with it, docs/postgres.md; needs the pg package)
-import { createReplayHandler, bearerTokens, toNodeListener } from "agent-replay/edge";
+import { createReplayHandler, bearerTokens } from "agent-replay/edge";
 import { fileStore } from "agent-replay/file-store";
 import { postgresStore } from "agent-replay/postgres";
 
@@ -41,6 +41,7 @@ if (globalThis.Deno) {
   );
 } else {
   const http = await import("node:http");
+  const { toNodeListener } = await import("agent-replay/node");
   http
     .createServer(toNodeListener(handler))
     .listen(port, hostname, () => console.log(`listening on http://${hostname}:${port}`));

@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchChromium } from "./chromium.mjs";
 import { startServe } from "./serve.mjs";
-import { SessionState } from "agent-replay";
+import { SessionState, memoryUsage, parseLog, setMemoryLimit } from "agent-replay";
 import { serve } from "../../bin/serve.js";
 import { DirectoryFollower } from "../../bin/follow-dir.js";
 
@@ -49,6 +49,22 @@ const api = async (path) => {
 };
 const list = async () => (await api("/sessions")).body.sessions;
 const rowOf = async (id) => (await list()).find((s) => s.session_id === id);
+/** Waits until the viewer's position label holds `text`. */
+const waitPosition = (page, text) =>
+  page.waitForFunction(
+    (t) => document.querySelector("[data-testid=position]")?.textContent.includes(t),
+    text,
+    { timeout: 20_000 },
+  );
+
+/** Where the list's link of a session leads: the viewer's `log`, `live` and `cursor`. */
+async function viewerOf(id) {
+  const response = await fetch(`${server.url}/sessions/${id}`, { redirect: "manual" });
+  assert.equal(response.status, 302);
+  const location = new URL(response.headers.get("location"), server.url);
+  assert.equal(location.pathname, "/");
+  return Object.fromEntries(location.searchParams);
+}
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until the session's list row satisfies `check`; returns the row. */
@@ -91,7 +107,7 @@ test("a log appended line by line is followed exactly, a partial line waits for 
     [summary.status, summary.turns_used, summary.total_tokens, summary.errors, tools.length],
   );
   assert.equal(row.status.state, "terminal");
-  assert.deepEqual([row.generation, row.reset, row.line_errors.count], [1, null, 0]);
+  assert.deepEqual([row.generation, row.reset, row.errors.load_errors], [1, null, 0]);
   assert.equal(row.bytes, readFileSync(path).length);
 });
 
@@ -206,18 +222,42 @@ test("a replaced file (a new inode) and a file rewritten longer are new generati
   assert.deepEqual([rewritten.reset, rewritten.events], ["rewritten", 20]);
 });
 
+test("a rewrite in place with the same line lengths is a new generation, not spliced on", async () => {
+  const path = join(dir, "same.jsonl");
+  writeFileSync(path, `${tools.slice(0, 10).join("\n")}\n`);
+  await until("same", (r) => r.events === 10, "the log is read");
+  const old = (await api("/sessions/same")).body.cursor;
+  const { log } = await viewerOf("same");
+  assert.equal((await fetch(`${server.url}${log}`)).status, 200);
+  // The last line read changed, its length and the last byte read ("\n") kept;
+  // then more lines, as a runtime writing the file anew would.
+  const changed = tools[9].replace("/notes.txt", "/nodes.txt");
+  assert.equal(changed.length, tools[9].length);
+  const again = [...tools.slice(0, 9), changed, ...tools.slice(10, 12)];
+  writeFileSync(path, `${again.join("\n")}\n`, { flag: "r+" });
+  const row = await until("same", (r) => r.generation === 2, "the rewrite is seen");
+  assert.deepEqual([row.reset, row.events], ["rewritten", 12]);
+  const resumed = (await api(`/sessions/same/events?cursor=${encodeURIComponent(old)}`)).body;
+  assert.equal(resumed.type, "gap");
+  assert.equal(resumed.observation.state.event_count, 12);
+  assert.equal((await fetch(`${server.url}${log}`)).status, 404, "the old generation's lines");
+});
+
 test("lines the reader rejects are left out and counted, the rest is followed", async () => {
   const permissions = linesOf("permissions.jsonl");
   // A permission_resolved without the approved flag: not a valid event.
   const invalid = '{"seq":11,"event":{"kind":"permission_resolved","turn":1,"responder":"host"}}';
   const lines = [permissions[0], "{not json", ...permissions.slice(1, 11), invalid];
   writeFileSync(join(dir, "odd.jsonl"), `${[...lines, ...permissions.slice(12, 20)].join("\n")}\n`);
-  const row = await until("odd", (r) => r.line_errors.count === 2, "the bad lines are counted");
+  const row = await until("odd", (r) => r.errors.load_errors === 2, "the bad lines are counted");
   assert.equal(row.events, 19); // 20 entries, one of them an event the reader rejects
+  // The viewer reads the lines the session folded, and lists each bad one.
+  const { log } = await viewerOf("odd");
+  const { errors } = parseLog(await (await fetch(`${server.url}${log}`)).text());
   assert.deepEqual(
-    row.line_errors.last.map((e) => [e.line, e.code]),
+    errors.map((e) => [e.line, e.code]),
     [
-      [2, "invalid_entry"],
+      [2, "invalid_json"],
       [13, "invalid_event"],
     ],
   );
@@ -227,8 +267,8 @@ test("an event holding U+2028 or U+2029 (written raw, as ensure_ascii=False does
   const entry = tools[0].replace('"goal":"', '"goal":"line\u2028separator\u2029paragraph ');
   assert.notEqual(entry, tools[0]);
   writeFileSync(join(dir, "separators.jsonl"), `${entry}\n${tools[1]}\n`);
-  const row = await until("separators", (r) => r.events + r.line_errors.count === 2, "both read");
-  assert.deepEqual([row.events, row.line_errors.last], [2, []]);
+  const row = await until("separators", (r) => r.events + r.errors.load_errors === 2, "both read");
+  assert.deepEqual([row.events, row.errors.load_errors], [2, 0]);
   const { body } = await api("/sessions/separators");
   assert.match(body.state.run.goal, /^line\u2028separator\u2029paragraph /);
 });
@@ -253,6 +293,65 @@ test("followed sessions are read-only, /api/sessions lists only with a directory
   }
 });
 
+test("logs that together exceed the memory budget: listed, each opens, nothing traps", async () => {
+  const own = mkdtempSync(join(tmpdir(), "serve-dir-budget-"));
+  const log = readFileSync(join(corpus, "long_run.jsonl"));
+  const events = new SessionState().apply(log).summary().event_count;
+  const copies = 8;
+  for (let i = 0; i < copies; i += 1) writeFileSync(join(own, `run-${i}.jsonl`), log);
+  // Room for a few of them folded at once, not for all: each held session
+  // (its state and live buffer) takes more than the log's own size.
+  setMemoryLimit(memoryUsage().allocated_bytes + 3 * log.length + (16 << 20));
+  let follower;
+  try {
+    follower = await new DirectoryFollower(own, { watch: false, maxOpen: 2 }).start();
+    const rows = follower.list();
+    assert.equal(rows.length, copies);
+    assert.ok(rows.every((r) => r.events === events && r.read_error === null));
+    assert.equal(follower.openCount, 0, "listing holds no session");
+    for (let round = 0; round < 2; round += 1)
+      for (let i = 0; i < copies; i += 1) {
+        const session = await follower.session(`run-${i}`);
+        assert.equal(session.observe().state.event_count, events);
+        assert.ok(follower.openCount <= 2);
+      }
+    assert.ok(follower.list().every((r) => r.read_error === null));
+  } finally {
+    follower?.close();
+    setMemoryLimit(3 * 2 ** 30); // the default
+    rmSync(own, { recursive: true, force: true });
+  }
+  // The instance still works.
+  assert.equal(new SessionState().apply(tools.join("\n")).eventCount, tools.length);
+});
+
+test("past maxOpen the least recently used session leaves memory; its cursors still resume", async () => {
+  const own = mkdtempSync(join(tmpdir(), "serve-dir-lru-"));
+  for (const id of ["a", "b"])
+    writeFileSync(join(own, `${id}.jsonl`), `${tools.slice(0, 5).join("\n")}\n`);
+  const follower = await new DirectoryFollower(own, { watch: false, maxOpen: 1 }).start();
+  const isOpen = () => Object.fromEntries(follower.list().map((r) => [r.session_id, r.open]));
+  try {
+    assert.deepEqual(isOpen(), { a: false, b: false });
+    const cursor = (await follower.session("a")).observe().cursor;
+    assert.deepEqual(isOpen(), { a: true, b: false });
+    await follower.session("b");
+    assert.deepEqual(isOpen(), { a: false, b: true });
+    appendFileSync(join(own, "a.jsonl"), `${tools.slice(5, 8).join("\n")}\n`);
+    // Folded again from its file, under the same incarnation: the cursor resumes.
+    const resumed = (await follower.session("a")).resume(cursor);
+    assert.equal(resumed.type, "replayed");
+    assert.deepEqual(
+      resumed.events.map((e) => e.json),
+      tools.slice(5, 8).map(eventText),
+    );
+    assert.deepEqual(isOpen(), { a: true, b: false });
+  } finally {
+    follower.close();
+    rmSync(own, { recursive: true, force: true });
+  }
+});
+
 test("without fs.watch the poll follows, reading in small chunks", async () => {
   const own = mkdtempSync(join(tmpdir(), "serve-dir-poll-"));
   const follower = await new DirectoryFollower(own, {
@@ -265,13 +364,13 @@ test("without fs.watch the poll follows, reading in small chunks", async () => {
     writeFileSync(path, "");
     const deadline = Date.now() + 5000;
     while (!follower.has("tools") && Date.now() < deadline) await sleep(20);
-    const start = follower.session("tools").observe().cursor;
+    const start = (await follower.session("tools")).observe().cursor;
     appendFileSync(path, `${tools.slice(0, 10).join("\n")}\n`);
     while (follower.list()[0]?.events !== 10 && Date.now() < deadline) await sleep(20);
     appendFileSync(path, `${tools.slice(10).join("\n")}\n`);
     while (follower.list()[0]?.events !== tools.length && Date.now() < deadline) await sleep(20);
     // Byte for byte: each event's text as the runtime wrote it.
-    const { events } = follower.session("tools").resume(start);
+    const { events } = (await follower.session("tools")).resume(start);
     assert.deepEqual(
       events.map((e) => e.json),
       tools.map(eventText),
@@ -282,13 +381,18 @@ test("without fs.watch the poll follows, reading in small chunks", async () => {
   }
 });
 
-test("in Chromium: the list follows a running agent's log, the viewer follows it across a disconnect", async () => {
+test("in Chromium: the list follows a running agent's log, the viewer shows all its history and follows it", async () => {
   const own = mkdtempSync(join(tmpdir(), "serve-dir-e2e-"));
   const path = join(own, "long_run.jsonl");
   const log = linesOf("long_run.jsonl").slice(0, 400);
   writeFileSync(path, `${log.slice(0, 50).join("\n")}\n`);
   writeFileSync(join(own, "tools.jsonl"), `${tools.join("\n")}\n`);
-  const cli = await startServe(["--poll-ms", "200", own], { ready: /following / });
+  // A live buffer smaller than the running log when it is opened (120 events):
+  // what is older comes from the file. It holds what is written while the
+  // viewer is disconnected (100).
+  const cli = await startServe(["--poll-ms", "200", "--max-events", "110", own], {
+    ready: /following /,
+  });
   const browser = await launchChromium();
   let written = 50;
   /** The writer: the runtime appending its log, one line at a time. */
@@ -324,6 +428,33 @@ test("in Chromium: the list follows a running agent's log, the viewer follows it
     assert.equal(await page.$eval("tbody tr", (tr) => tr.dataset.session), "long_run");
     await page.screenshot({ path: join(shots, "sessions.png") });
 
+    // A finished session: every event in the timeline, time travel to the
+    // first, search in any of them.
+    await page.click('tr[data-session="tools"] a');
+    await waitPosition(page, `event ${tools.length} of ${tools.length}`);
+    assert.equal(await page.locator("[data-testid=gaps] li").count(), 0, "no gap: all of it");
+    await page.$eval("[data-testid=scrubber]", (el) => {
+      el.value = "1";
+      el.dispatchEvent(new Event("input"));
+    });
+    await waitPosition(page, `event 1 of ${tools.length}`);
+    const query = "wipe the disk";
+    const matching = tools.filter((l) => eventText(l).toLowerCase().includes(query)).length;
+    assert.ok(matching > 0);
+    await page.fill("[data-testid=search]", query);
+    await page.waitForFunction(
+      (t) => document.querySelector("[data-testid=match-count]")?.textContent.startsWith(t),
+      `${matching} of ${tools.length}`,
+    );
+    // Opened paged (as a log too large for a view is), it is loaded, not followed.
+    await page.goto(`${page.url().replace(/#.*/, "")}&paged=1`);
+    await waitPosition(page, `event ${tools.length} of ${tools.length}`);
+    await page.waitForFunction(() =>
+      document.querySelector("[data-testid=error]")?.textContent.includes("not follow live"),
+    );
+    await page.goto(`${cli.url}/sessions`);
+    await page.waitForSelector('tr[data-session="long_run"]');
+
     await page.click('tr[data-session="long_run"] a');
     const status = () => page.locator("[data-testid=live-status]").textContent();
     await page.waitForFunction(
@@ -343,8 +474,11 @@ test("in Chromium: the list follows a running agent's log, the viewer follows it
         { timeout: 20_000 },
       );
       const mine = await page.evaluate(() => window.agentReplayViewer.exportState());
-      assert.deepEqual(mine.view, server.state);
+      // A state folded from the file names no session (the file does not).
+      assert.deepEqual({ ...mine.view, session_id: server.state.session_id }, server.state);
     };
+    await matches(); // all of it, though the live buffer holds the last 110
+    assert.equal(await page.locator("[data-testid=gaps] li").count(), 0, "no gap: all of it");
     await write(200); // followed live as the runtime appends
     await matches();
     await page.click("[data-testid=connect]");
@@ -361,8 +495,8 @@ test("in Chromium: the list follows a running agent's log, the viewer follows it
     assert.equal(await status(), "open");
     assert.equal(
       await page.locator("[data-testid=gaps] li").count(),
-      1,
-      "only the first observation: nothing missed across the disconnect",
+      0,
+      "nothing missed across the disconnect",
     );
     // The log is truncated and written anew: the viewer drops the old
     // history and says so, then follows the new one.
