@@ -259,4 +259,12 @@ async function run(argv) {
   }
 }
 
+// A reader that stops early (`| head`) closes the pipe: what is left of the
+// output has nowhere to go, which is the reader's choice, not an error, so
+// the command ends there as a program killed by SIGPIPE would, quietly.
+process.stdout.on("error", (e) => {
+  if (e.code !== "EPIPE") throw e;
+  process.exit(process.exitCode ?? 0);
+});
+
 await run(process.argv.slice(2));

@@ -613,3 +613,83 @@ export class SessionIndex {
     this.free();
   }
 }
+
+/** A stored-entry reader option: a whole number ≥ 0. */
+function entryStart(value, name) {
+  if (value === undefined) return 0;
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new AgentReplayError(
+      "invalid_input",
+      `StoredEntryReader: ${name} must be an integer ≥ 0`,
+    );
+  return value;
+}
+
+/** The entries and errors of a stored-entry wire (wasm/src/entries.rs). */
+function storedEntries(wire) {
+  const { header, events } = decodeEvents(wire, 6, (values, i, json) => {
+    const keyLength = values[i + 4];
+    const entry = {
+      seq: values[i],
+      text: keyLength > 0 ? json.slice(keyLength) : json,
+      offset: values[i + 1],
+      length: values[i + 2],
+    };
+    if (keyLength > 0) entry.key = JSON.parse(json.slice(0, keyLength));
+    if (values[i + 3] !== null) entry.count = values[i + 3];
+    return entry;
+  });
+  return { entries: events, errors: header.errors };
+}
+
+/**
+ * Reads stored entries (`{"seq":N,"event":{…}}` lines, a keyed batch's
+ * first line also with `key` and `count`) as entries, in chunks, through
+ * the core's reader: each whole line's `{seq, text, offset, length, key?,
+ * count?}` (`text` the event's JSON as stored, not parsed as an event), and
+ * each problem as a load error with its line's `offset`. For those that
+ * store or copy entries; to fold them, `SessionState.write` reads the same
+ * lines.
+ */
+export class StoredEntryReader {
+  #core;
+
+  /** `seq` and `offset`: the seq expected of the first line and the byte
+   * offset it starts at (both 0 for a whole file). */
+  constructor({ seq, offset } = {}) {
+    this.#core = new raw.StoredEntryReaderCore(
+      entryStart(seq, "seq"),
+      entryStart(offset, "offset"),
+    );
+  }
+
+  #live() {
+    if (!this.#core) throw new AgentReplayError("closed", "StoredEntryReader: used after free()");
+    return this.#core;
+  }
+
+  /** The entries of the whole lines `chunk` completes: `{entries, errors}`. */
+  write(chunk) {
+    const core = this.#live();
+    const bytes = toBytes(chunk, "StoredEntryReader.write");
+    return storedEntries(call(() => core.write(bytes), bytes));
+  }
+
+  /** Ends the stream: `{entries, errors}` of an unterminated last line (an
+   * error `truncated` when it is cut short: a torn write). */
+  end() {
+    const core = this.#live();
+    return storedEntries(call(() => core.end()));
+  }
+
+  free() {
+    if (this.#core) {
+      this.#core.free();
+      this.#core = undefined;
+    }
+  }
+
+  [Symbol.dispose]() {
+    this.free();
+  }
+}

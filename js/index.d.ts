@@ -1328,6 +1328,47 @@ export class SessionIndex {
   [Symbol.dispose](): void;
 }
 
+/** A stored entry as `StoredEntryReader` gives it. */
+export interface StoredEntry {
+  /** A decimal string past 2^53-1 (docs/api.md, "Big integers"). */
+  seq: number | string;
+  /** The event's JSON text, as stored (not parsed as an event). */
+  text: string;
+  /** The byte offset of the line's start in the stream. */
+  offset: number;
+  /** The line's bytes, its line break included. */
+  length: number;
+  /** A keyed batch's key, on its first line. */
+  key?: Json;
+  /** How many events the keyed batch holds, beside its key. */
+  count?: number;
+}
+/** A load error of a stored-entry line, with the `offset` of the line's start. */
+export interface StoredEntryError extends LogError {
+  offset: number;
+}
+/** What `StoredEntryReader.write` and `.end` read. */
+export interface StoredEntries {
+  entries: StoredEntry[];
+  errors: StoredEntryError[];
+}
+
+/**
+ * Stored entries (`{"seq":N,"event":{…}}` lines) read as entries, in
+ * chunks, through the core's reader (docs/api.md, "Stored entries").
+ */
+export class StoredEntryReader {
+  /** `seq` and `offset`: the seq expected of the first line and the byte
+   * offset it starts at (both 0 by default). */
+  constructor(options?: { seq?: number; offset?: number });
+  /** The entries of the whole lines the chunk completes. */
+  write(chunk: string | Uint8Array): StoredEntries;
+  /** The unterminated last line's entry, or its error (`truncated`: cut short). */
+  end(): StoredEntries;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
 // ---- Live replay (live-replay.md) ------------------------------------------
 
 /** An event as replayed or delivered live. `json` is its original text
@@ -1480,6 +1521,13 @@ export class ReplaySession {
     input: LoggedEvent | LoggedEvent[] | string | Uint8Array,
     options?: { maxEvents?: number },
   ): ObservedEvent[];
+  /** Appends the events of the next chunk of a log arriving in pieces,
+   * each read once (stored entries' `seq` checked across chunks); not all
+   * or nothing: an event the store refuses stops the log there, and this
+   * and every later `write` or `end` throw. */
+  write(chunk: string | Uint8Array): this;
+  /** Ends a log written in chunks: appends its unterminated last line. */
+  end(): this;
   observe(): Observation;
   /** The state without its per-event lists (as `SessionState.summary()`). */
   summary(): SessionSummary;

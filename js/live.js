@@ -394,6 +394,31 @@ export class ReplaySession {
     return events;
   }
 
+  /**
+   * Appends the events of the next chunk of a log arriving in pieces (a
+   * file being written: lines may straddle chunks; stored entries' `seq`
+   * is checked across them), each read once: appended and folded as it is
+   * read, at the positions a `SessionState` written the same chunks gives.
+   * Load errors join the state's `load_errors`. Not all or nothing: an
+   * event the store refuses stops the log there, and this and every later
+   * `write` or `end` throw why.
+   */
+  write(chunk) {
+    const bytes = toBytes(chunk, "ReplaySession.write");
+    const core = this.#live();
+    const appended = call(() => core.write(bytes, ReplayStore.now(this.#store)), bytes);
+    if (appended > 0) wake(this.#store, this.#id);
+    return this;
+  }
+
+  /** Ends a log written in chunks: appends its unterminated last line. */
+  end() {
+    const core = this.#live();
+    const appended = call(() => core.end(ReplayStore.now(this.#store)));
+    if (appended > 0) wake(this.#store, this.#id);
+    return this;
+  }
+
   /** `{session_id, revision, cursor, state}`: the current complete observation. */
   observe() {
     const core = this.#live();

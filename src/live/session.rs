@@ -17,7 +17,7 @@ use crate::error::{Error, ErrorCode};
 use crate::event::SessionEvent;
 use crate::json::{writable, JsonOut, JsonText, WriteJson};
 use crate::log::{self, LogError, LogOptions};
-use crate::state::SessionState;
+use crate::state::{EventGate, SessionState};
 use crate::units::{Millis, Position, Revision};
 use crate::view::{SessionSummary, SessionView};
 
@@ -123,6 +123,9 @@ struct Inner {
     id: String,
     store: Rc<RefCell<ReplayStore>>,
     state: RefCell<SessionState>,
+    /// Why the store refused an event of the log being written, which
+    /// stopped it there (`write`).
+    stopped: RefCell<Option<AppendError>>,
 }
 
 /// A handle on one session. Clones share the session.
@@ -137,7 +140,8 @@ impl ReplaySession {
             return Err(AppendError::InvalidSessionId);
         }
         let state = RefCell::new(SessionState::new(Some(session_id.to_string())));
-        Ok(ReplaySession { inner: Rc::new(Inner { id: session_id.to_string(), store, state }) })
+        let inner = Inner { id: session_id.to_string(), store, state, stopped: RefCell::default() };
+        Ok(ReplaySession { inner: Rc::new(inner) })
     }
 
     pub fn session_id(&self) -> &str {
@@ -283,6 +287,61 @@ impl ReplaySession {
             // and either fails the first event: nothing was appended.
             Some(e) => Err(SessionAppendError::Store(e)),
             None => Ok(out),
+        }
+    }
+
+    /// Appends the events of the next chunk of a log arriving in pieces
+    /// (a file being written: lines may straddle chunks, stored entries'
+    /// `seq` is checked across them), each read once: appended to the store
+    /// and folded as it is read, so the session takes the events a
+    /// `SessionState` written the same chunks folds, at the same positions.
+    /// Load errors join the state's view, as `SessionState::write`'s do.
+    /// Not all or nothing: an event the store refuses stops the log there,
+    /// and this and every later `write` or `end` return why. Returns how
+    /// many events the chunk appended.
+    pub fn write(&self, chunk: &[u8], now: Millis) -> Result<usize, SessionAppendError> {
+        let opts = LogOptions { strict: false, ..Default::default() };
+        self.stream(now, |state, gate| state.write_through(chunk, opts, gate))
+    }
+
+    /// Ends a log written in chunks: appends its unterminated last line.
+    pub fn end(&self, now: Millis) -> Result<usize, SessionAppendError> {
+        self.stream(now, |state, gate| state.end_through(gate).map(|_| ()))
+    }
+
+    /// Reads a part of a streamed log into the state, each event appended
+    /// to the store first (`EventGate`).
+    fn stream(
+        &self,
+        now: Millis,
+        read: impl FnOnce(&mut SessionState, &mut EventGate<'_>) -> Result<(), LogError>,
+    ) -> Result<usize, SessionAppendError> {
+        let mut stopped = self.inner.stopped.borrow_mut();
+        if let Some(e) = stopped.as_ref() {
+            return Err(SessionAppendError::Store(e.clone()));
+        }
+        let mut store = self.inner.store.borrow_mut();
+        let mut appended = 0usize;
+        read(&mut self.inner.state.borrow_mut(), &mut |json, event| {
+            if stopped.is_some() {
+                return Err("not appended: the log stopped at an event the store refused".into());
+            }
+            match store.append_checked(&self.inner.id, json, event.turn(), None, now) {
+                Ok(_) => {
+                    appended = appended.saturating_add(1);
+                    Ok(())
+                }
+                Err(e) => {
+                    let why = e.to_string();
+                    *stopped = Some(e);
+                    Err(why)
+                }
+            }
+        })
+        .map_err(|e| SessionAppendError::InvalidLog(vec![e]))?;
+        match stopped.as_ref() {
+            Some(e) => Err(SessionAppendError::Store(e.clone())),
+            None => Ok(appended),
         }
     }
 

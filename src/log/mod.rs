@@ -4,16 +4,20 @@
 //! default (every valid event is delivered, errors are collected beside
 //! them); strict stops at the first error.
 
+mod entries;
 mod error;
 mod position;
 pub(crate) mod utf8;
 
+pub use entries::{EntryError, EntryReader, EntrySink, LineEntry, StoredEntry};
 pub use error::{LogError, LogErrorCode};
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::error::Category;
 use serde_json::value::RawValue;
+
+use entries::{end_of_input, parse_entry, SeqCheck};
 
 use crate::event::syntax::find_byte;
 use crate::event::{EventError, SessionEvent, Str};
@@ -140,7 +144,7 @@ pub struct LogReader {
     /// How far the start of a pushed log has told its framing.
     lead: Lead,
     lines_done: usize,
-    next_seq: u64,
+    seq: SeqCheck,
     pending: Vec<u8>,
     events: usize,
     errors: Vec<LogError>,
@@ -339,7 +343,7 @@ impl LogReader {
                     }
                     (event_text, offset_in(text, event_text))
                 }
-                Err(err) => return self.fail(self.finish_error(place(err), terminated)),
+                Err(err) => return self.fail(end_of_input(place(err), terminated)),
             }
         } else {
             (text, 0)
@@ -362,19 +366,9 @@ impl LogReader {
                     kind: e.kind,
                     field: e.field,
                 };
-                self.fail(self.finish_error(err, terminated))
+                self.fail(end_of_input(err, terminated))
             }
         }
-    }
-
-    /// Marks an end-of-input error on an unterminated last line as truncation.
-    fn finish_error(&self, mut err: LogError, terminated: bool) -> LogError {
-        if !terminated && err.code == LogErrorCode::Truncated {
-            err.message = format!("truncated last line: the log ends mid-event ({})", err.message);
-        } else if err.code == LogErrorCode::Truncated {
-            err.code = LogErrorCode::InvalidJson;
-        }
-        err
     }
 
     /// A stored entry: the event's text, and the problem with its `seq` when
@@ -382,64 +376,8 @@ impl LogReader {
     /// the problem and keeps it). An error's `column` is a byte offset into
     /// `text` until the caller places it.
     fn entry<'t>(&mut self, text: &'t str) -> Result<(&'t str, Option<LogError>), LogError> {
-        #[derive(Deserialize)]
-        struct Entry<'a> {
-            seq: u64,
-            #[serde(borrow)]
-            event: &'a RawValue,
-        }
-        let entry: Entry = crate::event::objects::from_str(text).map_err(|e| {
-            let ev = EventError::from_serde(text, &e);
-            LogError {
-                line: self.lines_done,
-                column: ev.offset,
-                index: None,
-                code: match ev.class {
-                    Category::Eof => LogErrorCode::Truncated,
-                    Category::Syntax | Category::Io => LogErrorCode::InvalidJson,
-                    Category::Data => LogErrorCode::InvalidEntry,
-                },
-                message: ev.message,
-                kind: None,
-                field: ev.field,
-            }
-        })?;
-        let expected = self.next_seq;
-        // `seq` is input: past a seq of u64::MAX the next expected stays
-        // there (no log holds that many entries; only a hostile one gets there).
-        self.next_seq = expected.max(entry.seq.saturating_add(1));
-        if entry.seq == expected {
-            return Ok((entry.event.get(), None));
-        }
-        let (code, message) = if entry.seq > expected {
-            #[allow(clippy::arithmetic_side_effects, reason = "`entry.seq > expected`")]
-            let missing = entry.seq - expected;
-            (
-                LogErrorCode::SeqGap,
-                format!(
-                    "seq {} where {} was expected: {missing} entries missing",
-                    entry.seq, expected
-                ),
-            )
-        } else {
-            (
-                LogErrorCode::SeqDisorder,
-                format!(
-                    "seq {} where {} was expected: out of order or repeated",
-                    entry.seq, expected
-                ),
-            )
-        };
-        let problem = LogError {
-            line: self.lines_done,
-            column: 0,
-            index: None,
-            code,
-            message,
-            kind: None,
-            field: Some("seq".into()),
-        };
-        Ok((entry.event.get(), Some(problem)))
+        let entry = parse_entry(text, self.lines_done)?;
+        Ok((entry.event, self.seq.check(entry.seq, self.lines_done)))
     }
 
     /// Parses an event, or only checks it when `only` rejects its kind

@@ -104,6 +104,22 @@ test("every command's output is whole through a pipe, before its exit code 1", (
   }
 });
 
+test("a reader that stops early (| head) ends the output quietly, with no stack trace", () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-replay-"));
+  const log = bigTornLog(dir, "big.jsonl", 200);
+  for (const args of [
+    ["snapshot", log],
+    ["export", "--otlp", log],
+    ["report", log, "-o", "-"],
+  ]) {
+    const script = '{ "$0" "$@"; echo "exit $?" >&2; } | head -c 10 >/dev/null';
+    const r = spawnSync("sh", ["-c", script, process.execPath, cli, ...args], { encoding: "utf8" });
+    const stderr = r.stderr.replace(/^big\.jsonl.*\n|^.*big\.jsonl:\d+:\d+.*\n/gm, "");
+    assert.doesNotMatch(stderr, /EPIPE|Error|at /, args.join(" "));
+    assert.match(stderr, /^exit [01]$/m, args.join(" "));
+  }
+});
+
 /** Runs the CLI as a user who cannot read what root can: as root, with the
  * uid and gid of `nobody`, so a file's mode 000 denies it. */
 const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};

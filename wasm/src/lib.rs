@@ -17,6 +17,7 @@
 
 mod alloc;
 mod budget;
+mod entries;
 mod index;
 mod kinds;
 mod live;

@@ -311,6 +311,17 @@ impl ReplaySessionHandle {
         Ok(wire::observed("", &self.incarnation, &events))
     }
 
+    /// Appends the events of the next chunk of a log arriving in pieces;
+    /// how many it appended. Not under the memory budget, as `append`.
+    pub fn write(&self, chunk: &[u8], now: f64) -> Result<f64, JsValue> {
+        Ok(self.inner.write(chunk, clock(now)).map_err(js_error)? as f64)
+    }
+
+    /// Ends a log written in chunks; how many events its end appended.
+    pub fn end(&self, now: f64) -> Result<f64, JsValue> {
+        Ok(self.inner.end(clock(now)).map_err(js_error)? as f64)
+    }
+
     pub fn observe(&self) -> Result<String, JsValue> {
         budget::guard("ReplaySession.observe", || {
             budget::json("ReplaySession.observe", &self.inner.observe_sent())
