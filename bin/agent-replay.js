@@ -20,7 +20,7 @@ const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--stric
        ${DIFF_USAGE.slice(7)}
        agent-replay serve [FILE...|DIR] [--port N] [--no-demo] [--interval-ms N] [--pause-ms N]
                           [--max-events N] [--max-age-ms N] [--write-token T] [--poll-ms N]
-                          [--max-open N] [--data DIR] [--host ADDR] [--read-token T]
+                          [--max-open N] [--data DIR|URL] [--host ADDR] [--read-token T]
                           [--allow-host NAME]...
        agent-replay report <FILE|-|--sample> -o OUT.html
 
@@ -48,7 +48,9 @@ const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--stric
              --poll-ms (1000) besides watching it, and holds at most
              --max-open (16) sessions in memory at once; --data DIR keeps the
              sessions appended over HTTP in DIR (SESSION.jsonl, fsynced per
-             append), so they survive a restart (no demo); it answers only
+             append), so they survive a restart (no demo), or --data
+             postgres://... in that database, shared by every serve given
+             it (docs/postgres.md); it answers only
              requests whose Host is its own (127.0.0.1, localhost, [::1] at
              its port, each --allow-host NAME at any port); --host ADDR listens
              on ADDR instead (and answers it), which needs a read token:

@@ -5,6 +5,7 @@ import type {
   ReplayStoreOptions,
   Retention,
   SessionStorage,
+  SharedSessionStorage,
 } from "./index.js";
 
 /** The code of an error response `{"error": {code, message, errors?}}`. */
@@ -46,7 +47,7 @@ export interface ReplayHandlerOptions {
   basePath?: string;
   /** Keeps every accepted event before the POST is answered, and checkpoints:
    * sessions survive restarts and leave memory when idle (not with `session`). */
-  storage?: SessionStorage;
+  storage?: SessionStorage | SharedSessionStorage;
   /** What a restart restores into the live window (with `storage`). */
   retention?: Retention;
   /** Events between stored checkpoints (with `storage`; default 1000). */

@@ -7,11 +7,13 @@ export const JSON_HEADERS = {
   "cache-control": "no-store",
 };
 
-/** A JSON error response. Input never reaches it unescaped. `store_full`
- * is transient: the client is told when to retry. */
+/** The codes of a transient refusal: the client is told when to retry. */
+const RETRY_LATER = new Set(["store_full", "storage_unavailable"]);
+
+/** A JSON error response. Input never reaches it unescaped. */
 export function errorResponse(status, code, message, errors) {
   return new Response(JSON.stringify({ error: { code, message, ...(errors ? { errors } : {}) } }), {
     status,
-    headers: code === "store_full" ? { ...JSON_HEADERS, "retry-after": "1" } : JSON_HEADERS,
+    headers: RETRY_LATER.has(code) ? { ...JSON_HEADERS, "retry-after": "1" } : JSON_HEADERS,
   });
 }

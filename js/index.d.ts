@@ -989,6 +989,7 @@ export type ErrorCode =
   | "misdirected_request"
   | "unauthorized"
   | "storage_full"
+  | "storage_unavailable"
   | "internal";
 
 /**
@@ -1573,6 +1574,37 @@ export interface SessionStorage {
   ): Promise<void>;
 }
 
+/**
+ * A storage many replicas share (`postgresStore`): it assigns positions
+ * itself, under a lock of the session, and is the truth every replica's
+ * live sessions catch up with (`tail`, rung by `subscribe`). It takes no
+ * batch back, so it has no `undo`.
+ */
+export interface SharedSessionStorage {
+  incarnation(): Promise<string>;
+  load(sessionId: string, options: { retainEvents: number }): Promise<StoredSession | undefined>;
+  /** Stores the events after the session's last stored position (the
+   * batch's `position` is the caller's guess): the position and count of
+   * the batch, or of the one stored before under `key` (`replayed`). */
+  append(
+    sessionId: string,
+    batch: { position: number; events: string[]; at: number; key?: string },
+  ): Promise<{ position: number; count: number; replayed?: true }>;
+  checkpoint(
+    sessionId: string,
+    checkpoint: { position: number; revision: number; state: string; at: number; keepFrom: number },
+  ): Promise<void>;
+  /** The stored events after `after`, in order, maybe not all of them:
+   * `position` is that of the first. */
+  tail(sessionId: string, after: number): Promise<{ position: number; events: string[] }>;
+  /** The last stored position of each session of `sessionIds` it holds:
+   * what a poll asks first, so that it reads on only the sessions behind. */
+  heads?(sessionIds: string[]): Promise<Map<string, number>>;
+  /** Calls `onDoorbell(sessionId)` when a session may have new events
+   * (`undefined`: any may have); returns what stops it. */
+  subscribe?(onDoorbell: (sessionId: string | undefined) => void): () => void;
+}
+
 /** What a restart restores into the live window (by default the store's
  * maxEventsPerSession and maxAgeMs, no byte bound). */
 export interface Retention {
@@ -1601,13 +1633,15 @@ export class DurableSession {
   observe(): Observation;
   resume(cursor: string): { type: "replayed"; events: ObservedEvent[]; cursor: string } | GapItem;
   subscribe(cursor: string): SessionSubscription;
+  /** Catches up with a shared storage's table (what other replicas appended). */
+  refresh(): Promise<void>;
   free(): void;
 }
 
 /** The sessions of a storage over one ReplayStore (the edge handler's `storage`). */
 export class DurableSessions {
   constructor(options: {
-    storage: SessionStorage;
+    storage: SessionStorage | SharedSessionStorage;
     store?: ReplayStore;
     storeOptions?: ReplayStoreOptions;
     retention?: Retention;
@@ -1618,7 +1652,9 @@ export class DurableSessions {
     /** Batch keys remembered per session, newest first (default 1000). */
     maxKeys?: number;
   });
-  readonly storage: SessionStorage;
+  readonly storage: SessionStorage | SharedSessionStorage;
+  /** True for a SharedSessionStorage: positions are its table's. */
+  readonly shared: boolean;
   readonly retention: Required<Retention>;
   readonly checkpointEvery: number;
   readonly maxKeys: number;
@@ -1633,4 +1669,6 @@ export class DurableSessions {
   read<T>(sessionId: string, answer: (session: DurableSession | ReplaySession) => T): Promise<T>;
   /** Frees the kept session if the store no longer holds it. */
   release(sessionId: string): void;
+  /** Stops listening to a shared storage's doorbell. */
+  close(): void;
 }

@@ -83,6 +83,8 @@ error_codes! {
         "A request to a `serve` that has a read token, without the token.";
     StorageFull = "storage_full", 507,
         "The storage of durable sessions is out of space (a full disk): nothing of the refused batch is stored.";
+    StorageUnavailable = "storage_unavailable", 503,
+        "The storage of durable sessions cannot be reached or is not the one the cursors name (a database down, restarting or replaced); retry later.";
     Internal = "internal", 500,
         "A defect in agent-replay or the host: not the caller's fault.";
 }

@@ -86,6 +86,7 @@ test("package.json's entries all have declarations", () => {
       "agent-replay/edge",
       "agent-replay/node",
       "agent-replay/file-store",
+      "agent-replay/postgres",
       "agent-replay/viewer",
     ],
   );
