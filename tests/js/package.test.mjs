@@ -3,7 +3,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { gunzipSync } from "node:zlib";
 import { join } from "node:path";
 import * as esm from "agent-replay";
@@ -19,6 +20,8 @@ import {
   startWorkerd,
 } from "../package/harness.mjs";
 import { edgeScenario, hostileScenario, twoClients } from "./edge-scenario.mjs";
+import { killScenario } from "./durable-scenario.mjs";
+import { startPostgres } from "./postgres.mjs";
 import { launchChromium } from "./chromium.mjs";
 
 let project;
@@ -147,6 +150,82 @@ test("Deno.serve: examples/edge/server.mjs with a real SSE client", async () => 
     await edgeScenario(`http://127.0.0.1:${p}`, { capacity: 4 });
   } finally {
     server.kill();
+  }
+});
+
+test("Bun: the installed package works", () => {
+  const out = execFileSync(bin("bun"), ["checks/run-work.mjs"], { cwd: project, encoding: "utf8" });
+  assert.deepEqual(JSON.parse(out), EXPECTED);
+});
+
+test("Bun.serve: examples/edge/server.mjs with a real SSE client", async () => {
+  const p = port();
+  const server = await serve(bin("bun"), ["checks/edge/server.mjs"], {
+    PORT: String(p),
+    ...EDGE_ENV,
+  });
+  try {
+    await edgeScenario(`http://127.0.0.1:${p}`, { capacity: 4 });
+  } finally {
+    server.kill();
+  }
+});
+
+/** examples/edge/server.mjs on Bun with `env`, SIGKILLed and started again
+ * on the same port by the kill-and-restart scenario. The scenario's clients. */
+async function bunKillScenario(env) {
+  const p = port();
+  const start = () =>
+    serve(bin("bun"), ["checks/edge/server.mjs"], {
+      PORT: String(p),
+      RETRY_MS: "50",
+      TOKENS: JSON.stringify({ secret: "*" }),
+      ...env,
+    });
+  let child = await start();
+  try {
+    return await killScenario(`http://127.0.0.1:${p}`, {
+      headers: { authorization: "Bearer secret" },
+      kill: async () => {
+        child.kill("SIGKILL");
+        await new Promise((r) => child.once("exit", r));
+      },
+      restart: async () => {
+        child = await start();
+      },
+    });
+  } finally {
+    child.kill("SIGKILL");
+  }
+}
+
+test("Bun: the file store keeps every acknowledged event across a SIGKILL", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-replay-bun-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { clients } = await bunKillScenario({ DATA_DIR: dir });
+  const stored = readFileSync(join(dir, "run-1.jsonl"), "utf8").trim().split("\n");
+  assert.equal(stored.length, clients[0].length, "the clients got what is stored");
+});
+
+test("Bun: the PostgreSQL store keeps every acknowledged event across a SIGKILL, shared with another replica", async (t) => {
+  // pg is an optional peer dependency: the project installs it beside the package.
+  symlinkSync(join(root, "node_modules/pg"), join(project, "node_modules/pg"));
+  const db = await startPostgres();
+  t.after(() => db.close());
+  const { clients } = await bunKillScenario({ DATABASE_URL: db.connectionString });
+  const p = port();
+  const other = await serve(bin("bun"), ["checks/edge/server.mjs"], {
+    PORT: String(p),
+    TOKENS: JSON.stringify({ secret: "*" }),
+    DATABASE_URL: db.connectionString,
+  });
+  try {
+    const seen = await fetch(`http://127.0.0.1:${p}/sessions/run-1`, {
+      headers: { authorization: "Bearer secret" },
+    });
+    assert.equal((await seen.json()).state.event_count, clients[0].length);
+  } finally {
+    other.kill("SIGKILL");
   }
 });
 
