@@ -59,14 +59,17 @@ const NETWORK_CODES = new Set([
 
 /** Whether a failure is the database out of reach rather than a defect: a
  * connection refused or lost (SQLSTATE 08…), a server shutting down or
- * starting (57P…), too many connections (53300), the pool's timeout. */
+ * starting (57P…), too many connections (53300), the pool's timeout, a
+ * query unanswered past the client's `query_timeout` or cancelled by the
+ * server's `statement_timeout` (57014). */
 function unreachable(e) {
   const code = typeof e?.code === "string" ? e.code : "";
   return (
     NETWORK_CODES.has(code) ||
     /^(08|57P)/.test(code) ||
     code === "53300" ||
-    /Connection terminated|timeout exceeded when trying to connect|connection error/i.test(
+    code === "57014" ||
+    /Connection terminated|timeout exceeded when trying to connect|connection error|Query read timeout/i.test(
       e?.message ?? "",
     )
   );
@@ -84,7 +87,9 @@ export function coded(e) {
 }
 
 /** `work(client)` in one transaction on a client of `pool`; a client whose
- * connection broke is destroyed, not returned to the pool. */
+ * connection broke is destroyed, not returned to the pool (one out of
+ * reach is not asked to roll back: that would wait for its timeout again;
+ * the server rolls back a transaction whose connection it loses). */
 export async function transaction(pool, work, begin = "BEGIN") {
   const client = await pool.connect();
   let broken = false;
@@ -94,10 +99,12 @@ export async function transaction(pool, work, begin = "BEGIN") {
     await client.query("COMMIT");
     return result;
   } catch (e) {
-    broken = await client.query("ROLLBACK").then(
-      () => false,
-      () => true,
-    );
+    broken =
+      unreachable(e) ||
+      (await client.query("ROLLBACK").then(
+        () => false,
+        () => true,
+      ));
     throw e;
   } finally {
     client.release(broken);

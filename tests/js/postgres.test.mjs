@@ -6,7 +6,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { DurableSessions, httpStatusOf, parseCursor } from "agent-replay";
 import { createReplayHandler } from "agent-replay/edge";
 import { postgresStore } from "agent-replay/postgres";
@@ -483,6 +483,93 @@ test("a database emptied: the incarnation rotates, old cursors get a gap, old re
   assert.equal(rows[0].n, 0);
   const appended = await (await fresh.post("rotate-1", ev(3))).json();
   assert.equal(parseCursor(appended.cursor).position, 1);
+});
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of the test database that can go
+ * silent as a network losing a connection does, telling neither side:
+ * `freeze()` stops every connection open now (new ones pass);
+ * `freezeAfter(text)` stops the next connection that sends `text`, once
+ * it is sent. A client that closes a silent connection is not heard by
+ * the server.
+ */
+async function silentLine(t) {
+  const { port } = new URL(db.connectionString);
+  const lines = new Set();
+  let trigger;
+  const server = createServer((client) => {
+    const line = { client, upstream: connect(Number(port), "127.0.0.1"), silent: false };
+    lines.add(line);
+    for (const s of [client, line.upstream]) s.on("error", () => {});
+    client.on("data", (chunk) => {
+      if (line.silent) return;
+      line.upstream.write(chunk);
+      if (trigger && chunk.includes(trigger)) {
+        trigger = undefined;
+        line.silent = true;
+      }
+    });
+    line.upstream.on("data", (chunk) => line.silent || client.write(chunk));
+    client.on("close", () => line.silent || line.upstream.destroy());
+    line.upstream.on("close", () => line.silent || client.destroy());
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  t.after(() => {
+    for (const { client, upstream } of lines) {
+      client.destroy();
+      upstream.destroy();
+    }
+    server.close();
+  });
+  return {
+    connectionString: `postgres://postgres@127.0.0.1:${server.address().port}/postgres`,
+    freeze: () => {
+      for (const line of lines) line.silent = true;
+    },
+    freezeAfter: (text) => {
+      trigger = Buffer.from(text);
+    },
+  };
+}
+
+/** `promise`, or a failure once `ms` passed without it settling. */
+function within(promise, ms, what) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} still unanswered after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+test("a half-open connection fails the request as storage_unavailable after queryTimeoutMs, not never", async (t) => {
+  const line = await silentLine(t);
+  const a = replica(t, { connectionString: line.connectionString, queryTimeoutMs: 300 });
+  assert.equal((await a.post("halfopen-1", ev(1))).status, 200);
+  line.freeze();
+  await assert.rejects(
+    within(a.storage.append("halfopen-1", { events: [ev(2)] }), 4000, "the append"),
+    { code: "storage_unavailable" },
+  );
+  // The silent connection left the pool: a request gets a new one.
+  assert.equal((await within(a.post("halfopen-1", ev(2)), 4000, "the retry")).status, 200);
+  assert.equal((await a.observe("halfopen-1")).state.event_count, 2);
+  assert.throws(() => postgresStore({ connectionString: "x", queryTimeoutMs: 0 }), {
+    code: "invalid_input",
+  });
+});
+
+test("a replica gone silent holding a session's head row lock: the server ends its transaction, the others append", async (t) => {
+  const line = await silentLine(t);
+  const a = replica(t, { connectionString: line.connectionString, queryTimeoutMs: 300 });
+  const b = replica(t);
+  assert.equal((await b.post("halfopen-2", ev(1))).status, 200);
+  // A's connection goes silent once its append has the row lock.
+  line.freezeAfter("FOR UPDATE");
+  const refused = await within(a.post("halfopen-2", ev(2)), 5000, "A's append");
+  assert.equal(refused.status, 503);
+  const appended = await within(b.post("halfopen-2", ev(3)), 5000, "B's append");
+  assert.equal(appended.status, 200);
+  assert.deepEqual(await storedPositions("halfopen-2"), [1, 2]);
 });
 
 /** A port nothing listens on now, on 127.0.0.1. */
