@@ -286,6 +286,52 @@ test("a replica started later restores from the checkpoint and the table", async
   );
 });
 
+test("idle sessions leave a replica's memory, however many, and come back from the checkpoint, not a refold of the log", async (t) => {
+  const storage = postgresStore({ connectionString: db.connectionString });
+  t.after(() => storage.close());
+  const loads = [];
+  const spy = {
+    ...storage,
+    // No doorbells: a refresh they start would keep a session busy, in memory.
+    subscribe: undefined,
+    load: async (id, options) => {
+      const loaded = await storage.load(id, options);
+      loads.push({ id, checkpoint: loaded?.checkpoint?.position, events: loaded?.events.length });
+      return loaded;
+    },
+  };
+  let clock = 1_000_000;
+  const sessions = new DurableSessions({
+    storage: spy,
+    storeOptions: { now: () => clock },
+    retention: { events: 4 },
+    checkpointEvery: 5,
+    idleMs: 1000,
+  });
+  t.after(() => sessions.close());
+  const ids = Array.from({ length: 40 }, (_, i) => `idle-${i}`);
+  for (const id of ids) {
+    const session = await sessions.open(id);
+    for (let n = 1; n <= 12; n++) await session.append(ev(n));
+  }
+  // Every session unused past idleMs leaves memory when another is used.
+  assert.equal(sessions.size, ids.length);
+  clock += 2000;
+  await sessions.open("idle-other");
+  assert.equal(sessions.size, 1, "only the session just used is kept");
+  // Its checkpoint (at 10), marked so a refold of the log would not show it.
+  await sql(
+    `UPDATE agent_replay_checkpoints SET state = replace(state, '"event_count":10', '"event_count":1010')
+     WHERE session_id = 'idle-7' AND position = 10`,
+  );
+  loads.length = 0;
+  const seen = await sessions.read("idle-7", (s) => s.observe());
+  assert.deepEqual(loads, [{ id: "idle-7", checkpoint: 10, events: 7 }]);
+  assert.equal(seen.state.event_count, 1012, "folded on from the checkpoint");
+  assert.equal(parseCursor(seen.cursor).position, 12);
+  assert.equal(sessions.size, 2);
+});
+
 /** The positions the table holds of session `id`. */
 async function storedPositions(id) {
   const rows = await sql(
