@@ -432,6 +432,59 @@ test("retention by age, judged by the database's clock; cleanup cuts sessions no
   });
 });
 
+test("cleanup forgets whole the sessions idle past ageMs; one made again starts above them, old cursors get a gap", async (t) => {
+  // The later tests' sessions start at position 1 again.
+  t.after(() => sql("UPDATE agent_replay_incarnation SET forgotten_below = 0"));
+  const a = replica(t, { retention: { ageMs: 60_000 } });
+  // B holds a live copy of the session forgotten, and polls not in this test's time.
+  const b = replica(t, { pollMs: 600_000 });
+  let old;
+  for (let n = 1; n <= 12; n++)
+    ({ cursor: old } = await (
+      await a.post("forget-1", ev(n), { "idempotency-key": `k${n}` })
+    ).json());
+  assert.equal((await a.post("forget-2", ev(1))).status, 200);
+  assert.equal((await b.observe("forget-1")).cursor, old);
+  // Its last append two minutes ago by the database's clock.
+  await sql(
+    `UPDATE agent_replay_sessions SET appended_at = clock_timestamp() - interval '2 minutes'
+     WHERE session_id = 'forget-1'`,
+  );
+  assert.equal(await a.storage.cleanup(), 1);
+  for (const table of ["sessions", "events", "checkpoints", "batch_keys"]) {
+    const rows = await sql(
+      `SELECT DISTINCT session_id FROM agent_replay_${table} WHERE session_id LIKE 'forget-%'`,
+    );
+    assert.deepEqual(
+      rows.map((r) => r.session_id),
+      table === "sessions" || table === "events" ? ["forget-2"] : [],
+      `${table} of forget-1 forgotten, forget-2 kept`,
+    );
+  }
+  assert.equal(await a.storage.cleanup(), 0, "nothing more to forget");
+  // Made again: its positions start past the forgotten session's last, one never used.
+  const again = await (await b.post("forget-1", ev(100))).json();
+  assert.equal(parseCursor(again.cursor).position, 14);
+  const seen = await b.observe("forget-1");
+  assert.equal(seen.state.event_count, 1, "B's copy of the forgotten session reloaded");
+  assert.equal(seen.cursor, again.cursor);
+  const fresh = replica(t);
+  for (const r of [a, b, fresh]) {
+    const resumed = await r.resume("forget-1", old);
+    assert.equal(resumed.type, "gap", "an old cursor never gets the new session's events");
+    assert.equal(resumed.gap.reason, "trimmed");
+    assert.equal(resumed.observation.state.event_count, 1);
+  }
+  // A session never seen starts there too, and resumes from its start.
+  const first = await (await fresh.post("forget-3", ev(1))).json();
+  assert.equal(parseCursor(first.cursor).position, 14);
+  const replayed = await a.resume("forget-3", cursorAt(first.cursor, 13));
+  assert.deepEqual(
+    replayed.events.map((e) => e.position),
+    [14],
+  );
+});
+
 test("the database stopped hard: appends get storage_unavailable, nothing acknowledged is lost, clients resume", async (t) => {
   const a = replica(t, { retryMs: 100 });
   const b = replica(t, { retryMs: 100, pollMs: 600_000 });
