@@ -31,7 +31,8 @@ export interface PostgresStorage extends SharedSessionStorage {
   heads(sessionIds: string[]): Promise<Map<string, number>>;
   subscribe(onDoorbell: (sessionId: string | undefined) => void): () => void;
   /** Cuts the next sessions (up to 100) to `retention`, those nobody
-   * appends to included; call it now and then. How many lost events. */
+   * appends to included, and forgets whole those nobody appended to within
+   * `retention.ageMs`; call it now and then. How many lost events. */
   cleanup(): Promise<number>;
   /** Stops listening and ends the pool the storage made (not one given). */
   close(): Promise<void>;

@@ -74,8 +74,9 @@ export function postgresStore({
     checkpoint: (id, checkpoint) => db.run((p) => storeCheckpoint(p, id, checkpoint, retention)),
 
     /** Cuts the next sessions (a hundred at most) to `retention`, so that
-     * the table keeps no more of a session nobody appends to either: call
-     * it now and then. How many sessions lost events. */
+     * the table keeps no more of a session nobody appends to either, and
+     * forgets whole those idle past `retention.ageMs`: call it now and
+     * then. How many sessions lost events. */
     cleanup() {
       if (!bounded(retention)) return Promise.resolve(0);
       return db.run(async (p) => {
