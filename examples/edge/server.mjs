@@ -10,7 +10,7 @@
 //   MAX_EVENTS_PER_REQUEST (1000), MAX_STREAMS_PER_CLIENT (20),
 //   DATA_DIR (unset: sessions live in memory; set: kept there by the file store, so they
 //   survive restarts; Deno then needs --allow-write too),
-//   DATABASE_URL (set, on Node or Bun: sessions kept in that PostgreSQL database and shared by every
+//   DATABASE_URL (set: sessions kept in that PostgreSQL database and shared by every
 //   replica started with it, docs/postgres.md; needs the pg package)
 import { createReplayHandler, bearerTokens } from "agent-replay/edge";
 import { fileStore } from "agent-replay/file-store";

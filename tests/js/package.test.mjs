@@ -3,7 +3,15 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { gunzipSync } from "node:zlib";
 import { join } from "node:path";
@@ -171,18 +179,30 @@ test("Bun.serve: examples/edge/server.mjs with a real SSE client", async () => {
   }
 });
 
-/** examples/edge/server.mjs on Bun with `env`, SIGKILLed and started again
- * on the same port by the kill-and-restart scenario. The scenario's clients. */
-async function bunKillScenario(env) {
+/** How each runtime runs examples/edge/server.mjs in the project. */
+const RUNTIMES = {
+  Bun: [bin("bun"), ["checks/edge/server.mjs"]],
+  Deno: [
+    bin("deno"),
+    ["run", "--allow-net=127.0.0.1", "--allow-read", "--allow-env", "checks/edge/server.mjs"],
+  ],
+};
+
+/** examples/edge/server.mjs on `runtime` with `env` and `port`. */
+const edgeServer = (runtime, port, env) =>
+  serve(RUNTIMES[runtime][0], RUNTIMES[runtime][1], {
+    PORT: String(port),
+    RETRY_MS: "50",
+    TOKENS: JSON.stringify({ secret: "*" }),
+    DENO_NO_UPDATE_CHECK: "1",
+    ...env,
+  });
+
+/** examples/edge/server.mjs on `runtime` with `env`, SIGKILLed and started
+ * again on the same port by the kill-and-restart scenario: its clients. */
+async function killAndRestart(runtime, env) {
   const p = port();
-  const start = () =>
-    serve(bin("bun"), ["checks/edge/server.mjs"], {
-      PORT: String(p),
-      RETRY_MS: "50",
-      TOKENS: JSON.stringify({ secret: "*" }),
-      ...env,
-    });
-  let child = await start();
+  let child = await edgeServer(runtime, p, env);
   try {
     return await killScenario(`http://127.0.0.1:${p}`, {
       headers: { authorization: "Bearer secret" },
@@ -191,7 +211,7 @@ async function bunKillScenario(env) {
         await new Promise((r) => child.once("exit", r));
       },
       restart: async () => {
-        child = await start();
+        child = await edgeServer(runtime, p, env);
       },
     });
   } finally {
@@ -202,32 +222,31 @@ async function bunKillScenario(env) {
 test("Bun: the file store keeps every acknowledged event across a SIGKILL", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "agent-replay-bun-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const { clients } = await bunKillScenario({ DATA_DIR: dir });
+  const { clients } = await killAndRestart("Bun", { DATA_DIR: dir });
   const stored = readFileSync(join(dir, "run-1.jsonl"), "utf8").trim().split("\n");
   assert.equal(stored.length, clients[0].length, "the clients got what is stored");
 });
 
-test("Bun: the PostgreSQL store keeps every acknowledged event across a SIGKILL, shared with another replica", async (t) => {
-  // pg is an optional peer dependency: the project installs it beside the package.
-  symlinkSync(join(root, "node_modules/pg"), join(project, "node_modules/pg"));
-  const db = await startPostgres();
-  t.after(() => db.close());
-  const { clients } = await bunKillScenario({ DATABASE_URL: db.connectionString });
-  const p = port();
-  const other = await serve(bin("bun"), ["checks/edge/server.mjs"], {
-    PORT: String(p),
-    TOKENS: JSON.stringify({ secret: "*" }),
-    DATABASE_URL: db.connectionString,
+for (const runtime of Object.keys(RUNTIMES))
+  test(`${runtime}: the PostgreSQL store keeps every acknowledged event across a SIGKILL, shared with another replica`, async (t) => {
+    // pg is an optional peer dependency: the project installs it beside the package.
+    const pg = join(project, "node_modules/pg");
+    if (!existsSync(pg)) symlinkSync(join(root, "node_modules/pg"), pg);
+    const db = await startPostgres();
+    t.after(() => db.close());
+    const env = { DATABASE_URL: db.connectionString };
+    const { clients } = await killAndRestart(runtime, env);
+    const p = port();
+    const other = await edgeServer(runtime, p, env);
+    try {
+      const seen = await fetch(`http://127.0.0.1:${p}/sessions/run-1`, {
+        headers: { authorization: "Bearer secret" },
+      });
+      assert.equal((await seen.json()).state.event_count, clients[0].length);
+    } finally {
+      other.kill("SIGKILL");
+    }
   });
-  try {
-    const seen = await fetch(`http://127.0.0.1:${p}/sessions/run-1`, {
-      headers: { authorization: "Bearer secret" },
-    });
-    assert.equal((await seen.json()).state.event_count, clients[0].length);
-  } finally {
-    other.kill("SIGKILL");
-  }
-});
 
 test("workerd: the .wasm imported as a module, the edge handler, Durable Objects", async (t) => {
   const { child, url } = await startWorkerd(await bundleWorker(project));
