@@ -485,6 +485,20 @@ test("cleanup forgets whole the sessions idle past ageMs; one made again starts 
   );
 });
 
+test("a database of schema version 1 is migrated by the first replica of this package, its sessions kept", async (t) => {
+  const a = replica(t);
+  const { cursor } = await (await a.post("migrate-1", [ev(1), ev(2)].join("\n"))).json();
+  // The tables as version 1 made them.
+  await sql(`ALTER TABLE agent_replay_sessions DROP COLUMN appended_at, DROP COLUMN base_position;
+    ALTER TABLE agent_replay_incarnation DROP COLUMN forgotten_below;
+    UPDATE agent_replay_schema SET version = 1`);
+  const later = replica(t);
+  assert.equal((await later.observe("migrate-1")).cursor, cursor);
+  const next = await (await later.post("migrate-1", ev(3))).json();
+  assert.equal(parseCursor(next.cursor).position, 3);
+  assert.deepEqual(await sql("SELECT version FROM agent_replay_schema"), [{ version: 2 }]);
+});
+
 test("the database stopped hard: appends get storage_unavailable, nothing acknowledged is lost, clients resume", async (t) => {
   const a = replica(t, { retryMs: 100 });
   const b = replica(t, { retryMs: 100, pollMs: 600_000 });
