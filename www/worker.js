@@ -32,6 +32,7 @@ import {
   panelView,
   transcriptAround,
 } from "/agent-replay/js/viewer/paged.js";
+import { browserLocale } from "/agent-replay/js/viewer/locale.js";
 import { TIMED_KINDS, clockMarks } from "./playback.js";
 
 /** Events between time-travel checkpoints, at least: they are taken at
@@ -191,7 +192,7 @@ let intlLoaded = false;
 function loadIntl() {
   if (intlLoaded) return;
   intlLoaded = true;
-  new Intl.NumberFormat(navigator.language);
+  new Intl.NumberFormat(browserLocale());
   new Intl.DateTimeFormat().resolvedOptions();
 }
 
