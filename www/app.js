@@ -998,7 +998,7 @@ $("skip-idle").addEventListener("change", (e) => {
 const params = new URLSearchParams(location.search);
 if (embedded) {
   embedded.log().then(
-    (file) => openLog({ file }),
+    (log) => openLog(log),
     (error) => showError(`report: ${error.message}`),
   );
 } else if (params.get("log")) {

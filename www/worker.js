@@ -24,7 +24,7 @@ import {
 import { upperBound, viewDigest } from "/agent-replay/js/viewer/digest.js";
 import { chartSeries, indexedSeries } from "/agent-replay/js/viewer/series.js";
 import { chartBuffers, chartTables } from "/agent-replay/js/viewer/chart-data.js";
-import { readAhead } from "/agent-replay/js/viewer/read-ahead.js";
+import { readAhead, streamOf } from "/agent-replay/js/viewer/read-ahead.js";
 import { readThrough } from "/agent-replay/js/viewer/reader.js";
 import {
   eachEntryAt,
@@ -356,7 +356,7 @@ async function read(msg) {
   await ready;
   if (msg.text !== undefined) {
     const bytes = typeof msg.text === "string" ? new TextEncoder().encode(msg.text) : msg.text;
-    return start(here(new Blob([bytes]).stream()), bytes.length, msg.name ?? "log");
+    return start(here(streamOf(bytes)), bytes.length, msg.name ?? "log");
   }
   if (msg.file) return start(here(msg.file.stream()), msg.file.size, msg.file.name);
   const response = await fetch(msg.url);
