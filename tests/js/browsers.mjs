@@ -8,7 +8,6 @@
 // they are.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { chromium } from "playwright-core";
 import puppeteer from "puppeteer-core";
@@ -42,9 +41,10 @@ const WAIT_MS = 30_000;
 /**
  * A browser of `engine` ("chromium", "firefox" or "webkit") behind one
  * interface: `newPage()` resolves to a page with `goto(url)`,
- * `evaluate(fn, arg)` (fn runs in the page; arg and the result are JSON),
- * `waitFor(fn, arg, {timeout})` (until fn(arg) is truthy; resolves to
- * it), `screenshot(path)` and `close()`; `close()` ends the browser.
+ * `evaluate(fn, arg)` (fn runs in the page; arg and the result are JSON:
+ * not a DOM node), `waitFor(fn, arg, {timeout})` (until fn(arg) is
+ * truthy; resolves to it), `screenshot()` (resolves to the viewport as
+ * PNG bytes) and `close()`; `close()` ends the browser.
  * `locale` is the language it runs in (its LANG, for WebKit: what
  * navigator.language says; "C.UTF-8" makes it "C").
  */
@@ -78,7 +78,7 @@ function wrapped(engine, browser) {
       return pageOf({
         goto: (url) => page.goto(url),
         evaluate: (fn, arg) => page.evaluate(fn, arg),
-        screenshot: async (path) => writeFileSync(path, await page.screenshot()),
+        screenshot: async () => Buffer.from(await page.screenshot()),
         close: () => page.close(),
       });
     },
@@ -237,9 +237,9 @@ function webKitBrowser(session, stopAll) {
           await call("POST", "/url", { url });
         },
         evaluate,
-        screenshot: async (path) => {
+        screenshot: async () => {
           await call("POST", "/window", { handle });
-          writeFileSync(path, Buffer.from(await call("GET", "/screenshot"), "base64"));
+          return Buffer.from(await call("GET", "/screenshot"), "base64");
         },
         close: async () => {
           await call("POST", "/window", { handle });
