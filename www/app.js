@@ -16,6 +16,15 @@ const worker =
   new Worker("/www/worker-start.js", { type: "module" });
 const viewer = $("viewer");
 const ROW = 26;
+/** How long the page waits for its worker's first word (worker-start.js
+ * says "started" on its first line) before it says the viewer did not
+ * start: a worker that never runs leaves no error of its own, only a page
+ * that shows nothing but its top bar. */
+const WORKER_START_MS = 15_000;
+const NOT_STARTED = "The viewer's worker did not start: reload the page.";
+/** Whether the worker has said anything yet. */
+let workerHeard = false;
+setTimeout(() => workerHeard || showError(NOT_STARTED, { keep: true }), WORKER_START_MS);
 
 let end = 0; // the last position loaded
 let shown = 0; // the position the panels show
@@ -37,6 +46,11 @@ let digest = null; // the runtime panels' rows of the whole log (viewDigest), cu
 // ---- Worker messages -------------------------------------------------------
 
 worker.onmessage = ({ data: msg }) => {
+  if (!workerHeard) {
+    workerHeard = true;
+    // Late rather than never: what the page said is no longer so.
+    if ($("error").textContent === NOT_STARTED) $("error").hidden = true;
+  }
   switch (msg.op) {
     case "categories":
       addCategoryChips(msg.categories);
@@ -682,14 +696,15 @@ $("connect").addEventListener("click", () => {
 
 // ---- Errors, theme, keyboard ------------------------------------------------------
 
-function showError(message) {
+/** Shows `message` for a while, or until the next one with `keep`. */
+function showError(message, { keep = false } = {}) {
   const box = $("error");
   box.textContent = message;
   box.hidden = false;
   progressShown = null;
   $("progress").hidden = true;
   clearTimeout(showError.timer);
-  showError.timer = setTimeout(() => (box.hidden = true), 8000);
+  if (!keep) showError.timer = setTimeout(() => (box.hidden = true), 8000);
 }
 
 function setTheme(theme) {

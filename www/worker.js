@@ -150,6 +150,10 @@ function shownView() {
 
 /** Bytes read ahead of the fold at most (read-ahead.js says why). */
 const READ_AHEAD = 32 << 20;
+/** How long reads wait for the reader worker to start before they go on
+ * in this worker instead: it starts with this one, so far sooner than
+ * this unless it never does. */
+const READER_START_MS = 5000;
 /** Folding time between turns of the event loop while loading (when the
  * read-ahead takes what arrived, and a newer source can take over). */
 const FOLD_TURN_MS = 4;
@@ -315,14 +319,27 @@ function callsAround(entries, at) {
 }
 
 /** The reader worker (reader.js): files and URLs are read there, beside
- * the fold, on the machine's other core. A report's worker (a blob: URL
- * on a file:// page) cannot start one: it reads them itself. */
-const readElsewhere = self.location.protocol.startsWith("http")
-  ? readThrough(
-      started?.reader ?? new Worker("/agent-replay/pkg/viewer-reader.js", { type: "module" }),
-      { limit: READ_AHEAD },
-    )
-  : null;
+ * the fold, on the machine's other core, once it has said it runs
+ * (`readerReady`). The page starts it and hands this worker a port to it
+ * (worker-start.js); a report's worker (a blob: URL on a file:// page) has
+ * none, and reads them itself. Resolves to `readThrough`'s read, or null. */
+const readerRead = started
+  ? readerReady(started.reader).then((port) => port && readThrough(port, { limit: READ_AHEAD }))
+  : Promise.resolve(null);
+
+/** `port` (a promise of the reader's port) once the reader has said
+ * "ready" on it, or null when it has not within READER_START_MS: reads
+ * then go on here, so a reader that never started never stalls a load. */
+function readerReady(port) {
+  const ready = port.then(
+    (reader) =>
+      new Promise((resolve) => {
+        reader.onmessage = ({ data }) => data?.op === "ready" && resolve(reader);
+      }),
+  );
+  const late = new Promise((resolve) => setTimeout(resolve, READER_START_MS, null));
+  return Promise.race([ready, late]);
+}
 
 /** Whether a log of `total` bytes opens as a paged index: by the page's
  * `?paged=` as it stands in the address (`paged`: "1" every log, any other
@@ -342,7 +359,8 @@ async function read(msg) {
   const start = (source, total, name) =>
     pagedFor(msg.paged, total) ? loadIndexed(source, total, name) : load(source, total, name);
   const here = (stream) => readAhead(stream, { limit: READ_AHEAD });
-  if (readElsewhere && msg.text === undefined) {
+  const readElsewhere = msg.text === undefined ? await readerRead : null;
+  if (readElsewhere) {
     const url = msg.file ? undefined : new URL(msg.url, self.location.href).href;
     // The read starts before the .wasm is ready: its first bytes come meanwhile.
     const source = readElsewhere(msg.file ? { file: msg.file } : { url });

@@ -199,7 +199,8 @@ async function launchWebKit(locale) {
         },
       },
     });
-    return webKitBrowser(`${base}/session/${session.sessionId}`, stopAll);
+    const url = `${base}/session/${session.sessionId}`;
+    return webKitBrowser(url, await webdriver(url, "GET", "/window"), stopAll);
   } catch (error) {
     await stopAll();
     throw error;
@@ -213,8 +214,9 @@ Promise.resolve()
   .then(() => (0, eval)("(" + source + ")")(arg))
   .then((value) => done({ value }), (error) => done({ error: String(error?.stack ?? error) }));`;
 
-/** One MiniBrowser session: each page is a window of its own. */
-function webKitBrowser(session, stopAll) {
+/** One MiniBrowser session: each page is a window of its own, beside the
+ * session's first (`home`), which WebDriver falls back to when one closes. */
+function webKitBrowser(session, home, stopAll) {
   const call = (method, path, body) => webdriver(session, method, path, body);
   return {
     engine: "webkit",
@@ -244,6 +246,7 @@ function webKitBrowser(session, stopAll) {
         close: async () => {
           await call("POST", "/window", { handle });
           await call("DELETE", "/window");
+          await call("POST", "/window", { handle: home });
         },
       });
     },
