@@ -31,6 +31,7 @@ const divergence = compareRuns(
  * deep link to a position with a matching event before it selected. */
 const QUERY = "l1";
 const MATCHES = LONG.filter((t) => t.toLowerCase().includes(QUERY)).length;
+const FIRST_MATCH = LONG.findIndex((t) => t.toLowerCase().includes(QUERY)) + 1;
 const AT = 120;
 const SEL = LONG.findLastIndex((t, i) => i < AT - 1 && t.toLowerCase().includes(QUERY)) + 1;
 
@@ -137,6 +138,9 @@ for (const [engine, locale] of TARGETS) {
         await page.waitFor(() => Boolean(document.querySelector(".uplot"))),
         "the charts draw",
       );
+      mkdirSync(shots, { recursive: true });
+      const name = `viewer-${engine}${locale.startsWith("C.") ? "-c-locale" : ""}.png`;
+      writeFileSync(join(shots, name), await page.screenshot());
       await page.evaluate(setInput, ["scrubber", "30"]);
       await waitPosition(page, `event 30 of ${fmt(N)}`);
       await page.evaluate(setInput, ["search", QUERY]);
@@ -145,10 +149,12 @@ for (const [engine, locale] of TARGETS) {
         `${fmt(MATCHES)} of ${fmt(N)} events match`,
       );
       assert.ok(count);
+      // The timeline's rows are the matches, drawn.
+      const first = await page.waitFor(
+        () => document.querySelector(".row[data-position]")?.dataset.position,
+      );
+      assert.equal(Number(first), FIRST_MATCH);
       assert.ok((await page.evaluate(positionText)).startsWith(`event 30 of ${fmt(N)} `));
-      mkdirSync(shots, { recursive: true });
-      const name = `viewer-${engine}${locale.startsWith("C.") ? "-c-locale" : ""}.png`;
-      writeFileSync(join(shots, name), await page.screenshot());
     });
 
     test("the dark theme's timeline scrollbar is dark (a classic one: Firefox's)", async () => {
