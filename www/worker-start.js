@@ -6,16 +6,15 @@
 // built by scripts/viewer-bundles.mjs), which takes the compile, the
 // reader worker's port and the messages that arrived meanwhile from
 // `agentReplayStart`. The port comes from the page (index.html starts the
-// reader worker) in the first message.
-const held = [];
+// reader worker) in its first message, which may arrive before or after
+// worker.js has loaded: a listener of its own takes it either way.
 let readerPort;
 const reader = new Promise((resolve) => {
   readerPort = resolve;
 });
-self.onmessage = (event) => {
-  if (event.data?.op === "reader") readerPort(event.data.port);
-  else held.push(event);
-};
+self.addEventListener("message", ({ data }) => data?.op === "reader" && readerPort(data.port));
+const held = [];
+self.onmessage = (event) => event.data?.op !== "reader" && held.push(event);
 self.postMessage({ op: "started" });
 
 const wasm = WebAssembly.compileStreaming(fetch("/agent-replay/pkg/agent_replay_bg.wasm"));

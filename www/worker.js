@@ -884,6 +884,8 @@ self.onmessage = async ({ data: msg }) => {
           gaps,
         });
         break;
+      case "reader":
+        break; // the reader's port: worker-start.js takes it
       default:
         throw new Error(`unknown request ${msg.op}`);
     }
