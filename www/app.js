@@ -151,9 +151,16 @@ function followLive(url, cursor) {
   ask({ op: "live", url, cursor, fresh: true });
 }
 
+/** Opens a file chosen or dropped: the worker reads it, but on a report's
+ * page the page does (`fileSource`, www/report.js). */
+function openFile(file) {
+  if (!embedded) return openLog({ file });
+  embedded.fileSource(file).then(openLog, (error) => showError(`${file.name}: ${error.message}`));
+}
+
 $("file").addEventListener("change", (e) => {
   const file = e.target.files[0];
-  if (file) openLog({ file });
+  if (file) openFile(file);
   e.target.value = "";
 });
 
@@ -183,7 +190,7 @@ addEventListener("drop", (e) => {
   dragDepth = 0;
   $("drop").hidden = true;
   const file = e.dataTransfer?.files?.[0];
-  if (file) openLog({ file });
+  if (file) openFile(file);
 });
 
 // ---- Loading progress ------------------------------------------------------

@@ -43,7 +43,8 @@ const WAIT_MS = 30_000;
  * interface: `newPage()` resolves to a page with `goto(url)`,
  * `evaluate(fn, arg)` (fn runs in the page; arg and the result are JSON:
  * not a DOM node), `waitFor(fn, arg, {timeout})` (until fn(arg) is
- * truthy; resolves to it), `screenshot()` (resolves to the viewport as
+ * truthy; resolves to it), `setInputFile(selector, path)` (a file
+ * chosen in a file input), `screenshot()` (resolves to the viewport as
  * PNG bytes) and `close()`; `close()` ends the browser.
  * `locale` is the language it runs in (its LANG, for WebKit: what
  * navigator.language says; "C.UTF-8" makes it "C").
@@ -78,6 +79,10 @@ function wrapped(engine, browser) {
       return pageOf({
         goto: (url) => page.goto(url),
         evaluate: (fn, arg) => page.evaluate(fn, arg),
+        setInputFile: async (selector, path) =>
+          page.setInputFiles
+            ? page.setInputFiles(selector, path)
+            : (await page.$(selector)).uploadFile(path),
         screenshot: async () => Buffer.from(await page.screenshot()),
         close: () => page.close(),
       });
@@ -239,6 +244,11 @@ function webKitBrowser(session, home, stopAll) {
           await call("POST", "/url", { url });
         },
         evaluate,
+        setInputFile: async (selector, path) => {
+          await call("POST", "/window", { handle });
+          const found = await call("POST", "/element", { using: "css selector", value: selector });
+          await call("POST", `/element/${Object.values(found)[0]}/value`, { text: path });
+        },
         screenshot: async () => {
           await call("POST", "/window", { handle });
           return Buffer.from(await call("GET", "/screenshot"), "base64");

@@ -22,6 +22,7 @@ const LONG = readFileSync(join(corpus, "long_run.jsonl"), "utf8").trimEnd().spli
 const N = LONG.length;
 const fmt = (n) => n.toLocaleString("en-US");
 const [A, B] = ["crash_wake.jsonl", "signals.jsonl"];
+const A_EVENTS = readFileSync(join(corpus, A), "utf8").trimEnd().split("\n").length;
 const divergence = compareRuns(
   readFileSync(join(corpus, A)),
   readFileSync(join(corpus, B)),
@@ -170,6 +171,16 @@ for (const [engine, locale] of TARGETS) {
       const png = (await page.screenshot()).toString("base64");
       const shade = await page.evaluate(meanShade, { png, ...strip });
       assert.ok(shade < 96, `the scrollbar's mean shade is ${shade} of 255: a light band`);
+    });
+
+    test("a file opened, on the served page and in the report from file://", async () => {
+      for (const url of [`${server.url}/?log=/files/long_run.jsonl`, `file://${REPORT}`]) {
+        await page.goto(url);
+        await waitPosition(page, `event ${fmt(N)} of ${fmt(N)}`);
+        await page.setInputFile("#file", join(corpus, A));
+        const opened = await page.waitFor(shows, `event ${fmt(A_EVENTS)} of ${fmt(A_EVENTS)}`);
+        assert.ok(opened.startsWith("event"), `${url}: ${opened}`);
+      }
     });
 
     test("a paged log: the index, and time travel in it", async () => {
