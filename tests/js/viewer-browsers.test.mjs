@@ -23,6 +23,8 @@ const N = LONG.length;
 const fmt = (n) => n.toLocaleString("en-US");
 const [A, B] = ["crash_wake.jsonl", "signals.jsonl"];
 const A_EVENTS = readFileSync(join(corpus, A), "utf8").trimEnd().split("\n").length;
+const B_TEXT = readFileSync(join(corpus, B), "utf8");
+const B_EVENTS = B_TEXT.trimEnd().split("\n").length;
 const divergence = compareRuns(
   readFileSync(join(corpus, A)),
   readFileSync(join(corpus, B)),
@@ -106,6 +108,15 @@ async function meanShade({ png, x, top, bottom }) {
   return Math.round(sum / (pixels.length / 4));
 }
 
+/** Drops a file named `name` holding `text` on the page, as a person
+ * dragging it there would. */
+function dropFile({ name, text }) {
+  const data = new DataTransfer();
+  data.items.add(new File([text], name));
+  for (const type of ["dragenter", "dragover", "drop"])
+    document.body.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true }));
+}
+
 const TARGETS = [
   ["chromium", "en_US.UTF-8"],
   ["firefox", "en_US.UTF-8"],
@@ -173,13 +184,16 @@ for (const [engine, locale] of TARGETS) {
       assert.ok(shade < 96, `the scrollbar's mean shade is ${shade} of 255: a light band`);
     });
 
-    test("a file opened, on the served page and in the report from file://", async () => {
+    test("a file opened and one dropped, on the served page and in the report from file://", async () => {
       for (const url of [`${server.url}/?log=/files/long_run.jsonl`, `file://${REPORT}`]) {
         await page.goto(url);
         await waitPosition(page, `event ${fmt(N)} of ${fmt(N)}`);
         await page.setInputFile("#file", join(corpus, A));
         const opened = await page.waitFor(shows, `event ${fmt(A_EVENTS)} of ${fmt(A_EVENTS)}`);
         assert.ok(opened.startsWith("event"), `${url}: ${opened}`);
+        await page.evaluate(dropFile, { name: B, text: B_TEXT });
+        const dropped = await page.waitFor(shows, `event ${fmt(B_EVENTS)} of ${fmt(B_EVENTS)}`);
+        assert.ok(dropped.startsWith("event"), `${url}, dropped: ${dropped}`);
       }
     });
 
