@@ -2,16 +2,17 @@
 // Chromium, Firefox and WebKit (MiniBrowser, Safari's engine), WebKit in an
 // en-US and in a C locale (where navigator.language is "C", which no Intl
 // call accepts). Each scenario is written once over browsers.mjs's common
-// page; one browser per engine serves all of its scenarios. The other
-// viewer tests go deeper in Chromium alone. Screenshots go to
-// target/screenshots/viewer-ENGINE.png.
+// page; one browser per engine serves all of its scenarios (the viewer,
+// playback, the live sample, files opened and dropped, a paged log, a deep
+// link, Compare, the one-file report). The other viewer tests go deeper
+// in Chromium alone. Screenshots go to target/screenshots/viewer-ENGINE.png.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { compareRuns } from "agent-replay";
+import { SessionState, compareRuns, sampleLog } from "agent-replay";
 import { launchBrowser } from "./browsers.mjs";
 import { startServe } from "./serve.mjs";
 
@@ -30,6 +31,7 @@ const divergence = compareRuns(
   readFileSync(join(corpus, B)),
 ).first_divergence;
 
+const SAMPLE_EVENTS = new SessionState().apply(sampleLog()).eventCount;
 /** A search, what it matches (case aside, as the viewer searches), and a
  * deep link to a position with a matching event before it selected. */
 const QUERY = "l1";
@@ -43,6 +45,7 @@ const dir = mkdtempSync(join(tmpdir(), "agent-replay-browsers-"));
 const REPORT = join(dir, "long_run.html");
 
 let server;
+let demo; // the sample played live, as `npm start` does, fast
 before(async () => {
   const made = spawnSync(process.execPath, [
     join(root, "bin/agent-replay.js"),
@@ -53,8 +56,12 @@ before(async () => {
   ]);
   assert.equal(made.status, 0, String(made.stderr));
   server = await startServe(["--no-demo", ...["long_run.jsonl", A, B].map((f) => join(corpus, f))]);
+  demo = await startServe(["--interval-ms", "20", "--pause-ms", "300", "--max-events", "256"]);
 });
-after(() => server?.stop());
+after(async () => {
+  await server?.stop();
+  await demo?.stop();
+});
 
 // ---- What the scenarios read of the page (run in the page) ------------------------
 
@@ -195,6 +202,33 @@ for (const [engine, locale] of TARGETS) {
         const dropped = await page.waitFor(shows, `event ${fmt(B_EVENTS)} of ${fmt(B_EVENTS)}`);
         assert.ok(dropped.startsWith("event"), `${url}, dropped: ${dropped}`);
       }
+    });
+
+    test("playback: the position moves on by itself, and stops", async () => {
+      await page.goto(`${server.url}/?log=/files/long_run.jsonl#at=1`);
+      await waitPosition(page, `event 1 of ${fmt(N)}`);
+      await page.evaluate(() => document.getElementById("play").click());
+      const moved = await page.waitFor(() => {
+        const at = Number(
+          /^event ([\d,]+)/
+            .exec(document.querySelector("[data-testid=position]").textContent)?.[1]
+            .replaceAll(",", ""),
+        );
+        return at > 3 && at;
+      });
+      await page.evaluate(() => document.getElementById("play").click());
+      assert.equal(await page.evaluate(() => document.getElementById("play").ariaPressed), "false");
+      assert.ok(moved > 3);
+    });
+
+    test("the live sample: the demo's stream followed to its end", async () => {
+      await page.goto(`${demo.url}/`);
+      await waitPosition(page, `event ${SAMPLE_EVENTS} of ${SAMPLE_EVENTS}`);
+      const status = await page.waitFor(
+        () => document.querySelector("[data-testid=status]")?.textContent,
+      );
+      assert.equal(status, "finished: completed");
+      assert.equal(await page.evaluate(() => document.querySelectorAll("#gaps li").length), 0);
     });
 
     test("a paged log: the index, and time travel in it", async () => {
