@@ -3,8 +3,8 @@
 // en-US and in a C locale (where navigator.language is "C", which no Intl
 // call accepts). Each scenario is written once over browsers.mjs's common
 // page; one browser per engine serves all of its scenarios (the viewer,
-// playback, the live sample, files opened and dropped, a paged log, a deep
-// link, Compare, the one-file report). The other viewer tests go deeper
+// playback, the live sample, files opened and dropped, `serve DIR`, a paged
+// log, a deep link, Compare, the one-file report). The other viewer tests go deeper
 // in Chromium alone. Screenshots go to target/screenshots/viewer-ENGINE.png.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -46,6 +46,9 @@ const REPORT = join(dir, "long_run.html");
 
 let server;
 let demo; // the sample played live, as `npm start` does, fast
+let followed; // `serve DIR` on a directory of session logs
+const TOOLS = readFileSync(join(corpus, "tools.jsonl"), "utf8");
+const TOOLS_EVENTS = TOOLS.trimEnd().split("\n").length;
 before(async () => {
   const made = spawnSync(process.execPath, [
     join(root, "bin/agent-replay.js"),
@@ -57,10 +60,15 @@ before(async () => {
   assert.equal(made.status, 0, String(made.stderr));
   server = await startServe(["--no-demo", ...["long_run.jsonl", A, B].map((f) => join(corpus, f))]);
   demo = await startServe(["--interval-ms", "20", "--pause-ms", "300", "--max-events", "256"]);
+  const logs = join(dir, "logs");
+  mkdirSync(logs);
+  writeFileSync(join(logs, "tools.jsonl"), TOOLS);
+  followed = await startServe([logs], { ready: /following / });
 });
 after(async () => {
   await server?.stop();
   await demo?.stop();
+  await followed?.stop();
 });
 
 // ---- What the scenarios read of the page (run in the page) ------------------------
@@ -229,6 +237,17 @@ for (const [engine, locale] of TARGETS) {
       );
       assert.equal(status, "finished: completed");
       assert.equal(await page.evaluate(() => document.querySelectorAll("#gaps li").length), 0);
+    });
+
+    test("serve DIR: its list of sessions, one opened from it", async () => {
+      await page.goto(`${followed.url}/`);
+      await page.waitFor(() => Boolean(document.querySelector('tr[data-session="tools"] a')));
+      assert.equal(await page.evaluate(() => location.pathname), "/sessions");
+      // Where its link leads (a click would navigate under evaluate's feet).
+      await page.goto(
+        await page.evaluate(() => document.querySelector('tr[data-session="tools"] a').href),
+      );
+      await waitPosition(page, `event ${TOOLS_EVENTS} of ${TOOLS_EVENTS}`);
     });
 
     test("a paged log: the index, and time travel in it", async () => {
