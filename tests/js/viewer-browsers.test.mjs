@@ -290,6 +290,8 @@ for (const [engine, locale] of TARGETS) {
     test("the one-file report opens from file://, with no Compare to go to", async () => {
       await page.goto(`file://${REPORT}`);
       await waitPosition(page, `event ${fmt(N)} of ${fmt(N)}`);
+      // The report's own bundle of uPlot: it too formats in the browser's language.
+      assert.ok(await page.waitFor(() => Boolean(document.querySelector(".uplot"))));
       const compare = await page.evaluate(() => {
         const link = document.querySelector('a[href="/www/compare.html"]');
         return link && getComputedStyle(link).display;
