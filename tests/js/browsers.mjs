@@ -114,9 +114,13 @@ function pageOf(ops) {
 const MINIBROWSER =
   process.env.MINIBROWSER_PATH ?? "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser";
 
-/** A child process, ended (and awaited) by `stop()`. */
+/** A child process, ended (and awaited) by `stop()`, or when this process
+ * exits (a test that failed before its `after` leaves no Xvfb behind). */
 function child(command, args, env) {
   const proc = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  const orphaned = () => proc.kill();
+  process.once("exit", orphaned);
+  proc.once("exit", () => process.off("exit", orphaned));
   let err = "";
   proc.stderr.on("data", (d) => {
     err += d;
