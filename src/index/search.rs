@@ -18,7 +18,7 @@
 
 use std::ops::Range;
 
-use super::case_table::RUNS;
+use super::case_table::{DELTAS, FIRSTS, SHAPES};
 
 /// A char as a case-insensitive JS `RegExp` without `u` compares it
 /// (ECMAScript's `Canonicalize`): its upper case when that is one UTF-16
@@ -34,12 +34,21 @@ pub fn canonical(c: char) -> char {
         return c.to_ascii_uppercase();
     }
     let Ok(unit) = u16::try_from(u32::from(c)) else { return c };
-    let after = RUNS.partition_point(|run| run.first <= unit);
-    let Some(run) = after.checked_sub(1).and_then(|i| RUNS.get(i)) else { return c };
-    let in_run =
-        unit <= run.last && unit.wrapping_sub(run.first).checked_rem(run.stride) == Some(0);
-    let shifted = in_run.then(|| unit.wrapping_add(run.delta));
-    shifted.and_then(|unit| char::from_u32(u32::from(unit))).unwrap_or(c)
+    let Some(run) = FIRSTS.partition_point(|&first| first <= unit).checked_sub(1) else {
+        return c;
+    };
+    let (Some(&first), Some(&delta), Some(&shape)) =
+        (FIRSTS.get(run), DELTAS.get(run), SHAPES.get(run))
+    else {
+        return c;
+    };
+    let every_other = shape & 0x80 != 0;
+    let step = unit.wrapping_sub(first);
+    let nth = if every_other { step / 2 } else { step };
+    if (every_other && step % 2 != 0) || nth > u16::from(shape & 0x7f) {
+        return c;
+    }
+    char::from_u32(u32::from(unit.wrapping_add(delta))).unwrap_or(c)
 }
 
 /// One byte of the query as the scan compares it: a text byte `h` matches
@@ -70,8 +79,9 @@ pub struct Query<'q> {
     /// The query's leading ASCII run, found by the pair scan (`Run`);
     /// `None` when the query starts beyond ASCII.
     run: Option<Run<'q>>,
-    /// The query's chars after the run, `canonical`: compared char by char.
-    rest: Vec<char>,
+    /// The query after the run (empty, or from a char beyond ASCII on):
+    /// compared char by char, `canonical`.
+    rest: &'q str,
 }
 
 /// An ASCII run of the query and how the scan finds it: ASCII letters in
@@ -122,7 +132,6 @@ impl<'q> Query<'q> {
     pub fn new(text: &'q str) -> Option<Self> {
         let ascii = text.bytes().position(|b| !b.is_ascii()).unwrap_or(text.len());
         let (run, rest) = text.split_at_checked(ascii)?;
-        let rest: Vec<char> = rest.chars().map(canonical).collect();
         let run = Run::new(run.as_bytes());
         if run.is_none() && rest.is_empty() {
             return None;
@@ -156,8 +165,8 @@ impl<'q> Query<'q> {
     fn rest_at(&self, hay: &str, at: usize) -> Option<usize> {
         let mut end = at;
         let mut chars = hay.get(at..)?.chars();
-        for &want in &self.rest {
-            let c = chars.next().filter(|&c| canonical(c) == want)?;
+        for want in self.rest.chars() {
+            let c = chars.next().filter(|&c| canonical(c) == canonical(want))?;
             end = end.checked_add(c.len_utf8())?;
         }
         Some(end)
