@@ -85,6 +85,8 @@ impl EventSink for Folded {
         let adopted = self.adopting.and_then(|log| log.span(json));
         let span = adopted.or_else(|| self.texts.push(json)).ok_or("an event of 4 GiB or more")?;
         let turn = event.turn().unwrap_or(NO_TURN);
+        // Refused, memory is short: the reader says so (`deliver`).
+        crate::memory::try_reserve(&mut self.slots, 1).map_err(|_| String::new())?;
         self.slots.push(Slot { span, kind, turn });
         self.state.apply(event, json);
         self.checkpoints.offer(self.slots.len() as u64, &self.state);
