@@ -1,30 +1,38 @@
 #!/usr/bin/env node
 // agent-replay CLI: `snapshot FILE` prints the OS snapshot JSON, `summary
-// FILE` a readable summary, `export --otlp FILE` OTLP/JSON traces
-// (docs/otlp.md), `diff A B` compares two runs (bin/diff.js), `report FILE`
+// FILE` a readable summary, `export --otlp FILE` an OTLP trace, printed or
+// posted (bin/export.js, docs/otlp.md), `diff A B` compares two runs (bin/diff.js), `report FILE`
 // writes the viewer and the log into one HTML file (bin/report.js), and
 // `serve` runs the viewer. FILE may be `-` (stdin); `--sample` uses the
 // embedded sample session. Load errors go to stderr with their positions
-// and make the exit code 1; usage errors exit 2.
+// and make the exit code 1; usage errors and inputs that cannot be read
+// exit 2. A command that prints sets the exit code and returns, never
+// process.exit, so what it wrote to a pipe is drained before the process ends.
 import { createReadStream, statSync } from "node:fs";
 import { SessionState, sampleLog, AgentReplayError } from "../js/node.js";
 import { runReport } from "./report.js";
 import { summarize } from "./summary.js";
 import { DIFF_USAGE, runDiff } from "./diff.js";
+import { EXPORT_USAGE, runExport } from "./export.js";
 
 const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--strict]
-       agent-replay export --otlp <FILE|-|--sample> [--content] [--strict]
+       ${EXPORT_USAGE.slice(7)}
        ${DIFF_USAGE.slice(7)}
        agent-replay serve [FILE...|DIR] [--port N] [--no-demo] [--interval-ms N] [--pause-ms N]
                           [--max-events N] [--max-age-ms N] [--write-token T] [--poll-ms N]
-                          [--max-open N] [--data DIR] [--host ADDR] [--read-token T]
+                          [--max-open N] [--data DIR|URL] [--host ADDR] [--read-token T]
                           [--allow-host NAME]...
        agent-replay report <FILE|-|--sample> -o OUT.html
 
   snapshot   print the kernel OS snapshot of the log as JSON
   summary    print a readable summary: status, turns, tools, processes, budgets, errors
-  export     --otlp: print the run as OTLP/JSON traces (GenAI conventions; docs/otlp.md),
-             --content adds message content
+  export     --otlp: print the run as an OTLP trace (GenAI conventions; docs/otlp.md):
+             OTLP/JSON, or OTLP/protobuf with --format protobuf; --content adds
+             message content; --endpoint URL posts it (protobuf unless --format json,
+             each --header K=V sent with it) and prints the backend's answer, exit 1
+             if it is not 2xx; --session-id names the session; a log with no
+             recorded time starts at --start TIME (ISO 8601 or Unix ms), else at
+             the file's modification time
   diff       compare two runs (A and B: FILE, - or --sample): the first divergence with
              the event from each side, then each turn; exit 0 when they match,
              1 when they diverge, 2 when one is not a log
@@ -40,7 +48,9 @@ const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--stric
              --poll-ms (1000) besides watching it, and holds at most
              --max-open (16) sessions in memory at once; --data DIR keeps the
              sessions appended over HTTP in DIR (SESSION.jsonl, fsynced per
-             append), so they survive a restart (no demo); it answers only
+             append), so they survive a restart (no demo), or --data
+             postgres://... in that database, shared by every serve given
+             it (docs/postgres.md); it answers only
              requests whose Host is its own (127.0.0.1, localhost, [::1] at
              its port, each --allow-host NAME at any port); --host ADDR listens
              on ADDR instead (and answers it), which needs a read token:
@@ -54,11 +64,24 @@ const USAGE = `usage: agent-replay <snapshot|summary> <FILE|-|--sample> [--stric
              nothing and exits 2
   FILE       a JSON, JSON Lines or stored-entry log; - reads stdin
   --sample   use the embedded sample session
-  --strict   stop at the first error (unknown kinds included)`;
+  --strict   stop at the first error (unknown kinds included)
 
+exit codes: 0 done; 1 the log had load errors (on stderr; the output still holds every
+valid event), diff's runs diverge, or export's --endpoint answered no 2xx; 2 nothing printed: a usage error, an input that
+cannot be read (missing, a directory, not permitted) or, for diff and report, that holds
+no event, or report's output cannot be written`;
+
+/** What stops a command: its message for stderr and its exit code. */
+class CliError extends Error {
+  constructor(message, exitCode) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+/** Stops the command; `run` prints the message and sets the exit code. */
 function fail(message, code = 2) {
-  process.stderr.write(`agent-replay: ${message}\n`);
-  process.exit(code);
+  throw new CliError(message, code);
 }
 
 /** Streams a file into the state, drawing a progress bar on a terminal;
@@ -81,21 +104,32 @@ async function load(state, source, strict, onEvent) {
   const showProgress = process.stderr.isTTY && total > 8 << 20;
   let done = 0;
   let lastDraw = 0;
-  for await (const chunk of stream) {
-    state.write(chunk, { strict, onEvent });
-    done += chunk.length;
-    if (showProgress && Date.now() - lastDraw > 100) {
-      lastDraw = Date.now();
-      const width = 30;
-      const filled = Math.round((done / total) * width);
-      process.stderr.write(
-        `\r[${"#".repeat(filled)}${" ".repeat(width - filled)}] ${Math.floor((done / total) * 100)}% ${(done / 1e6).toFixed(0)} MB`,
-      );
+  try {
+    for await (const chunk of stream) {
+      state.write(chunk, { strict, onEvent });
+      done += chunk.length;
+      if (showProgress && Date.now() - lastDraw > 100) {
+        lastDraw = Date.now();
+        drawProgress(done, total);
+      }
     }
+  } catch (e) {
+    // A directory, or a file the stream cannot open or read, is an input
+    // that cannot be read (exit 2); a strict load's error goes on up.
+    if (e instanceof AgentReplayError) throw e;
+    fail(`cannot read ${source}: ${e.code ?? e.message}`);
   }
   if (showProgress) process.stderr.write("\r\x1b[K");
   const report = state.end({ onEvent });
   return { name: displayName(source), errors: report.errors };
+}
+
+function drawProgress(done, total) {
+  const width = 30;
+  const filled = Math.round((done / total) * width);
+  process.stderr.write(
+    `\r[${"#".repeat(filled)}${" ".repeat(width - filled)}] ${Math.floor((done / total) * 100)}% ${(done / 1e6).toFixed(0)} MB`,
+  );
 }
 
 /** `serve`: flags with values, then files. */
@@ -173,6 +207,7 @@ async function main(argv) {
   if (argv[0] === "serve") return runServer(argv.slice(1));
   if (argv[0] === "report") return runReport(argv.slice(1), { fail, usage: USAGE, printError });
   if (argv[0] === "diff") return runDiff(argv.slice(1), { load, printError, fail });
+  if (argv[0] === "export") return runExport(argv.slice(1), { load, printError, fail });
   const args = argv.filter((a) => a !== "--strict");
   const strict = args.length !== argv.length;
   const [command, ...rest] = args;
@@ -180,10 +215,8 @@ async function main(argv) {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const operands = command === "export" ? exportOperands(rest) : rest;
-  const [source] = operands;
-  if (!["snapshot", "summary", "export"].includes(command) || !source || operands.length > 1)
-    fail(USAGE);
+  const [source] = rest;
+  if (!["snapshot", "summary"].includes(command) || !source || rest.length > 1) fail(USAGE);
   const state = new SessionState();
   let loaded;
   try {
@@ -192,23 +225,14 @@ async function main(argv) {
     if (!(e instanceof AgentReplayError)) throw e;
     for (const err of e.errors ?? []) printError(displayName(source), err);
     if (!e.errors?.length) fail(`${e.code}: ${e.message}`, 1);
-    process.exit(1);
+    process.exitCode = 1;
+    return;
   }
   if (command === "snapshot")
     process.stdout.write(`${JSON.stringify(state.osSnapshot(), null, 2)}\n`);
-  else if (command === "export")
-    process.stdout.write(
-      `${JSON.stringify(state.toOtlp({ content: rest.includes("--content") }))}\n`,
-    );
   else process.stdout.write(`${summarize(state.view())}\n`);
   for (const err of loaded.errors) printError(loaded.name, err);
-  if (loaded.errors.length) process.exit(1);
-}
-
-/** `export`'s operands: it needs `--otlp` (the one format so far) and may take `--content`. */
-function exportOperands(rest) {
-  if (!rest.includes("--otlp")) fail(USAGE);
-  return rest.filter((a) => a !== "--otlp" && a !== "--content");
+  if (loaded.errors.length) process.exitCode = 1;
 }
 
 function displayName(source) {
@@ -223,4 +247,24 @@ function printError(name, err) {
   );
 }
 
-await main(process.argv.slice(2));
+/** Runs a command to its end: a CliError becomes its message on stderr and
+ * its exit code. */
+async function run(argv) {
+  try {
+    await main(argv);
+  } catch (e) {
+    if (!(e instanceof CliError)) throw e;
+    process.stderr.write(`agent-replay: ${e.message}\n`);
+    process.exitCode = e.exitCode;
+  }
+}
+
+// A reader that stops early (`| head`) closes the pipe: what is left of the
+// output has nowhere to go, which is the reader's choice, not an error, so
+// the command ends there as a program killed by SIGPIPE would, quietly.
+process.stdout.on("error", (e) => {
+  if (e.code !== "EPIPE") throw e;
+  process.exit(process.exitCode ?? 0);
+});
+
+await run(process.argv.slice(2));

@@ -15,7 +15,8 @@ const EVENT_CHARS = 400;
 /**
  * Runs `diff` with the CLI's own helpers: `load(state, source, strict,
  * onEvent)` streams a file into a state, `printError(name, err)` prints a
- * positioned load error, `fail(message, code)` exits.
+ * positioned load error, `fail(message, code)` stops the command with that
+ * exit code.
  */
 export async function runDiff(argv, { load, printError, fail }) {
   const strict = argv.includes("--strict");

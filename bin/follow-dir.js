@@ -9,8 +9,10 @@
 // memory first. A session left and opened again is folded again from its
 // file, under the same incarnation, so the cursors it gave out still resume.
 //
-// The entries are read by the core's log reader (a light SessionState
-// written in chunks), as the viewer reads the file: positions here and in a
+// The entries are read by the core's log reader, as the viewer reads the
+// file, each event once: a held session is written the file's chunks
+// (ReplaySession.write appends and folds each event as it is read), a file
+// not held is folded by a light SessionState. Positions here and in a
 // viewer that read the file agree, so it can follow on from its end.
 //
 // A file truncated, replaced or rewritten starts a new generation with a
@@ -106,7 +108,7 @@ class FollowedFile {
     this.offset = 0; // bytes of this generation read
     this.complete = 0; // of them, up to the end of the last whole line
     this.summary = null; // rowSummary of the lines read
-    this.held = null; // {store, session, reader} while open
+    this.held = null; // {store, session} while open
     this.failure = null; // why a read of this generation failed: nothing more until it is reset
     this.freed = false;
   }
@@ -220,10 +222,10 @@ class FollowedFile {
     if (!this.held && !this.#wantOpen && this.offset > 0 && info.size === this.offset) return;
     if (!this.held && (this.#wantOpen || this.offset > 0)) this.#hold();
     this.#wantOpen = false;
-    if (this.held) return this.#readInto(handle, info, this.held, ends);
+    if (this.held) return this.#readInto(handle, info, this.held.session, ends);
     const reader = lightReader();
     try {
-      await this.#readInto(handle, info, { reader }, ends);
+      await this.#readInto(handle, info, reader, ends);
     } finally {
       reader.free();
     }
@@ -237,7 +239,7 @@ class FollowedFile {
       incarnation: this.incarnation,
     });
     const session = new ReplaySession(this.id, { store });
-    this.held = { store, session, reader: lightReader() };
+    this.held = { store, session };
     this.offset = 0;
     this.complete = 0;
     this.#leave = false;
@@ -245,11 +247,12 @@ class FollowedFile {
   }
 
   /**
-   * Reads to the size seen now in bounded chunks (later appends come with
-   * the next change), on from `ends`, the first and last bytes read before
-   * (none from the start): the new ends' hashes tell the next change's check.
+   * Reads to the size seen now in bounded chunks into `reader` (the held
+   * session or a light fold; later appends come with the next change), on
+   * from `ends`, the first and last bytes read before (none from the
+   * start): the new ends' hashes tell the next change's check.
    */
-  async #readInto(handle, info, { reader, session }, ends) {
+  async #readInto(handle, info, reader, ends) {
     const { chunkBytes } = this.options;
     const empty = Buffer.alloc(0);
     let { head, tail } = this.offset === 0 ? { head: empty, tail: empty } : ends;
@@ -260,10 +263,8 @@ class FollowedFile {
         Math.min(chunkBytes, info.size - this.offset),
       );
       if (chunk.length === 0 || this.freed) return;
-      const texts = [];
-      reader.write(chunk, { onEvent: (e) => texts.push(e.json) });
-      if (session && texts.length) session.append(texts.join("\n"));
-      // The session and `complete` move together: its events are those of the whole lines.
+      reader.write(chunk);
+      // The reader and `complete` move together: its events are those of the whole lines.
       const nl = chunk.lastIndexOf(NEWLINE);
       if (nl >= 0) this.complete = this.offset + nl + 1;
       this.offset += chunk.length;
@@ -282,9 +283,8 @@ class FollowedFile {
   /** Lets the held session go (its streams end; a client reconnects and it is folded again). */
   #release() {
     if (!this.held) return;
-    const { store, session, reader } = this.held;
+    const { store, session } = this.held;
     this.held = null;
-    reader.free();
     session.free();
     store.free();
   }

@@ -65,10 +65,14 @@ export async function runReport(argv, { fail, usage, printError }) {
   if (loaded.errors.length && loaded.events === 0)
     fail(`${name} is not a log: no event could be read; no report written`);
   const title = source === "-" || source === "--sample" ? `${name}.jsonl` : basename(source);
-  try {
-    writeFileSync(out === "-" ? 1 : out, reportHtml(template, log, title));
-  } catch (e) {
-    fail(`cannot write ${out}: ${e.code ?? e.message}`);
+  const html = reportHtml(template, log, title);
+  if (out === "-") process.stdout.write(html);
+  else {
+    try {
+      writeFileSync(out, html);
+    } catch (e) {
+      fail(`cannot write ${out}: ${e.code ?? e.message}`);
+    }
   }
-  if (loaded.errors.length) process.exit(1);
+  if (loaded.errors.length) process.exitCode = 1;
 }

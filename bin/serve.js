@@ -9,7 +9,8 @@ import { pipeline } from "node:stream/promises";
 import { basename, extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AgentReplayError, ReplaySession, ReplayStore, sampleLog } from "../js/node.js";
-import { createReplayHandler, toNodeListener } from "../js/edge.js";
+import { createReplayHandler } from "../js/edge.js";
+import { toNodeListener } from "../js/node-listener.js";
 import { fileStore } from "../js/file-store.js";
 import { followDirectory } from "./follow-dir.js";
 import { accessGate, hostName, newReadToken, sendError } from "./serve-access.js";
@@ -294,13 +295,34 @@ function startDemo(sessions, store, { intervalMs, pauseMs, keep = 3 }) {
   return { current: () => current, stop: () => clearTimeout(timer) };
 }
 
-/** The API over sessions kept in `dir`: anyone on 127.0.0.1 reads (an
- * unknown session reads as empty and keeps nothing); appends need the token. */
-async function durableHandler(dir, storeOptions, writeToken) {
-  const storage = fileStore(dir);
+/** A PostgreSQL URL given as `--data`. */
+const DATABASE_URL = /^postgres(ql)?:\/\//;
+
+/**
+ * The storage `data` names, ready before the server listens: a PostgreSQL
+ * URL (js/postgres.js: a database shared with other servers; one that
+ * cannot be reached stops the server from starting), else a directory.
+ */
+async function dataStorage(data) {
+  if (DATABASE_URL.test(data)) {
+    const { postgresStore } = await import("../js/postgres.js");
+    const storage = postgresStore({ connectionString: data });
+    await storage.incarnation().catch(async (e) => {
+      await storage.close();
+      throw e;
+    });
+    return storage;
+  }
+  const storage = fileStore(resolve(data));
   // Taken before listening: a directory another process writes, or that
   // holds files the store did not write, stops the server from starting.
   await storage.open();
+  return storage;
+}
+
+/** The API over sessions kept in `storage`: anyone on 127.0.0.1 reads (an
+ * unknown session reads as empty and keeps nothing); appends need the token. */
+function durableHandler(storage, storeOptions, writeToken) {
   return createReplayHandler({
     basePath: "/api",
     retryMs: 500,
@@ -324,7 +346,8 @@ async function durableHandler(dir, storeOptions, writeToken) {
  * `maxAgeMs` (the live buffer), `writeToken` (enables POST with
  * `Authorization: Bearer TOKEN`), `data` (a directory where sessions
  * appended over HTTP are kept, js/file-store.js: they survive restarts;
- * not with `dir`), `host` (the address listened on, default 127.0.0.1),
+ * or a postgres:// URL, js/postgres.js: kept there, shared by every server
+ * given it; not with `dir`), `host` (the address listened on, default 127.0.0.1),
  * `allowHosts` (more names its Host check accepts, at any port),
  * `readToken` (every request must carry it; made up when `host` is another
  * address and none is given). Resolves to `{ url, viewer, readToken,
@@ -384,10 +407,9 @@ export async function serve({
       return s;
     },
   });
+  const storage = data ? await dataStorage(data) : undefined;
   const api = toNodeListener(
-    data
-      ? await durableHandler(resolve(data), { maxEventsPerSession, maxAgeMs }, writeToken)
-      : handler,
+    storage ? durableHandler(storage, { maxEventsPerSession, maxAgeMs }, writeToken) : handler,
   );
   const player = demo ? startDemo(sessions, store, { intervalMs, pauseMs }) : null;
   const served = new Map();
@@ -468,7 +490,7 @@ export async function serve({
       player?.stop();
       follower?.close();
       server.closeAllConnections();
-      return new Promise((ok) => server.close(ok));
+      return new Promise((ok) => server.close(ok)).then(() => storage?.close());
     },
   };
 }

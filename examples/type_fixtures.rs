@@ -53,13 +53,15 @@ fn main() {
         summaries.push(to_js_json(&state.summary()));
         snapshots.push(to_js_json(state.os_snapshot()));
     }
-    // The OTLP export of the whole sample, with and without content.
-    let otlp: Vec<String> = [false, true]
+    // The OTLP export of the whole sample, with and without content, and of
+    // a workflow (its sub-agents' links).
+    const WORKFLOW: &str = include_str!("../tests/corpus/deepstrike-0.2.77/workflow.jsonl");
+    let otlp: Vec<String> = [(SAMPLE_JSONL, false), (SAMPLE_JSONL, true), (WORKFLOW, true)]
         .into_iter()
-        .map(|content| {
+        .map(|(log, content)| {
             let mut state = SessionState::new(Some("fixture".into()));
-            let _ = state.apply_str(SAMPLE_JSONL, Default::default());
-            to_otlp(state.view(), OtlpOptions { content })
+            let _ = state.apply_str(log, Default::default());
+            to_otlp(state.view(), OtlpOptions { content, ..OtlpOptions::default() })
         })
         .collect();
     let mut errs = SessionState::new(None);

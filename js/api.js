@@ -46,7 +46,8 @@ export function rebuildOsSnapshot(input, options) {
 }
 
 /** The WebAssembly memory the host holds, the bytes allocated in it now,
- * and the memory limit (`setMemoryLimit`). */
+ * the most allocated during the last call the limit watched, and the memory
+ * limit (`setMemoryLimit`). */
 export function memoryUsage() {
   return JSON.parse(raw.memoryUsage());
 }
@@ -57,9 +58,10 @@ const MAX_MEMORY_LIMIT = 2 ** 32 - 2 ** 26;
 
 /**
  * Sets the memory budget of this WebAssembly instance, in bytes allocated
- * (default 3 GiB). A call that takes memory past it throws
- * `limit_exceeded` instead of trapping; a SessionState that it was folding
- * is dropped (it throws `limit_exceeded` until freed).
+ * (default 3 GiB), held while each call runs (wasm/src/alloc.rs). A call
+ * that takes memory past it throws `limit_exceeded` instead of trapping; a
+ * SessionState that it was folding is dropped (it throws `limit_exceeded`
+ * until freed).
  */
 export function setMemoryLimit(bytes) {
   if (!Number.isInteger(bytes) || bytes <= 0 || bytes > MAX_MEMORY_LIMIT) {
@@ -252,11 +254,15 @@ export class SessionState {
     return JSON.parse(call(() => core.view()));
   }
 
-  /** The session so far as OTLP/JSON traces (docs/otlp.md); `{content: true}`
-   * adds message content. */
+  /** The session so far as an OTLP trace (docs/otlp.md): OTLP/JSON as an
+   * object, or with `{format: "protobuf"}` OTLP/protobuf as bytes;
+   * `{content: true}` adds message content, `startTime` places a log with
+   * no recorded time. */
   toOtlp(options) {
     const core = this.#live();
-    return JSON.parse(call(() => core.toOtlp(Boolean(options?.content))));
+    const { protobuf, content, startTime } = otlpOptionsOf(options);
+    if (protobuf) return call(() => core.toOtlpProtobuf(content, startTime));
+    return JSON.parse(call(() => core.toOtlp(content, startTime)));
   }
 
   get eventCount() {
@@ -281,12 +287,32 @@ export class SessionState {
   }
 }
 
+/** `toOtlp`'s options checked: the encoding, content, and the start time
+ * in Unix milliseconds (a number, a Date or an ISO 8601 string). */
+function otlpOptionsOf(options) {
+  const format = options?.format ?? "json";
+  if (format !== "json" && format !== "protobuf")
+    throw new AgentReplayError("invalid_input", 'toOtlp: format must be "json" or "protobuf"');
+  let startTime = options?.startTime;
+  if (startTime instanceof Date) startTime = startTime.getTime();
+  else if (typeof startTime === "string") startTime = Date.parse(startTime);
+  if (startTime !== undefined && !(Number.isSafeInteger(startTime) && startTime >= 0))
+    throw new AgentReplayError(
+      "invalid_input",
+      "toOtlp: startTime must be a time ≥ 1970 (Unix milliseconds, a Date or an ISO 8601 string)",
+    );
+  return { protobuf: format === "protobuf", content: Boolean(options?.content), startTime };
+}
+
 /**
- * The session of a log (a string, bytes or an array of events) as OTLP/JSON
- * traces under the OpenTelemetry GenAI conventions (docs/otlp.md). Options:
+ * The session of a log (a string, bytes or an array of events) as an OTLP
+ * trace under the OpenTelemetry GenAI conventions (docs/otlp.md): OTLP/JSON
+ * as an object, or OTLP/protobuf bytes with `format: "protobuf"`. Options:
  * `content` (message content, off by default), `sessionId` (names the
- * session; the ids derive from it and the run id), `strict` (throw on the
- * first load error; otherwise load errors are counted on the root span).
+ * session; the ids derive from it and the run id), `startTime` (where a
+ * log with no recorded time starts; without it, at the Unix epoch),
+ * `strict` (throw on the first load error; otherwise load errors are
+ * counted on the root span).
  */
 export function toOtlp(log, options) {
   const state = new SessionState(options?.sessionId);
@@ -410,12 +436,14 @@ export class SessionIndex {
     return JSON.parse(call(() => read(core)));
   }
 
-  /** Indexes a whole log (string or bytes, any framing); returns
-   * `{framing, events, errors}`. */
+  /** Indexes a whole log (string or bytes, any framing); returns the
+   * index, as SessionState.apply returns the state (its load errors:
+   * `loadErrors()`). */
   apply(input, options = this.#options) {
     const core = this.#live();
     const bytes = toBytes(input, "SessionIndex.apply");
-    return JSON.parse(call(() => core.applyBytes(bytes, strictOf(options)), bytes));
+    call(() => core.applyBytes(bytes, strictOf(options)), bytes);
+    return this;
   }
 
   /** Makes room at once for the index of a log of about `bytes` bytes
@@ -574,6 +602,86 @@ export class SessionIndex {
   /** `{retained_bytes, checkpoints, checkpoint_spacing}`. */
   memory() {
     return this.#json((core) => core.memory());
+  }
+
+  free() {
+    if (this.#core) {
+      this.#core.free();
+      this.#core = undefined;
+    }
+  }
+
+  [Symbol.dispose]() {
+    this.free();
+  }
+}
+
+/** A stored-entry reader option: a whole number ≥ 0. */
+function entryStart(value, name) {
+  if (value === undefined) return 0;
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new AgentReplayError(
+      "invalid_input",
+      `StoredEntryReader: ${name} must be an integer ≥ 0`,
+    );
+  return value;
+}
+
+/** The entries and errors of a stored-entry wire (wasm/src/entries.rs). */
+function storedEntries(wire) {
+  const { header, events } = decodeEvents(wire, 6, (values, i, json) => {
+    const keyLength = values[i + 4];
+    const entry = {
+      seq: values[i],
+      text: keyLength > 0 ? json.slice(keyLength) : json,
+      offset: values[i + 1],
+      length: values[i + 2],
+    };
+    if (keyLength > 0) entry.key = JSON.parse(json.slice(0, keyLength));
+    if (values[i + 3] !== null) entry.count = values[i + 3];
+    return entry;
+  });
+  return { entries: events, errors: header.errors };
+}
+
+/**
+ * Reads stored entries (`{"seq":N,"event":{…}}` lines, a keyed batch's
+ * first line also with `key` and `count`) as entries, in chunks, through
+ * the core's reader: each whole line's `{seq, text, offset, length, key?,
+ * count?}` (`text` the event's JSON as stored, not parsed as an event), and
+ * each problem as a load error with its line's `offset`. For those that
+ * store or copy entries; to fold them, `SessionState.write` reads the same
+ * lines.
+ */
+export class StoredEntryReader {
+  #core;
+
+  /** `seq` and `offset`: the seq expected of the first line and the byte
+   * offset it starts at (both 0 for a whole file). */
+  constructor({ seq, offset } = {}) {
+    this.#core = new raw.StoredEntryReaderCore(
+      entryStart(seq, "seq"),
+      entryStart(offset, "offset"),
+    );
+  }
+
+  #live() {
+    if (!this.#core) throw new AgentReplayError("closed", "StoredEntryReader: used after free()");
+    return this.#core;
+  }
+
+  /** The entries of the whole lines `chunk` completes: `{entries, errors}`. */
+  write(chunk) {
+    const core = this.#live();
+    const bytes = toBytes(chunk, "StoredEntryReader.write");
+    return storedEntries(call(() => core.write(bytes), bytes));
+  }
+
+  /** Ends the stream: `{entries, errors}` of an unterminated last line (an
+   * error `truncated` when it is cut short: a torn write). */
+  end() {
+    const core = this.#live();
+    return storedEntries(call(() => core.end()));
   }
 
   free() {

@@ -16,8 +16,16 @@
 // Idempotency-Key): the storage keeps it with the batch, in the same write,
 // so that a retry after a lost answer stores nothing and gets the first
 // answer.
+//
+// A storage shared by replicas (js/postgres.js: it has `tail`) is the truth
+// and this process one of its readers: the storage assigns positions, and
+// each live session catches up from its table before it is read or
+// appended to, and when the storage's doorbell rings (`subscribe`). Such a
+// storage never takes a batch back: once committed, other replicas may
+// already serve it, so an append it stored is answered as stored.
 import { AgentReplayError } from "./common.js";
 import { ObservedEvent, ReplaySession, ReplayStore, parseCursor } from "./live.js";
+import { storeCore, storeNow } from "./store-access.js";
 
 /** The longest batch key taken: it is stored with every keyed batch. */
 const MAX_KEY_LENGTH = 256;
@@ -58,6 +66,9 @@ export class DurableSession {
   /** The keyed batches remembered, oldest first: key → {position, count}
    * (the first position of the batch and how many events it held). */
   #keys = new Map();
+  /** The subscriptions opened on the live session, so that a reload that
+   * must let it go first can end them. */
+  #subscriptions = new Set();
   /** When it was last opened, read or appended to (the store's clock). */
   usedAt;
 
@@ -66,7 +77,7 @@ export class DurableSession {
     this.#session = session;
     this.#checkpointed = checkpointed;
     for (const { key, position, count } of keys) this.#remember(key, position, count);
-    this.usedAt = ReplayStore.now(session.store);
+    this.usedAt = storeNow(session.store);
   }
 
   get sessionId() {
@@ -92,7 +103,10 @@ export class DurableSession {
   }
 
   subscribe(cursor) {
-    return this.#session.subscribe(cursor);
+    const subscription = this.#session.subscribe(cursor);
+    for (const s of this.#subscriptions) if (s.closed) this.#subscriptions.delete(s);
+    this.#subscriptions.add(subscription);
+    return subscription;
   }
 
   /** Appends as ReplaySession.append does, all or nothing, resolving once
@@ -100,8 +114,18 @@ export class DurableSession {
    * With `key`, a batch whose key is remembered is not stored again: it
    * resolves to the first attempt's events (see #answered). */
   append(input, options = {}) {
+    return this.#inTurn(() => this.#append(input, options));
+  }
+
+  /** Brings the live session up to a shared storage's table (#catchUp). */
+  refresh() {
+    return this.#inTurn(() => this.#catchUp());
+  }
+
+  /** Runs `work` after the session's earlier appends and refreshes. */
+  #inTurn(work) {
     this.#busy += 1;
-    const run = this.#queue.then(() => this.#append(input, options));
+    const run = this.#queue.then(work);
     this.#queue = run.catch(() => {});
     return run.finally(() => {
       this.#busy -= 1;
@@ -113,7 +137,7 @@ export class DurableSession {
     const lines = this.#session.check(input, { maxEvents });
     // Evicted since (while an earlier append kept it busy): its positions
     // and keys are the storage's, so it is reloaded before they are counted on.
-    if (!ReplayStore.core(this.#session.store).holds(this.sessionId)) await this.#reload();
+    if (!this.#session.store.holds(this.sessionId)) await this.#reload();
     const known = key === undefined ? undefined : this.#keys.get(key);
     if (known) return this.#answered(known);
     if (lines === "") return [];
@@ -123,19 +147,54 @@ export class DurableSession {
     const batch = {
       position: parseCursor(from).position + 1,
       events: texts,
-      at: ReplayStore.now(store),
+      at: storeNow(store),
       ...(key === undefined ? {} : { key }),
     };
     // Throws when nothing is stored: the batch is refused whole.
-    await this.#owner.storage.append(this.sessionId, batch);
+    const stored = await this.#owner.storage.append(this.sessionId, batch);
+    if (this.#owner.shared) return this.#sharedAnswer(stored, key);
     const appended = await this.#apply(lines, from, batch);
     if (key !== undefined) this.#remember(key, batch.position, texts.length);
-    const last = appended.at(-1);
-    if (last && last.position - this.#checkpointed >= this.#owner.checkpointEvery)
-      await this.#checkpoint(last.position).catch(() => {
-        // The events are stored and answered for; the next append checkpoints.
-      });
+    await this.#checkpointIfDue();
     return appended;
+  }
+
+  /**
+   * The answer of a batch a shared storage stored at `position` (or had
+   * stored before under its key: `replayed`), once the live session has
+   * caught up with the table. A live session that cannot take it now (no
+   * room in the store) still answers it: it is committed, and the next
+   * refresh applies it.
+   */
+  async #sharedAnswer({ position, count, replayed }, key) {
+    await this.#catchUp().catch(() => {});
+    if (key !== undefined) this.#remember(key, position, count);
+    const events = this.#eventsAt(position, count);
+    if (replayed) events.replayed = true;
+    await this.#checkpointIfDue();
+    return events;
+  }
+
+  /**
+   * Applies the events a shared storage's table holds after the live
+   * session's last position, in its order: positions are the table's.
+   * A session the store evicted, a table that no longer holds the next
+   * position, or events the live session refuses: reloaded whole.
+   */
+  async #catchUp() {
+    for (;;) {
+      const store = this.#session.store;
+      if (!store.holds(this.sessionId)) return this.#reload();
+      const after = parseCursor(store.currentCursor(this.sessionId)).position;
+      const { position, events } = await this.#owner.storage.tail(this.sessionId, after);
+      if (events.length === 0) return;
+      if (position !== after + 1) return this.#reload();
+      try {
+        this.#session.append(events.join("\n"));
+      } catch {
+        return this.#reload();
+      }
+    }
   }
 
   /** The stored batch applied to the live session; when that fails, the
@@ -143,8 +202,7 @@ export class DurableSession {
    * stays stored and the next batch takes its positions. */
   async #apply(lines, from, batch) {
     try {
-      if (ReplayStore.core(this.#session.store).holds(this.sessionId))
-        return this.#session.append(lines);
+      if (this.#session.store.holds(this.sessionId)) return this.#session.append(lines);
       // Evicted while its events were stored: reloaded with them.
       await this.#reload();
       return this.#session.resume(from).events ?? [];
@@ -170,6 +228,12 @@ export class DurableSession {
    * undefined) and the session's current revision.
    */
   #answered({ position, count }) {
+    return Object.assign(this.#eventsAt(position, count), { replayed: true });
+  }
+
+  /** The `count` events from `position` on as the live window holds them,
+   * or with no text (see #answered). */
+  #eventsAt(position, count) {
     const standing = parseCursor(this.#session.store.currentCursor(this.sessionId));
     const at = (p) =>
       new ObservedEvent(
@@ -181,29 +245,51 @@ export class DurableSession {
         standing.incarnation,
       );
     const resumed = this.#session.resume(at(position - 1).cursor);
-    const events =
-      resumed.type === "replayed" && resumed.events.length >= count
-        ? resumed.events.slice(0, count)
-        : Array.from({ length: count }, (_, i) => at(position + i));
-    return Object.assign(events, { replayed: true });
+    return resumed.type === "replayed" && resumed.events.length >= count
+      ? resumed.events.slice(0, count)
+      : Array.from({ length: count }, (_, i) => at(position + i));
   }
 
-  /** Replaces the live session (and its keys) by the one its storage holds. */
+  /**
+   * Replaces the live session (and its keys) by the one its storage holds.
+   * One the store still holds (a shared table cut past what it has) is let
+   * go first: its subscriptions end, and their clients resume from the
+   * reloaded one, with the gap the cut made. A load that fails leaves the
+   * live session as it was.
+   */
   async #reload() {
-    this.#session.free();
+    const core = storeCore(this.#session.store);
+    if (core.holds(this.sessionId)) {
+      for (const s of this.#subscriptions) s.close();
+      this.#subscriptions.clear();
+      core.evictIdle(this.sessionId);
+    }
     const loaded = await this.#owner.load(this.sessionId);
+    this.#session.free();
     this.#session = loaded.session;
     this.#keys = loaded.#keys;
   }
 
-  /** Stores the state now, so a restart folds from here. */
-  async #checkpoint(position) {
-    const { revision, state } = this.#session.observe();
+  /** Checkpoints once `checkpointEvery` events came since the last one. A
+   * checkpoint that fails does not fail the append: its events are stored
+   * and answered for; the next append checkpoints. */
+  async #checkpointIfDue() {
+    const { position } = parseCursor(this.#session.store.currentCursor(this.sessionId));
+    if (position - this.#checkpointed >= this.#owner.checkpointEvery)
+      await this.#checkpoint().catch(() => {});
+  }
+
+  /** Stores the state now, at the live session's last position (with a
+   * shared storage, maybe past this replica's own batch), so a restart
+   * folds from here. */
+  async #checkpoint() {
+    const { revision, state, cursor } = this.#session.observe();
+    const { position } = parseCursor(cursor);
     await this.#owner.storage.checkpoint(this.sessionId, {
       position,
       revision,
       state: JSON.stringify(state),
-      at: ReplayStore.now(this.#session.store),
+      at: storeNow(this.#session.store),
       keepFrom: Math.max(0, position - this.#owner.retention.events),
     });
     this.#checkpointed = position;
@@ -223,7 +309,8 @@ export class DurableSession {
  * restores into the live window: by default the store's maxEventsPerSession
  * and maxAgeMs, no byte bound), `checkpointEvery` (1000 events), `idleMs`
  * (300000: a session nobody follows, unused this long, leaves memory before
- * the store's bounds press; it is reloaded when next asked for).
+ * the store's bounds press; it is reloaded when next asked for). A shared
+ * storage (one with `tail`: see the module comment) needs no `undo`.
  */
 export class DurableSessions {
   /** The store given, if any; the store once made or checked. */
@@ -237,6 +324,8 @@ export class DurableSessions {
   #sweepAt = 16;
   #idleMs;
   #idleSweptAt = 0;
+  /** Stops a shared storage's doorbell, once it rings for these sessions. */
+  #unsubscribe;
 
   constructor({
     storage,
@@ -247,7 +336,9 @@ export class DurableSessions {
     idleMs = 300_000,
     maxKeys = 1000,
   } = {}) {
-    const methods = ["incarnation", "load", "append", "undo", "checkpoint"];
+    /** A storage other replicas write to: positions are its table's. */
+    this.shared = typeof storage?.tail === "function";
+    const methods = ["incarnation", "load", "append", this.shared ? "tail" : "undo", "checkpoint"];
     if (!storage || methods.some((m) => typeof storage[m] !== "function"))
       throw new AgentReplayError("invalid_input", `storage must have ${methods.join(", ")}`);
     if (!Number.isSafeInteger(checkpointEvery) || checkpointEvery < 1)
@@ -270,19 +361,33 @@ export class DurableSessions {
   }
 
   /** The store, made on first use with the storage's incarnation (a store
-   * given must have it: the cursors it writes must outlive it). */
+   * given must have it: the cursors it writes must outlive it). A storage
+   * that could not say it (a database down) is asked again next time. */
   async store() {
-    this.#made ??= this.storage.incarnation().then((incarnation) => {
+    if (!this.#made) {
+      const made = this.#make();
+      this.#made = made;
+      made.catch(() => {
+        if (this.#made === made) this.#made = undefined;
+      });
+    }
+    this.#store = await this.#made;
+    return this.#store;
+  }
+
+  /** The store with the storage's incarnation; listening to its doorbell. */
+  #make() {
+    return this.storage.incarnation().then((incarnation) => {
       const given = this.#given;
       if (given && given.incarnation !== incarnation)
         throw new AgentReplayError(
           "invalid_input",
           "the store's incarnation is not the storage's: a restart would break every cursor",
         );
+      if (typeof this.storage.subscribe === "function")
+        this.#unsubscribe = this.storage.subscribe((id) => this.#doorbell(id));
       return given ?? new ReplayStore({ ...this.#storeOptions, incarnation });
     });
-    this.#store = await this.#made;
-    return this.#store;
   }
 
   /** A session restored from storage (an empty one at position 0 when it
@@ -292,7 +397,7 @@ export class DurableSessions {
     const stored = await this.storage.load(id, { retainEvents: this.retention.events });
     if (!stored && !create) return undefined;
     const { base, events = [], times = [], checkpoint, keys } = stored ?? {};
-    const now = ReplayStore.now(store);
+    const now = storeNow(store);
     const session = ReplaySession.restore(id, {
       store,
       base,
@@ -304,12 +409,51 @@ export class DurableSessions {
     return new DurableSession(this, session, checkpoint?.position ?? 0, keys);
   }
 
+  /** The kept sessions a shared storage's doorbell names (for `undefined`,
+   * all those behind its table) read on from it; one that fails is read on
+   * at the next doorbell or poll. */
+  async #doorbell(id) {
+    const ids = id === undefined ? await this.#behind([...this.#kept.keys()]) : [id];
+    for (const kept of ids)
+      this.#kept
+        .get(kept)
+        ?.refresh()
+        .catch(() => {});
+  }
+
+  /** Of `ids`, those whose stored last position is past their live
+   * session's, asked in one call when the storage has `heads` (all of
+   * them when it has not, or cannot answer now). */
+  async #behind(ids) {
+    if (typeof this.storage.heads !== "function" || ids.length === 0) return ids;
+    const heads = await this.storage.heads(ids).catch(() => undefined);
+    if (!heads) return ids;
+    const live = (id) => parseCursor(this.#store.currentCursor(id)).position;
+    return ids.filter((id) => (heads.get(id) ?? 0) > live(id));
+  }
+
+  /** A kept session, caught up with a shared storage's table. Without the
+   * database it answers from what it holds: a prefix of the table. */
+  async #fresh(s) {
+    if (this.shared)
+      await s.refresh().catch((e) => {
+        if (e?.code !== "storage_unavailable") throw e;
+      });
+    return s;
+  }
+
+  /** Stops listening to a shared storage's doorbell. */
+  close() {
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+  }
+
   /** The kept session of `id`, if the store still holds it, marked used. */
   #held(id) {
     this.#evictIdle();
     this.release(id);
     const s = this.#kept.get(id);
-    if (s) s.usedAt = ReplayStore.now(this.#store);
+    if (s) s.usedAt = storeNow(this.#store);
     return s;
   }
 
@@ -317,10 +461,10 @@ export class DurableSessions {
    * memory (at most every quarter of `idleMs`: a pass visits every kept one). */
   #evictIdle() {
     if (!this.#store) return;
-    const now = ReplayStore.now(this.#store);
+    const now = storeNow(this.#store);
     if (now - this.#idleSweptAt < this.#idleMs / 4) return;
     this.#idleSweptAt = now;
-    const core = ReplayStore.core(this.#store);
+    const core = storeCore(this.#store);
     for (const [id, s] of this.#kept) {
       if (s.busy || now - s.usedAt <= this.#idleMs || !core.evictIdle(id)) continue;
       this.#kept.delete(id);
@@ -348,7 +492,7 @@ export class DurableSessions {
   /** The session to append to or stream: kept, loaded, or made. */
   async open(id) {
     const kept = this.#held(id);
-    if (kept) return kept;
+    if (kept) return this.#fresh(kept);
     const loaded = await this.#loadOnce(id, false);
     return loaded ?? this.#held(id) ?? (await this.#loadOnce(id, true));
   }
@@ -356,7 +500,8 @@ export class DurableSessions {
   /** `answer(session)` from the kept or stored session; for a session
    * storage does not hold, from a transient empty one that keeps nothing. */
   async read(id, answer) {
-    const s = this.#held(id) ?? (await this.#loadOnce(id, false));
+    const held = this.#held(id);
+    const s = held ? await this.#fresh(held) : await this.#loadOnce(id, false);
     if (s) return answer(s);
     const transient = new ReplaySession(id, { store: await this.store() });
     try {
@@ -370,7 +515,7 @@ export class DurableSessions {
    * is on its way (it is reloaded from storage when next asked for). */
   release(id) {
     const s = this.#kept.get(id);
-    if (s && !s.busy && !ReplayStore.core(this.#store).holds(id)) {
+    if (s && !s.busy && !this.#store.holds(id)) {
       this.#kept.delete(id);
       s.free();
     }

@@ -5,6 +5,7 @@ import type {
   ReplayStoreOptions,
   Retention,
   SessionStorage,
+  SharedSessionStorage,
 } from "./index.js";
 
 /** The code of an error response `{"error": {code, message, errors?}}`. */
@@ -46,7 +47,7 @@ export interface ReplayHandlerOptions {
   basePath?: string;
   /** Keeps every accepted event before the POST is answered, and checkpoints:
    * sessions survive restarts and leave memory when idle (not with `session`). */
-  storage?: SessionStorage;
+  storage?: SessionStorage | SharedSessionStorage;
   /** What a restart restores into the live window (with `storage`). */
   retention?: Retention;
   /** Events between stored checkpoints (with `storage`; default 1000). */
@@ -67,11 +68,3 @@ export type TokenGrant = string[] | "*" | { sessions: string[] | "*"; access?: "
 /** An authorize hook from bearer tokens: token → its grant (throws
  * `invalid_input` for a grant that is none of these). */
 export function bearerTokens(tokens: Record<string, TokenGrant>): Authorize;
-
-/** Adapts a fetch handler to node:http's request listener. */
-export function toNodeListener(
-  handler: (request: Request) => Promise<Response>,
-): (
-  req: import("node:http").IncomingMessage,
-  res: import("node:http").ServerResponse,
-) => Promise<void>;

@@ -1,6 +1,8 @@
 // The edge replay handler: a standard `fetch(request) → Response` over
-// ReplaySessions, for Workers, Deno.serve, Node (via toNodeListener) or any
-// host with the Fetch API. Routes, under `basePath`:
+// ReplaySessions, for Workers, Vercel's Edge runtime, Deno.serve, Node (via
+// toNodeListener, agent-replay/node) or any host with the Fetch API. It
+// imports nothing Node-only, so it bundles for browsers and edge runtimes.
+// Routes, under `basePath`:
 //   POST /sessions/{id}/events          append a JSON or JSON Lines body (all or nothing)
 //   GET  /sessions/{id}                 the observation (state + cursor)
 //   GET  /sessions/{id}/events?cursor=  the resume result
@@ -14,6 +16,7 @@ import {
   ReplaySession,
   ReplayStore,
 } from "agent-replay";
+import { errorResponse, JSON_HEADERS } from "./error-response.js";
 
 /** Events sent per pull at most: what is pending, in one chunk. */
 const PULL_BATCH = 64;
@@ -34,20 +37,6 @@ function render(item) {
 }
 
 const encoder = new TextEncoder();
-
-const JSON_HEADERS = {
-  "content-type": "application/json; charset=utf-8",
-  "cache-control": "no-store",
-};
-
-/** A JSON error response. Input never reaches it unescaped. `store_full`
- * is transient: the client is told when to retry. */
-function errorResponse(status, code, message, errors) {
-  return new Response(JSON.stringify({ error: { code, message, ...(errors ? { errors } : {}) } }), {
-    status,
-    headers: code === "store_full" ? { ...JSON_HEADERS, "retry-after": "1" } : JSON_HEADERS,
-  });
-}
 
 /** An ObservedEvent as JSON, its original text spliced in, not re-serialised. */
 function observedJson(e) {
@@ -269,7 +258,7 @@ function sessionTable(store, storeOptions) {
   };
   const release = (id) => {
     const s = kept.get(id);
-    if (s && !ReplayStore.core(shared()).holds(id)) {
+    if (s && !shared().holds(id)) {
       kept.delete(id);
       s.free();
     }
@@ -484,65 +473,4 @@ function withPending(item, subscription) {
     text += render(more);
   }
   return text;
-}
-
-/**
- * Adapts a fetch handler to Node's `http.createServer` listener.
- * `new http.Server(toNodeListener(handler)).listen(8787, "127.0.0.1")`
- */
-export function toNodeListener(handler) {
-  return async (req, res) => {
-    const controller = new AbortController();
-    res.on("close", () => controller.abort());
-    try {
-      const request = await fetchRequest(req, controller.signal);
-      const response = request
-        ? await handler(request)
-        : errorResponse(400, "invalid_request", "no URL can be made of the request");
-      await sendResponse(response, res, controller.signal);
-    } catch (e) {
-      if (res.headersSent) return res.destroy(e);
-      await sendResponse(errorResponse(500, "internal", "internal error"), res, controller.signal);
-    }
-  };
-}
-
-/** A Node request as a fetch Request, or undefined when its target and
- * Host header make no URL. */
-async function fetchRequest(req, signal) {
-  let url;
-  try {
-    url = new URL(`http://${req.headers.host ?? "localhost"}${req.url}`);
-  } catch {
-    return undefined;
-  }
-  const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  return new Request(url, {
-    method: req.method,
-    headers: Object.entries(req.headers).flatMap(([k, v]) =>
-      Array.isArray(v) ? v.map((x) => [k, x]) : v === undefined ? [] : [[k, v]],
-    ),
-    body: hasBody ? (await import("node:stream")).Readable.toWeb(req) : undefined,
-    duplex: hasBody ? "half" : undefined,
-    signal,
-  });
-}
-
-/** Writes a fetch Response to a Node response, waiting on a slow client. */
-async function sendResponse(response, res, signal) {
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  if (!response.body) return res.end();
-  const reader = response.body.getReader();
-  signal.addEventListener("abort", () => reader.cancel().catch(() => {}));
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    // Backpressure: a slow client is waited for, not buffered for.
-    if (!res.write(value))
-      await new Promise((resolve) => {
-        res.once("drain", resolve);
-        res.once("close", resolve);
-      });
-  }
-  res.end();
 }

@@ -26,12 +26,8 @@ import { unlinkSync } from "node:fs";
 import { Buffer } from "node:buffer";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import { AgentReplayError } from "./common.js";
+import { AgentReplayError, StoredEntryReader } from "./node.js";
 
-/** A stored line: seq, and on a keyed batch's first line its key (JSON
- * text) and event count; the last group is the event's text. */
-const ENTRY =
-  /^\{"seq":(0|[1-9][0-9]*),(?:"key":("(?:[^"\\]|\\.)*"),"count":([1-9][0-9]*),)?"event":(\{.*\})\}$/s;
 /** How every line this store writes begins. */
 const ENTRY_START = '{"seq":';
 const NEWLINE = 0x0a;
@@ -137,39 +133,44 @@ async function readRange(path, start, end) {
 }
 
 /**
- * The whole stored lines in `bytes` (read from the line of seq `seq`): the
- * events' texts, the keyed batches among them, the byte length they span,
- * and what ends them: `end`, `torn` (bytes after the last line break: a
- * write a crash cut short, if they begin as this store's lines do) or
- * `foreign` (a line this store did not write, or not at the next seq).
+ * The whole stored lines in `bytes` (read from byte `offset` of the file,
+ * at the line of seq `seq`), read by the core's entry reader: the events'
+ * texts, the keyed batches among them, the byte length they span, and what
+ * ends them: `end`, `torn` (bytes after the last line break, an entry cut
+ * short or unterminated: a write a crash cut short, if they begin as this
+ * store's lines do) or `foreign` (a line this store did not write, or not
+ * at the next seq).
  */
-function wholeLines(bytes, seq) {
-  const texts = [];
-  const keys = [];
-  let start = 0;
-  for (;;) {
-    const end = bytes.indexOf(NEWLINE, start);
-    if (end < 0) break;
-    const match = ENTRY.exec(bytes.toString("utf8", start, end));
-    if (!match || Number(match[1]) !== seq + texts.length)
-      return { texts, keys, length: start, end: "foreign" };
-    if (match[2] !== undefined)
-      keys.push({
-        key: JSON.parse(match[2]),
-        position: seq + texts.length + 1,
-        count: Number(match[3]),
-      });
-    texts.push(match[4]);
-    start = end + 1;
+function wholeLines(bytes, seq, offset) {
+  const reader = new StoredEntryReader({ seq, offset });
+  try {
+    const { entries, errors } = reader.write(bytes);
+    const stop = errors.length > 0 ? errors[0].offset : Number.POSITIVE_INFINITY;
+    const texts = [];
+    const keys = [];
+    for (const entry of entries) {
+      if (entry.offset >= stop) break;
+      if (entry.key !== undefined)
+        keys.push({ key: entry.key, position: entry.seq + 1, count: entry.count });
+      texts.push(entry.text);
+    }
+    if (errors.length > 0) return { texts, keys, length: stop - offset, end: "foreign" };
+    const length = bytes.lastIndexOf(NEWLINE) + 1;
+    if (length === bytes.length) return { texts, keys, length, end: "end" };
+    return { texts, keys, length, end: torn(reader.end(), bytes.subarray(length)) };
+  } finally {
+    reader.free();
   }
-  const rest = bytes.toString("utf8", start, Math.min(bytes.length, start + ENTRY_START.length));
-  const end =
-    start === bytes.length
-      ? "end"
-      : ENTRY_START.startsWith(rest) || rest.startsWith(ENTRY_START)
-        ? "torn"
-        : "foreign";
-  return { texts, keys, length: start, end };
+}
+
+/** What the bytes after the last line break are: `torn` if they are an
+ * entry (whole or cut short) that begins as this store's lines do, else
+ * `foreign`. */
+function torn(last, rest) {
+  const entry = last.entries.length > 0 || last.errors[0]?.code === "truncated";
+  const start = rest.toString("utf8", 0, Math.min(rest.length, ENTRY_START.length));
+  const ours = ENTRY_START.startsWith(start) || start.startsWith(ENTRY_START);
+  return entry && ours ? "torn" : "foreign";
 }
 
 /** Whether a process with this pid runs (one we may not signal runs too). */
@@ -324,7 +325,7 @@ export function fileStore(dir) {
   /** The whole lines of `log` from `mark`; a torn last line cut, a line
    * this store did not write reported (and kept). */
   async function linesFrom(log, mark, size) {
-    const lines = wholeLines(await readRange(log, mark.offset), mark.position);
+    const lines = wholeLines(await readRange(log, mark.offset), mark.position, mark.offset);
     const at = mark.offset + lines.length;
     if (lines.end === "foreign")
       throw new AgentReplayError(
@@ -381,7 +382,11 @@ export function fileStore(dir) {
       const tail = latest.position + recent.texts.length;
       const from = Math.max(0, tail - retainEvents);
       const base = saved.marks.findLast((m) => m.position <= from) ?? saved.marks[0];
-      const older = wholeLines(await readRange(log, base.offset, latest.offset), base.position);
+      const older = wholeLines(
+        await readRange(log, base.offset, latest.offset),
+        base.position,
+        base.offset,
+      );
       if (base.position + older.texts.length !== latest.position)
         throw new AgentReplayError("invalid_log", `${log}: lines before the checkpoint are lost`);
       // An event is stored no later than the mark after it; those after the

@@ -989,6 +989,7 @@ export type ErrorCode =
   | "misdirected_request"
   | "unauthorized"
   | "storage_full"
+  | "storage_unavailable"
   | "internal";
 
 /**
@@ -1106,16 +1107,19 @@ export function rebuildOsSnapshot(
 ): OsSnapshot;
 
 /** The WebAssembly linear memory the host holds, the bytes allocated in it
- * now (linear memory never shrinks; allocated bytes do), and the memory limit. */
+ * now (linear memory never shrinks; allocated bytes do), the most allocated
+ * during the last call the limit watched, and the memory limit. */
 export function memoryUsage(): {
   wasm_memory_bytes: number;
   allocated_bytes: number;
+  peak_bytes: number;
   limit_bytes: number;
 };
 
 /** Sets the memory limit of this WebAssembly instance in bytes allocated
- * (default 3 GiB): a call past it throws `limit_exceeded` instead of trapping,
- * and a SessionState it was folding is dropped. */
+ * (default 3 GiB), held while each call runs: a call past it throws
+ * `limit_exceeded` instead of trapping, a SessionState or SessionIndex it was
+ * folding is dropped, and a live append stops at the limit. */
 export function setMemoryLimit(bytes: number): void;
 
 /** The embedded sample session (JSON Lines; uses all 50 kinds). */
@@ -1149,8 +1153,10 @@ export class SessionState {
   summary(): SessionSummary;
   osSnapshot(): OsSnapshot;
   view(): SessionView;
-  /** The session so far as OTLP/JSON traces (docs/otlp.md). */
-  toOtlp(options?: { content?: boolean }): OtlpTrace;
+  /** The session so far as an OTLP trace (docs/otlp.md): OTLP/JSON, or
+   * OTLP/protobuf bytes with `format: "protobuf"`. */
+  toOtlp(options: OtlpStateOptions & { format: "protobuf" }): Uint8Array;
+  toOtlp(options?: OtlpStateOptions & { format?: "json" }): OtlpTrace;
   readonly eventCount: number;
   readonly revision: number;
   free(): void;
@@ -1179,6 +1185,13 @@ export interface OtlpSpanEvent {
   attributes: OtlpKeyValue[];
 }
 
+/** A link to another span of the trace: a sub-agent's workflow dependency. */
+export interface OtlpLink {
+  traceId: string;
+  spanId: string;
+  attributes: OtlpKeyValue[];
+}
+
 export interface OtlpSpan {
   /** 32 hex digits. */
   traceId: string;
@@ -1193,6 +1206,7 @@ export interface OtlpSpan {
   endTimeUnixNano: string;
   attributes: OtlpKeyValue[];
   events?: OtlpSpanEvent[];
+  links?: OtlpLink[];
   /** 0 unset, 2 error. */
   status: { code: 0 | 2; message?: string };
 }
@@ -1205,15 +1219,34 @@ export interface OtlpTrace {
   }[];
 }
 
-export interface OtlpOptions extends LoadOptions {
-  /** Message content (goal, system prompt, replies): off by default. */
+export interface OtlpStateOptions {
+  /** Message content (goal, system prompt, replies, tool results as the
+   * model read them): off by default. */
   content?: boolean;
+  /** Where a log with no recorded time starts: Unix milliseconds, a Date or
+   * an ISO 8601 string. Without it, such a log starts at the Unix epoch. A
+   * log with recorded times keeps them. */
+  startTime?: number | Date | string;
+  /** "json" (the default): OTLP/JSON as an object; "protobuf": OTLP/protobuf
+   * bytes (`application/x-protobuf`). */
+  format?: "json" | "protobuf";
+}
+
+export interface OtlpOptions extends LoadOptions, OtlpStateOptions {
   /** The session's id: the trace id derives from it and the run id. */
   sessionId?: string;
 }
 
-/** A log as OTLP/JSON traces under the OpenTelemetry GenAI conventions. */
-export function toOtlp(log: LoggedEvent[] | string | Uint8Array, options?: OtlpOptions): OtlpTrace;
+/** A log as an OTLP trace under the OpenTelemetry GenAI conventions:
+ * OTLP/JSON, or OTLP/protobuf bytes with `format: "protobuf"`. */
+export function toOtlp(
+  log: LoggedEvent[] | string | Uint8Array,
+  options: OtlpOptions & { format: "protobuf" },
+): Uint8Array;
+export function toOtlp(
+  log: LoggedEvent[] | string | Uint8Array,
+  options?: OtlpOptions & { format?: "json" },
+): OtlpTrace;
 
 /** What `SessionIndex.filter` keeps; a list left out keeps any. */
 export interface IndexFilter {
@@ -1250,11 +1283,9 @@ export interface IndexedState {
  */
 export class SessionIndex {
   constructor(sessionId?: string, options?: LoadOptions);
-  /** Indexes a whole log (any framing). */
-  apply(
-    input: string | Uint8Array,
-    options?: LoadOptions,
-  ): { framing: Framing; events: number; errors: LogError[] };
+  /** Indexes a whole log (any framing); returns the index, as
+   * SessionState.apply returns the state (its load errors: loadErrors()). */
+  apply(input: string | Uint8Array, options?: LoadOptions): this;
   /** Makes room at once for the index of a log of about `bytes` bytes
    * about to be written (the memory grows in one step; within the memory
    * limit). */
@@ -1296,6 +1327,47 @@ export class SessionIndex {
   /** `kernel_observation` events counted by `observation_kind`. */
   observationKinds(): Record<string, number>;
   memory(): { retained_bytes: number; checkpoints: number; checkpoint_spacing: number };
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+/** A stored entry as `StoredEntryReader` gives it. */
+export interface StoredEntry {
+  /** A decimal string past 2^53-1 (docs/api.md, "Big integers"). */
+  seq: number | string;
+  /** The event's JSON text, as stored (not parsed as an event). */
+  text: string;
+  /** The byte offset of the line's start in the stream. */
+  offset: number;
+  /** The line's bytes, its line break included. */
+  length: number;
+  /** A keyed batch's key, on its first line. */
+  key?: Json;
+  /** How many events the keyed batch holds, beside its key. */
+  count?: number;
+}
+/** A load error of a stored-entry line, with the `offset` of the line's start. */
+export interface StoredEntryError extends LogError {
+  offset: number;
+}
+/** What `StoredEntryReader.write` and `.end` read. */
+export interface StoredEntries {
+  entries: StoredEntry[];
+  errors: StoredEntryError[];
+}
+
+/**
+ * Stored entries (`{"seq":N,"event":{…}}` lines) read as entries, in
+ * chunks, through the core's reader (docs/api.md, "Stored entries").
+ */
+export class StoredEntryReader {
+  /** `seq` and `offset`: the seq expected of the first line and the byte
+   * offset it starts at (both 0 by default). */
+  constructor(options?: { seq?: number; offset?: number });
+  /** The entries of the whole lines the chunk completes. */
+  write(chunk: string | Uint8Array): StoredEntries;
+  /** The unterminated last line's entry, or its error (`truncated`: cut short). */
+  end(): StoredEntries;
   free(): void;
   [Symbol.dispose](): void;
 }
@@ -1394,6 +1466,9 @@ export class ReplayStore {
   subscribe(
     cursor: string,
   ): { type: "subscribed"; subscription: Subscription } | { type: "gap"; reason: GapReason };
+  /** Whether the store holds the session now: false for one it never saw
+   * and for one it evicted, whose handles can be freed. */
+  holds(sessionId: string): boolean;
   trimSession(sessionId: string): void;
   free(): void;
   [Symbol.dispose](): void;
@@ -1449,6 +1524,13 @@ export class ReplaySession {
     input: LoggedEvent | LoggedEvent[] | string | Uint8Array,
     options?: { maxEvents?: number },
   ): ObservedEvent[];
+  /** Appends the events of the next chunk of a log arriving in pieces,
+   * each read once (stored entries' `seq` checked across chunks); not all
+   * or nothing: an event the store refuses stops the log there, and this
+   * and every later `write` or `end` throw. */
+  write(chunk: string | Uint8Array): this;
+  /** Ends a log written in chunks: appends its unterminated last line. */
+  end(): this;
   observe(): Observation;
   /** The state without its per-event lists (as `SessionState.summary()`). */
   summary(): SessionSummary;
@@ -1495,6 +1577,37 @@ export interface SessionStorage {
   ): Promise<void>;
 }
 
+/**
+ * A storage many replicas share (`postgresStore`): it assigns positions
+ * itself, under a lock of the session, and is the truth every replica's
+ * live sessions catch up with (`tail`, rung by `subscribe`). It takes no
+ * batch back, so it has no `undo`.
+ */
+export interface SharedSessionStorage {
+  incarnation(): Promise<string>;
+  load(sessionId: string, options: { retainEvents: number }): Promise<StoredSession | undefined>;
+  /** Stores the events after the session's last stored position (the
+   * batch's `position` is the caller's guess): the position and count of
+   * the batch, or of the one stored before under `key` (`replayed`). */
+  append(
+    sessionId: string,
+    batch: { position: number; events: string[]; at: number; key?: string },
+  ): Promise<{ position: number; count: number; replayed?: true }>;
+  checkpoint(
+    sessionId: string,
+    checkpoint: { position: number; revision: number; state: string; at: number; keepFrom: number },
+  ): Promise<void>;
+  /** The stored events after `after`, in order, maybe not all of them:
+   * `position` is that of the first. */
+  tail(sessionId: string, after: number): Promise<{ position: number; events: string[] }>;
+  /** The last stored position of each session of `sessionIds` it holds:
+   * what a poll asks first, so that it reads on only the sessions behind. */
+  heads?(sessionIds: string[]): Promise<Map<string, number>>;
+  /** Calls `onDoorbell(sessionId)` when a session may have new events
+   * (`undefined`: any may have); returns what stops it. */
+  subscribe?(onDoorbell: (sessionId: string | undefined) => void): () => void;
+}
+
 /** What a restart restores into the live window (by default the store's
  * maxEventsPerSession and maxAgeMs, no byte bound). */
 export interface Retention {
@@ -1523,13 +1636,15 @@ export class DurableSession {
   observe(): Observation;
   resume(cursor: string): { type: "replayed"; events: ObservedEvent[]; cursor: string } | GapItem;
   subscribe(cursor: string): SessionSubscription;
+  /** Catches up with a shared storage's table (what other replicas appended). */
+  refresh(): Promise<void>;
   free(): void;
 }
 
 /** The sessions of a storage over one ReplayStore (the edge handler's `storage`). */
 export class DurableSessions {
   constructor(options: {
-    storage: SessionStorage;
+    storage: SessionStorage | SharedSessionStorage;
     store?: ReplayStore;
     storeOptions?: ReplayStoreOptions;
     retention?: Retention;
@@ -1540,7 +1655,9 @@ export class DurableSessions {
     /** Batch keys remembered per session, newest first (default 1000). */
     maxKeys?: number;
   });
-  readonly storage: SessionStorage;
+  readonly storage: SessionStorage | SharedSessionStorage;
+  /** True for a SharedSessionStorage: positions are its table's. */
+  readonly shared: boolean;
   readonly retention: Required<Retention>;
   readonly checkpointEvery: number;
   readonly maxKeys: number;
@@ -1555,4 +1672,6 @@ export class DurableSessions {
   read<T>(sessionId: string, answer: (session: DurableSession | ReplaySession) => T): Promise<T>;
   /** Frees the kept session if the store no longer holds it. */
   release(sessionId: string): void;
+  /** Stops listening to a shared storage's doorbell. */
+  close(): void;
 }

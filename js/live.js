@@ -4,6 +4,7 @@
 // session they touched.
 import * as raw from "../pkg/agent_replay.js";
 import { AgentReplayError, call, decodeEvents, eventText, toBytes } from "./common.js";
+import { grantStoreAccess, storeCore, storeNow } from "./store-access.js";
 
 /** store → sessionId → Set of wake-up callbacks of waiting iterators. */
 const waiters = new WeakMap();
@@ -167,13 +168,11 @@ export class ReplayStore {
     this.#incarnation = incarnation;
   }
 
-  /** @internal used by ReplaySession */
-  static core(store) {
-    return store.#live();
-  }
-  /** @internal */
-  static now(store) {
-    return store.#now();
+  static {
+    grantStoreAccess(
+      (store) => store.#live(),
+      (store) => store.#now(),
+    );
   }
 
   #live() {
@@ -230,6 +229,14 @@ export class ReplayStore {
       return { type: "gap", reason };
     }
     return { type: "subscribed", subscription: new Subscription(this, sub, sub.sessionId) };
+  }
+
+  /** Whether the store holds the session now: false for one it never saw
+   * and for one it evicted (`maxSessions`, `maxTotalBytes`), whose handles
+   * can be freed. */
+  holds(sessionId) {
+    checkSessionId(sessionId);
+    return this.#live().holds(sessionId);
   }
 
   trimSession(sessionId) {
@@ -314,14 +321,13 @@ export class ReplaySession {
     this.#store = store ?? new ReplayStore(storeOptions);
     if (!(this.#store instanceof ReplayStore))
       throw new AgentReplayError("invalid_input", "store must be a ReplayStore");
-    this.#core =
-      core ?? call(() => new raw.ReplaySessionCore(sessionId, ReplayStore.core(this.#store)));
+    this.#core = core ?? call(() => new raw.ReplaySessionCore(sessionId, storeCore(this.#store)));
     this.#id = sessionId;
   }
 
   /** The core, while this session and its store are not freed. */
   #live() {
-    ReplayStore.core(this.#store);
+    storeCore(this.#store);
     if (!this.#core) throw new AgentReplayError("closed", "ReplaySession: used after free()");
     return this.#core;
   }
@@ -354,7 +360,7 @@ export class ReplaySession {
     const core = call(() =>
       raw.ReplaySessionCore.restore(
         sessionId,
-        ReplayStore.core(store),
+        storeCore(store),
         base?.position ?? 0,
         base?.revision ?? 0,
         toBytes(events, "ReplaySession.restore"),
@@ -362,7 +368,7 @@ export class ReplaySession {
         state,
         checkpoint?.position ?? 0,
         retain ?? Number.MAX_SAFE_INTEGER,
-        ReplayStore.now(store),
+        storeNow(store),
       ),
     );
     return new ReplaySession(sessionId, { store, [RESTORED]: core });
@@ -381,11 +387,42 @@ export class ReplaySession {
   append(input, { maxEvents } = {}) {
     const bytes = appendBytes(input, "ReplaySession.append");
     const core = this.#live();
-    const { events } = observed(
-      call(() => core.append(bytes, ReplayStore.now(this.#store), maxEvents), bytes),
-    );
+    let wire;
+    try {
+      wire = call(() => core.append(bytes, storeNow(this.#store), maxEvents), bytes);
+    } catch (e) {
+      // Past the memory limit midway, the events before are in the store.
+      if (e.code === "limit_exceeded") wake(this.#store, this.#id);
+      throw e;
+    }
+    const { events } = observed(wire);
     if (events.length) wake(this.#store, this.#id);
     return events;
+  }
+
+  /**
+   * Appends the events of the next chunk of a log arriving in pieces (a
+   * file being written: lines may straddle chunks; stored entries' `seq`
+   * is checked across them), each read once: appended and folded as it is
+   * read, at the positions a `SessionState` written the same chunks gives.
+   * Load errors join the state's `load_errors`. Not all or nothing: an
+   * event the store refuses stops the log there, and this and every later
+   * `write` or `end` throw why.
+   */
+  write(chunk) {
+    const bytes = toBytes(chunk, "ReplaySession.write");
+    const core = this.#live();
+    const appended = call(() => core.write(bytes, storeNow(this.#store)), bytes);
+    if (appended > 0) wake(this.#store, this.#id);
+    return this;
+  }
+
+  /** Ends a log written in chunks: appends its unterminated last line. */
+  end() {
+    const core = this.#live();
+    const appended = call(() => core.end(storeNow(this.#store)));
+    if (appended > 0) wake(this.#store, this.#id);
+    return this;
   }
 
   /** `{session_id, revision, cursor, state}`: the current complete observation. */
@@ -406,9 +443,7 @@ export class ReplaySession {
     if (typeof cursor !== "string")
       throw new AgentReplayError("malformed_cursor", "a cursor is a string");
     const core = this.#live();
-    const { header, events } = observed(
-      call(() => core.resume(cursor, ReplayStore.now(this.#store))),
-    );
+    const { header, events } = observed(call(() => core.resume(cursor, storeNow(this.#store))));
     return header.type === "gap" ? header : { type: "replayed", events, cursor: header.cursor };
   }
 
@@ -421,13 +456,13 @@ export class ReplaySession {
     if (typeof cursor !== "string")
       throw new AgentReplayError("malformed_cursor", "a cursor is a string");
     const core = this.#live();
-    const sub = call(() => core.subscribe(cursor, ReplayStore.now(this.#store)));
+    const sub = call(() => core.subscribe(cursor, storeNow(this.#store)));
     const store = this.#store;
     const id = this.#id;
     let done = false;
     const next = () => {
       if (done) return undefined;
-      const wire = sub.next(ReplayStore.now(store));
+      const wire = sub.next(storeNow(store));
       if (wire === undefined) return undefined;
       const { header, events } = observed(wire);
       return header.type === "event" ? events[0] : header;

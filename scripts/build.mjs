@@ -19,7 +19,8 @@ const out = join(root, "pkg");
 const wasm = join(out, "agent_replay_bg.wasm");
 
 /**
- * `require("agent-replay")` and `require("agent-replay/edge")` on Node:
+ * `require("agent-replay")`, `require("agent-replay/edge")` and
+ * `require("agent-replay/node")` on Node:
  * the ESM API bundled as CommonJS, which `require` can load (js/node.js
  * awaits at top level, which it cannot). The bundle compiles the .wasm
  * beside it synchronously. Its types are js/*.d.ts copied as .d.cts, so
@@ -62,7 +63,14 @@ async function bundleCommonJs() {
     external: ["agent-replay"],
     outfile: join(out, "edge.cjs"),
   });
+  // toNodeListener needs nothing of the .wasm: the bundle holds all it uses.
+  await esbuild.build({
+    ...common,
+    entryPoints: [join(root, "js/node-listener.js")],
+    outfile: join(out, "node-listener.cjs"),
+  });
   copyFileSync(join(root, "js/index.d.ts"), join(out, "agent_replay.d.cts"));
+  copyFileSync(join(root, "js/node-listener.d.ts"), join(out, "node-listener.d.cts"));
   const edgeTypes = readFileSync(join(root, "js/edge.d.ts"), "utf8");
   writeFileSync(
     join(out, "edge.d.cts"),

@@ -108,8 +108,9 @@ function named(prefix, type, values) {
 }
 
 function API_USAGE() {
-  return `import { init, parseLog, rebuildOsSnapshot, compareRuns, SessionState, AgentReplayError, sampleLog, ReplayStore, ReplaySession, memoryUsage, eventKinds, toOtlp, type EventKind, type ObservedEvent, type OsSnapshot, type SessionView, type OtlpTrace } from "../../js/index.js";
+  return `import { init, parseLog, rebuildOsSnapshot, compareRuns, SessionState, AgentReplayError, sampleLog, ReplayStore, ReplaySession, DurableSessions, memoryUsage, eventKinds, toOtlp, type EventKind, type ObservedEvent, type OsSnapshot, type SessionView, type OtlpTrace } from "../../js/index.js";
 import { createReplayHandler, bearerTokens } from "../../js/edge.js";
+import { postgresStore } from "../../js/postgres.js";
 import { categories, categoryOf, chartSeries, chartTables, describeEvent, type SessionViewer } from "../../js/viewer/index.js";
 const ready: Promise<void> = init(new URL("http://localhost/agent_replay_bg.wasm"));
 void ready;
@@ -128,6 +129,18 @@ void usage;
 const handler = createReplayHandler({ authorize: bearerTokens({ t: ["s"], ops: "*", view: { sessions: "*", access: "read" } }), storeOptions: { maxEventsPerSession: 4 }, maxBodyBytes: 1024 });
 const response: Promise<Response> = handler(new Request("http://localhost/sessions/s"));
 void response;
+const shared = postgresStore({ connectionString: "postgres://localhost/db", pollMs: 1000, retention: { events: 100, ageMs: 60_000 } });
+const cut: Promise<number> = shared.cleanup();
+void cut;
+const stopDoorbell: () => void = shared.subscribe((id: string | undefined) => void id);
+stopDoorbell();
+const sharedHandler = createReplayHandler({ authorize: () => true, storage: shared });
+const sharedSessions = new DurableSessions({ storage: shared });
+const isShared: boolean = sharedSessions.shared;
+sharedSessions.close();
+void sharedHandler;
+void isShared;
+void shared.close();
 const view: SessionView = state.view();
 const restored = SessionState.fromObservation(session.observe()).checkpoint();
 state.write("{}", { onEvent: (e) => { const p: number = e.position; const t: number | null = e.turn; void p; void t; } });
@@ -153,7 +166,11 @@ try { state.apply("x", { strict: true }); } catch (e) { if (e instanceof AgentRe
 void n;
 const trace: OtlpTrace = toOtlp(sampleLog(), { content: true, sessionId: "s", strict: false });
 const spanId: string = trace.resourceSpans[0]!.scopeSpans[0]!.spans[0]!.spanId + state.toOtlp().resourceSpans.length;
+const wire: Uint8Array = toOtlp(sampleLog(), { format: "protobuf", startTime: new Date(), sessionId: "s" });
+const stateWire: Uint8Array = state.toOtlp({ format: "protobuf", startTime: 0 });
 void spanId;
+void wire;
+void stateWire;
 const compared = compareRuns(sampleLog(), state, { strict: false });
 const firstAt: number | undefined = compared.first_divergence?.a.position;
 void firstAt;

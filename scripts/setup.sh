@@ -2,9 +2,10 @@
 # Installs what a fresh machine lacks to build and test agent-replay:
 # the wasm32 target, the wasm-bindgen CLI at exactly the version Cargo.lock
 # pins for the wasm-bindgen crate, the npm dev dependencies (deno, workerd,
-# esbuild, vite, playwright-core, puppeteer-core, ...) and the browsers the
-# viewer's tests run in (tests/js/browsers.mjs), from Debian: Chromium,
-# Firefox ESR, and WebKitGTK's MiniBrowser with its WebDriver, under Xvfb.
+# esbuild, vite, playwright-core, puppeteer-core, pg, ...), the browsers
+# the viewer's tests run in (tests/js/browsers.mjs), from Debian: Chromium,
+# Firefox ESR, and WebKitGTK's MiniBrowser with its WebDriver, under Xvfb,
+# and Debian's PostgreSQL for the storage tests.
 # Idempotent: each step is skipped when already satisfied.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +45,17 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
   else
     echo "setup: the browser tests need Debian's ${missing[*]} (apt-get install ${missing[*]})" >&2
+    exit 1
+  fi
+fi
+
+# PostgreSQL's server binaries for tests/js/postgres.test.mjs (each run
+# starts a throwaway cluster of its own: no service is configured).
+if ! compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql
+  else
+    echo "setup: the PostgreSQL tests need its server (Debian: apt-get install postgresql)" >&2
     exit 1
   fi
 fi

@@ -83,6 +83,8 @@ error_codes! {
         "A request to a `serve` that has a read token, without the token.";
     StorageFull = "storage_full", 507,
         "The storage of durable sessions is out of space (a full disk): nothing of the refused batch is stored.";
+    StorageUnavailable = "storage_unavailable", 503,
+        "The storage of durable sessions cannot be reached or is not the one the cursors name (a database down, restarting or replaced); retry later.";
     Internal = "internal", 500,
         "A defect in agent-replay or the host: not the caller's fault.";
 }
@@ -146,9 +148,15 @@ impl std::fmt::Display for Error {
 impl std::error::Error for Error {}
 
 impl From<LogError> for Error {
-    /// A log that cannot be read at all (strict mode's first error).
+    /// A log that cannot be read at all (strict mode's first error); a read
+    /// stopped short of memory (`crate::memory`) is `limit_exceeded`.
     fn from(e: LogError) -> Self {
-        Error { code: ErrorCode::InvalidLog, message: e.to_string(), errors: vec![e] }
+        let code = if e.code == crate::log::LogErrorCode::LimitExceeded {
+            ErrorCode::LimitExceeded
+        } else {
+            ErrorCode::InvalidLog
+        };
+        Error { code, message: e.to_string(), errors: vec![e] }
     }
 }
 

@@ -9,6 +9,12 @@ use crate::view::{os_snapshot_of, Detail, SessionSummary, SessionView, SessionVi
 /// Receives each event folded from a streamed log, with its JSON text.
 pub type EventSink<'s> = dyn FnMut(&str, &SessionEvent<'_>) + 's;
 
+/// Sees each event of a streamed log before it is folded, and may refuse
+/// it (with why): it is then not folded, and the reader reports it where it
+/// is (`limit_exceeded`). What a live session appends a log through, so
+/// that its store and its state take the same events.
+pub type EventGate<'s> = dyn FnMut(&str, &SessionEvent<'_>) -> Result<(), String> + 's;
+
 /// Distinct kinds this version does not know that a state or an index
 /// folds from a log; events of any further one are refused (load errors,
 /// `limit_exceeded`). Each such kind is counted in the summary, which every
@@ -89,15 +95,15 @@ impl SessionState {
         matches!(event, SessionEvent::Unknown(u) if self.view.view().counts.count(&u.kind) == 0)
     }
 
-    /// Folds an event a log reader delivers; one of a new unknown kind past
-    /// `MAX_UNKNOWN_KINDS` is refused, for the reader to report.
-    fn take(&mut self, text: &str, event: &SessionEvent<'_>) -> Result<(), String> {
+    /// Whether an event a log reader delivers may be folded: one of a new
+    /// unknown kind past `MAX_UNKNOWN_KINDS` is refused, for the reader to
+    /// report.
+    fn admit(&self, event: &SessionEvent<'_>) -> Result<(), String> {
         if self.unknown_kinds >= MAX_UNKNOWN_KINDS && self.is_new_unknown(event) {
             return Err(format!(
                 "more than {MAX_UNKNOWN_KINDS} distinct kinds this version does not know"
             ));
         }
-        self.apply(event, text);
         Ok(())
     }
 
@@ -110,7 +116,8 @@ impl SessionState {
 
     /// Folds a whole log held in a string; load errors join the view.
     pub fn apply_str(&mut self, text: &str, opts: LogOptions) -> Result<LoadReport, LogError> {
-        let report = log::read_str(text, opts, &mut Folding { state: self, then: &mut |_, _| {} })?;
+        let report =
+            log::read_str(text, opts, &mut Folding { state: self, gate: &mut |_, _| Ok(()) })?;
         self.view.add_load_errors(&report.errors);
         Ok(report)
     }
@@ -118,7 +125,7 @@ impl SessionState {
     /// Folds a whole log held in bytes; load errors join the view.
     pub fn apply_bytes(&mut self, bytes: &[u8], opts: LogOptions) -> Result<LoadReport, LogError> {
         let report =
-            log::read_bytes(bytes, opts, &mut Folding { state: self, then: &mut |_, _| {} })?;
+            log::read_bytes(bytes, opts, &mut Folding { state: self, gate: &mut |_, _| Ok(()) })?;
         self.view.add_load_errors(&report.errors);
         Ok(report)
     }
@@ -135,9 +142,22 @@ impl SessionState {
         opts: LogOptions,
         sink: &mut EventSink<'_>,
     ) -> Result<(), LogError> {
+        self.write_through(chunk, opts, &mut |t, e| {
+            sink(t, e);
+            Ok(())
+        })
+    }
+
+    /// `write`, each event folded only if `gate` lets it through.
+    pub fn write_through(
+        &mut self,
+        chunk: &[u8],
+        opts: LogOptions,
+        gate: &mut EventGate<'_>,
+    ) -> Result<(), LogError> {
         let mut reader = self.stream.take().unwrap_or_else(|| LogReader::new(opts));
         let before = reader.errors().len();
-        let result = reader.push(chunk, &mut Folding { state: self, then: sink });
+        let result = reader.push(chunk, &mut Folding { state: self, gate });
         self.view.add_load_errors(errors_since(&reader, before));
         self.stream = Some(reader);
         result
@@ -150,9 +170,17 @@ impl SessionState {
 
     /// `end`, handing each folded event to `sink` too.
     pub fn end_each(&mut self, sink: &mut EventSink<'_>) -> Result<LoadReport, LogError> {
+        self.end_through(&mut |t, e| {
+            sink(t, e);
+            Ok(())
+        })
+    }
+
+    /// `end`, each event folded only if `gate` lets it through.
+    pub fn end_through(&mut self, gate: &mut EventGate<'_>) -> Result<LoadReport, LogError> {
         let mut reader = self.stream.take().unwrap_or_default();
         let before = reader.errors().len();
-        let result = reader.finish(&mut Folding { state: self, then: sink });
+        let result = reader.finish(&mut Folding { state: self, gate });
         self.view.add_load_errors(errors_since(&reader, before));
         result.map(|()| reader.report())
     }
@@ -193,17 +221,17 @@ impl SessionState {
     }
 }
 
-/// A state folding what a log reader delivers, handing each event it
-/// takes on to `then`.
+/// A state folding what a log reader delivers and `gate` lets through.
 struct Folding<'s, 'f> {
     state: &'s mut SessionState,
-    then: &'s mut EventSink<'f>,
+    gate: &'s mut EventGate<'f>,
 }
 
 impl log::EventSink for Folding<'_, '_> {
     fn event(&mut self, json: &str, event: &SessionEvent<'_>) -> Result<(), String> {
-        self.state.take(json, event)?;
-        (self.then)(json, event);
+        self.state.admit(event)?;
+        (self.gate)(json, event)?;
+        self.state.apply(event, json);
         Ok(())
     }
 }

@@ -18,12 +18,15 @@ fn corpus(name: &str) -> String {
     std::fs::read_to_string(path).unwrap()
 }
 
-fn export_as(session: Option<&str>, text: &str, content: bool) -> Value {
+fn export_with(session: Option<&str>, text: &str, options: OtlpOptions) -> Value {
     let mut state = SessionState::new(session.map(String::from));
     let report = state.apply_str(text, LogOptions::default()).unwrap();
     assert!(report.errors.is_empty(), "{:?}", report.errors);
-    let json = to_otlp(state.view(), OtlpOptions { content });
-    serde_json::from_str(&json).unwrap()
+    serde_json::from_str(&to_otlp(state.view(), options)).unwrap()
+}
+
+fn export_as(session: Option<&str>, text: &str, content: bool) -> Value {
+    export_with(session, text, OtlpOptions { content, ..OtlpOptions::default() })
 }
 
 fn export(text: &str) -> Value {
@@ -303,16 +306,26 @@ fn suspensions_permissions_budgets_and_signals_are_events_on_the_run() {
 }
 
 #[test]
-fn sub_agents_are_child_invoke_agent_spans() {
+fn sub_agents_are_children_of_their_spawner_and_linked_to_their_dependency() {
     let trace = export(&corpus("workflow.jsonl"));
     let root = root(&trace);
     assert_eq!(root["name"], "invoke_agent coordinator");
     let node0 = one(&trace, "invoke_agent wf-node0");
     let node1 = one(&trace, "invoke_agent wf-node1");
     let node2 = one(&trace, "invoke_agent wf-node2");
-    assert_eq!(node0["parentSpanId"], root["spanId"]);
-    assert_eq!(node1["parentSpanId"], root["spanId"]);
-    assert_eq!(node2["parentSpanId"], node1["spanId"], "wf-node2's parent task is wf-node1");
+    // The coordinator spawned all three (workflow_batch_spawned in its log);
+    // wf-node2's parent_task_id, wf-node1, is the node it waited for.
+    for node in [node0, node1, node2] {
+        assert_eq!(node["parentSpanId"], root["spanId"], "{}", node["name"]);
+    }
+    assert!(node0.get("links").is_none());
+    let links = node2["links"].as_array().unwrap();
+    assert_eq!(links.len(), 1);
+    assert_eq!(links[0]["spanId"], node1["spanId"]);
+    assert_eq!(links[0]["traceId"], root["traceId"]);
+    assert_eq!(str_attr(&links[0], "agent_replay.link.type"), "workflow_dependency");
+    assert_eq!(str_attr(&links[0], "agent_replay.parent_task_id"), "wf-node1");
+    assert!(time(node2, "startTimeUnixNano") > time(node1, "endTimeUnixNano"));
     assert_eq!(str_attr(node2, "gen_ai.agent.id"), "wf-node2");
     assert_eq!(str_attr(node2, "agent_replay.role"), "plan");
     assert_eq!(event_names(node2), ["agent_process_changed", "agent_process_changed"]);
@@ -383,6 +396,139 @@ fn message_content_is_opt_in() {
     assert_eq!(output[0]["parts"][0]["type"], "text");
     assert_eq!(output[0]["parts"][1]["type"], "tool_call");
     assert_eq!(output[0]["parts"][1]["id"], "call-1");
+    assert_eq!(output[0]["finish_reason"], "tool_call");
+}
+
+fn messages(span: &Value, key: &str) -> Vec<Value> {
+    let text = str_attr(span, key);
+    serde_json::from_str::<Value>(text).unwrap().as_array().unwrap().clone()
+}
+
+#[test]
+fn every_message_has_the_fields_the_conventions_schemas_require() {
+    for name in ["tools.jsonl", "provider_fatal.jsonl", "permissions.jsonl", "long_run.jsonl"] {
+        let trace = export_as(None, &corpus(name), true);
+        let chats: Vec<&Value> = spans(&trace)
+            .iter()
+            .filter(|s| s["name"].as_str().unwrap().starts_with("chat"))
+            .collect();
+        for chat in &chats {
+            for key in ["gen_ai.input.messages", "gen_ai.output.messages"] {
+                let Some(_) = attr(chat, key) else { continue };
+                for m in messages(chat, key) {
+                    assert!(m["role"].is_string(), "{name}: {key} role");
+                    assert!(!m["parts"].as_array().unwrap().is_empty(), "{name}: {key} parts");
+                    if key == "gen_ai.output.messages" {
+                        let reason = m["finish_reason"].as_str().unwrap();
+                        assert!(
+                            ["stop", "tool_call", "error"].contains(&reason),
+                            "{name}: {reason}"
+                        );
+                    }
+                }
+            }
+        }
+        let with_output = chats.iter().filter(|c| attr(c, "gen_ai.output.messages").is_some());
+        assert!(with_output.count() > 0, "{name}: a reply");
+    }
+}
+
+#[test]
+fn chat_spans_have_what_reached_the_model_as_input_messages() {
+    let trace = export_as(None, &corpus("tools.jsonl"), true);
+    let chats = named(&trace, "chat replay");
+    let first = messages(chats[0], "gen_ai.input.messages");
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0]["role"], "user", "the goal");
+    let second = messages(chats[1], "gen_ai.input.messages");
+    assert_eq!(second[0]["role"], "tool");
+    let part = &second[0]["parts"][0];
+    assert_eq!(part["type"], "tool_call_response");
+    assert_eq!(part["id"], "c1");
+    assert!(part["response"].as_str().unwrap().starts_with("contents of /notes.txt"));
+    let last = messages(chats[chats.len() - 1], "gen_ai.output.messages");
+    assert_eq!(last[0]["finish_reason"], "stop");
+}
+
+#[test]
+fn the_run_has_the_goal_and_the_final_answer_as_input_and_output_values() {
+    let trace = export_as(Some("s"), SAMPLE_JSONL, true);
+    let run = root(&trace);
+    assert!(str_attr(run, "input.value").starts_with("Find why"));
+    assert_eq!(str_attr(run, "input.mime_type"), "text/plain");
+    let chats: Vec<&Value> =
+        spans(&trace).iter().filter(|s| s["name"].as_str().unwrap().starts_with("chat")).collect();
+    let last = messages(chats[chats.len() - 1], "gen_ai.output.messages");
+    assert_eq!(str_attr(run, "output.value"), last[0]["parts"][0]["content"].as_str().unwrap());
+    let bare = export_as(Some("s"), SAMPLE_JSONL, false);
+    assert!(attr(root(&bare), "input.value").is_none(), "content only on request");
+}
+
+/// A run whose second model call's attempt started and finished before
+/// the first's finished, recorded while a tool call ran.
+fn overlapping() -> String {
+    let attempt = |seq: u64, start: u64, end: u64| {
+        format!(
+            r#"{{"kind":"provider_attempt","attempt_seq":{seq},"status":"success","started_at_ms":{start},"finished_at_ms":{end}}}"#
+        )
+    };
+    [
+        r#"{"kind":"run_started","run_id":"r","goal":"g","criteria":[],"agent_id":null,"system_prompt":null,"attachments":[]}"#.to_string(),
+        attempt(1, 1_767_225_600_000, 1_767_225_609_000),
+        r#"{"kind":"llm_completed","turn":1,"content":"a","tool_calls":[{"id":"c1","name":"t","arguments":"{}"}]}"#.into(),
+        r#"{"kind":"tool_requested","turn":1,"calls":[{"id":"c1","name":"t","arguments":"{}"}]}"#.into(),
+        attempt(1, 1_767_225_601_000, 1_767_225_602_000),
+        r#"{"kind":"tool_completed","turn":1,"results":[{"call_id":"c1","output":"o","is_error":false}]}"#.into(),
+        r#"{"kind":"llm_completed","turn":2,"content":"done","tool_calls":[]}"#.into(),
+    ]
+    .join("\n")
+}
+
+/// Every span ends no earlier than it starts and lies within its parent.
+fn assert_nested(trace: &Value) {
+    let by_id: std::collections::HashMap<&str, &Value> =
+        spans(trace).iter().map(|s| (s["spanId"].as_str().unwrap(), s)).collect();
+    for span in spans(trace) {
+        let (s, e) = (time(span, "startTimeUnixNano"), time(span, "endTimeUnixNano"));
+        assert!(s <= e, "{} ends before it starts", span["name"]);
+        if let Some(parent) = span.get("parentSpanId").and_then(Value::as_str) {
+            let p = by_id[parent];
+            let (ps, pe) = (time(p, "startTimeUnixNano"), time(p, "endTimeUnixNano"));
+            assert!(ps <= s && e <= pe, "{} within {}", span["name"], p["name"]);
+        }
+    }
+}
+
+#[test]
+fn overlapping_attempts_give_spans_that_never_run_backwards() {
+    let trace = export(&overlapping());
+    assert_nested(&trace);
+    let tool = one(&trace, "execute_tool t");
+    assert!(synthetic(tool));
+    let chats = named(&trace, "chat");
+    assert_eq!(chats.len(), 2);
+    assert!(!synthetic(chats[1]), "real times are kept where they are in order");
+    for name in ["workflow.jsonl", "tools.jsonl", "provider_fatal.jsonl"] {
+        assert_nested(&export(&corpus(name)));
+    }
+    assert_nested(&export(SAMPLE_JSONL));
+}
+
+#[test]
+fn a_log_without_times_starts_at_the_given_start_time_not_1970() {
+    let text = corpus("workflow.jsonl");
+    let at = |trace: &Value| time(root(trace), "startTimeUnixNano");
+    let bare = export(&text);
+    assert!(at(&bare) < 1_000_000_000_000, "no start time: the Unix epoch");
+    let start_time_ms = Some(1_780_000_000_000);
+    let placed = export_with(None, &text, OtlpOptions { start_time_ms, ..OtlpOptions::default() });
+    let start = at(&placed);
+    assert!((1_780_000_000_000_000_000..1_780_000_001_000_000_000).contains(&start), "{start}");
+    assert_nested(&placed);
+    // A log with recorded times keeps them.
+    let tools = corpus("tools.jsonl");
+    let timed = export_with(None, &tools, OtlpOptions { start_time_ms, ..OtlpOptions::default() });
+    assert_eq!(timed, export_as(None, &tools, false));
 }
 
 #[test]
@@ -474,4 +620,34 @@ fn awkward_strings_round_trip_through_the_export() {
 
     let tool = one(&trace, &with("execute_tool deploy"));
     assert_eq!(str_attr(tool, "gen_ai.tool.call.result"), with("deployed to staging"));
+}
+
+fn process(agent: &str, parent: &str, state: &str) -> String {
+    format!(
+        r#"{{"kind":"agent_process_changed","turn":1,"agent_id":"{agent}","parent_session_id":"{parent}","role":"r","isolation":"shared","context_inheritance":"none","state":"{state}","permitted_capability_ids":[]}}"#
+    )
+}
+
+#[test]
+fn a_sub_agent_started_by_another_is_its_child_and_a_parent_loop_falls_back_to_the_run() {
+    let lines = [
+        r#"{"kind":"run_started","run_id":"r","goal":"g","criteria":[],"agent_id":"main","system_prompt":null,"attachments":[]}"#.to_string(),
+        process("a", "main", "running"),
+        process("c", "a", "running"),
+        process("x", "y", "running"),
+        process("y", "x", "running"),
+        process("c", "a", "joined"),
+        process("a", "main", "joined"),
+        process("x", "y", "joined"),
+        process("y", "x", "joined"),
+    ];
+    let trace = export(&lines.join("\n"));
+    let run = root(&trace);
+    let a = one(&trace, "invoke_agent a");
+    assert_eq!(a["parentSpanId"], run["spanId"], "main is the run, not a sub-agent");
+    assert_eq!(one(&trace, "invoke_agent c")["parentSpanId"], a["spanId"]);
+    for looped in ["invoke_agent x", "invoke_agent y"] {
+        assert_eq!(one(&trace, looped)["parentSpanId"], run["spanId"], "{looped}");
+    }
+    assert_nested(&trace);
 }

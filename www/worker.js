@@ -26,6 +26,7 @@ import { chartSeries, indexedSeries } from "/agent-replay/js/viewer/series.js";
 import { chartBuffers, chartTables } from "/agent-replay/js/viewer/chart-data.js";
 import { readAhead, streamOf } from "/agent-replay/js/viewer/read-ahead.js";
 import { readThrough } from "/agent-replay/js/viewer/reader.js";
+import { textMatcher } from "/agent-replay/js/viewer/text-search.js";
 import {
   eachEntryAt,
   headlineSummary,
@@ -528,10 +529,6 @@ function sendState(p, seq) {
 
 let filtered = new Int32Array(0);
 
-function escapeRegExp(s) {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
 const setOf = (list) => (list?.length ? new Set(list) : null);
 
 /** Positions of the events passing the filter; a gap is -(index + 1).
@@ -555,7 +552,7 @@ function filter({ kinds, categories, kernel_categories, primitives, query }) {
   const catSet = setOf(categories);
   const kernelSet = setOf(kernel_categories);
   const primitiveSet = setOf(primitives);
-  const re = query ? new RegExp(escapeRegExp(query), "i") : null;
+  const matches = textMatcher(query);
   const out = [];
   let g = 0;
   for (const e of events) {
@@ -567,7 +564,7 @@ function filter({ kinds, categories, kernel_categories, primitives, query }) {
       if (kernelSet && !kernelSet.has(facets.kernel_category)) continue;
       if (primitiveSet && !primitiveSet.has(facets.primitive)) continue;
     }
-    if (re && !re.test(e.json)) continue;
+    if (matches && !matches(e.json)) continue;
     out.push(e.position);
   }
   while (g < gaps.length) out.push(-++g);

@@ -8,9 +8,12 @@
 //   PORT (8787), HOST (127.0.0.1), MAX_EVENTS_PER_SESSION (2048), MAX_BODY_BYTES (1048576),
 //   MAX_EVENTS_PER_REQUEST (1000), MAX_STREAMS_PER_CLIENT (20),
 //   DATA_DIR (unset: sessions live in memory; set: kept there by the file store, so they
-//   survive restarts; Deno then needs --allow-write too)
-import { createReplayHandler, bearerTokens, toNodeListener } from "agent-replay/edge";
+//   survive restarts; Deno then needs --allow-write too),
+//   DATABASE_URL (set, on Node: sessions kept in that PostgreSQL database and shared by every
+//   replica started with it, docs/postgres.md; needs the pg package)
+import { createReplayHandler, bearerTokens } from "agent-replay/edge";
 import { fileStore } from "agent-replay/file-store";
+import { postgresStore } from "agent-replay/postgres";
 
 const env = (name, fallback) =>
   (globalThis.Deno ? Deno.env.get(name) : process.env[name]) ?? fallback;
@@ -22,7 +25,11 @@ const handler = createReplayHandler({
   maxEventsPerRequest: Number(env("MAX_EVENTS_PER_REQUEST", 1000)),
   maxStreamsPerClient: Number(env("MAX_STREAMS_PER_CLIENT", 20)),
   retryMs: Number(env("RETRY_MS", 1000)),
-  storage: env("DATA_DIR") ? fileStore(env("DATA_DIR")) : undefined,
+  storage: env("DATABASE_URL")
+    ? postgresStore({ connectionString: env("DATABASE_URL") })
+    : env("DATA_DIR")
+      ? fileStore(env("DATA_DIR"))
+      : undefined,
 });
 const port = Number(env("PORT", 8787));
 const hostname = env("HOST", "127.0.0.1");
@@ -34,6 +41,7 @@ if (globalThis.Deno) {
   );
 } else {
   const http = await import("node:http");
+  const { toNodeListener } = await import("agent-replay/node");
   http
     .createServer(toNodeListener(handler))
     .listen(port, hostname, () => console.log(`listening on http://${hostname}:${port}`));

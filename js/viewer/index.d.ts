@@ -44,12 +44,18 @@ export interface SessionViewerData {
  * `select-position` ({detail: {position}}) when an entry is clicked and
  * `rendered` after each render. */
 export class SessionViewer extends HTMLElement {
+  /** The attributes it follows: `src`, the URL of a log to fetch and show. */
+  static observedAttributes: string[];
   data: SessionViewerData | null;
   /** A whole log to fold and show (calls `init()` first). */
   set log(input: string | Uint8Array);
   setLog(input: string | Uint8Array): Promise<void>;
   /** Draws everything again (charts are canvases: after a theme change). */
   redraw(): void;
+  /** The custom element's lifecycle, called by the browser. */
+  connectedCallback(): void;
+  disconnectedCallback(): void;
+  attributeChangedCallback(name: string, old: string | null, value: string | null): void;
 }
 export function defineSessionViewer(name?: string): void;
 

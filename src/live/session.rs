@@ -17,7 +17,7 @@ use crate::error::{Error, ErrorCode};
 use crate::event::SessionEvent;
 use crate::json::{writable, JsonOut, JsonText, WriteJson};
 use crate::log::{self, LogError, LogOptions};
-use crate::state::SessionState;
+use crate::state::{EventGate, SessionState};
 use crate::units::{Millis, Position, Revision};
 use crate::view::{SessionSummary, SessionView};
 
@@ -79,6 +79,9 @@ pub enum SessionAppendError {
     /// More events than the caller allows in one append (the count given).
     TooManyEvents(usize),
     Store(AppendError),
+    /// Memory ran short (`crate::memory`) after this many events (the
+    /// first ones) were appended.
+    ShortOfMemory(usize),
 }
 
 impl From<SessionAppendError> for Error {
@@ -92,6 +95,10 @@ impl From<SessionAppendError> for Error {
                 format!("nothing appended: {n} events, more than allowed at once"),
             ),
             SessionAppendError::Store(e) => e.into(),
+            SessionAppendError::ShortOfMemory(appended) => Error::new(
+                ErrorCode::LimitExceeded,
+                format!("the memory limit was reached after the first {appended} events"),
+            ),
         }
     }
 }
@@ -114,6 +121,16 @@ pub struct Restore<'a> {
     pub retain: usize,
 }
 
+/// Why reading an append's input stopped: memory ran short (`crate::memory`)
+/// after `appended` events, or the input is not a log.
+fn read_error(e: LogError, appended: usize) -> SessionAppendError {
+    if crate::memory::is_short() {
+        SessionAppendError::ShortOfMemory(appended)
+    } else {
+        SessionAppendError::InvalidLog(vec![e])
+    }
+}
+
 /// An error of a restore: the input is not what a storage wrote.
 fn restore_error(message: impl Into<String>) -> Error {
     Error::new(ErrorCode::InvalidInput, message)
@@ -123,6 +140,9 @@ struct Inner {
     id: String,
     store: Rc<RefCell<ReplayStore>>,
     state: RefCell<SessionState>,
+    /// Why the store refused an event of the log being written, which
+    /// stopped it there (`write`).
+    stopped: RefCell<Option<AppendError>>,
 }
 
 /// A handle on one session. Clones share the session.
@@ -137,7 +157,8 @@ impl ReplaySession {
             return Err(AppendError::InvalidSessionId);
         }
         let state = RefCell::new(SessionState::new(Some(session_id.to_string())));
-        Ok(ReplaySession { inner: Rc::new(Inner { id: session_id.to_string(), store, state }) })
+        let inner = Inner { id: session_id.to_string(), store, state, stopped: RefCell::default() };
+        Ok(ReplaySession { inner: Rc::new(inner) })
     }
 
     pub fn session_id(&self) -> &str {
@@ -237,7 +258,7 @@ impl ReplaySession {
             }
             each(json);
         })
-        .map_err(|e| SessionAppendError::InvalidLog(vec![e]))?;
+        .map_err(|e| read_error(e, 0))?;
         if !report.errors.is_empty() {
             return Err(SessionAppendError::InvalidLog(report.errors));
         }
@@ -253,6 +274,11 @@ impl ReplaySession {
     /// Appends a log (any framing) or event text: all or nothing. Every
     /// event is folded into the state and appended to the store. A first
     /// pass checks every event (and that there are at most `max_events`).
+    /// Only memory running short (`crate::memory`) can stop the second
+    /// pass midway: the events before are appended and folded (the state
+    /// is still the fold of what the store holds), and the error says how
+    /// many. Past the limit on the last event, the append happened: it is
+    /// reported so.
     pub fn append(
         &self,
         input: &[u8],
@@ -261,11 +287,12 @@ impl ReplaySession {
     ) -> Result<Vec<ObservedEvent>, SessionAppendError> {
         let count = self.check_events(input, max_events, &mut |_| {})?;
         let strict = LogOptions { strict: false, ..Default::default() };
+        // Past the limit, this makes memory short: the read stops at once.
         let mut out = Vec::with_capacity(count);
         let mut failure = None;
         let mut store = self.inner.store.borrow_mut();
         let mut state = self.inner.state.borrow_mut();
-        log::read_bytes(input, strict, &mut |json: &str, event: &SessionEvent<'_>| {
+        let read = log::read_bytes(input, strict, &mut |json: &str, event: &SessionEvent<'_>| {
             if failure.is_some() {
                 return;
             }
@@ -276,13 +303,82 @@ impl ReplaySession {
                 }
                 Err(e) => failure = Some(e),
             }
-        })
-        .map_err(|e| SessionAppendError::InvalidLog(vec![e]))?;
+        });
+        // Short of memory on its last event, the append happened whole.
+        if let (Err(e), true) = (read, out.len() < count) {
+            return Err(read_error(e, out.len()));
+        }
         match failure {
+            Some(AppendError::ShortOfMemory) => Err(SessionAppendError::ShortOfMemory(out.len())),
             // Only a bad session id or no room for the session can fail here,
             // and either fails the first event: nothing was appended.
             Some(e) => Err(SessionAppendError::Store(e)),
             None => Ok(out),
+        }
+    }
+
+    /// Appends the events of the next chunk of a log arriving in pieces
+    /// (a file being written: lines may straddle chunks, stored entries'
+    /// `seq` is checked across them), each read once: appended to the store
+    /// and folded as it is read, so the session takes the events a
+    /// `SessionState` written the same chunks folds, at the same positions.
+    /// Load errors join the state's view, as `SessionState::write`'s do.
+    /// Not all or nothing: an event the store refuses stops the log there,
+    /// and this and every later `write` or `end` return why. Returns how
+    /// many events the chunk appended.
+    pub fn write(&self, chunk: &[u8], now: Millis) -> Result<usize, SessionAppendError> {
+        let opts = LogOptions { strict: false, ..Default::default() };
+        self.stream(now, |state, gate| state.write_through(chunk, opts, gate))
+    }
+
+    /// Ends a log written in chunks: appends its unterminated last line.
+    pub fn end(&self, now: Millis) -> Result<usize, SessionAppendError> {
+        self.stream(now, |state, gate| state.end_through(gate).map(|_| ()))
+    }
+
+    /// Reads a part of a streamed log into the state, each event appended
+    /// to the store first (`EventGate`).
+    fn stream(
+        &self,
+        now: Millis,
+        read: impl FnOnce(&mut SessionState, &mut EventGate<'_>) -> Result<(), LogError>,
+    ) -> Result<usize, SessionAppendError> {
+        let mut stopped = self.inner.stopped.borrow_mut();
+        if let Some(e) = stopped.as_ref() {
+            return Err(SessionAppendError::Store(e.clone()));
+        }
+        let mut store = self.inner.store.borrow_mut();
+        let mut appended = 0usize;
+        let read = read(&mut self.inner.state.borrow_mut(), &mut |json, event| {
+            if stopped.is_some() {
+                return Err("not appended: the log stopped at an event the store refused".into());
+            }
+            match store.append_checked(&self.inner.id, json, event.turn(), None, now) {
+                Ok(_) => {
+                    appended = appended.saturating_add(1);
+                    Ok(())
+                }
+                Err(e) => {
+                    let why = e.to_string();
+                    *stopped = Some(e);
+                    Err(why)
+                }
+            }
+        });
+        // A read stopped short of memory (`crate::memory`) is the limit's,
+        // not the log's: the events before it are appended, and the log
+        // stops there as at an event the store refuses (the rest of the
+        // chunk was not read, so no later chunk may follow on).
+        if let Err(e) = read {
+            let e = read_error(e, appended);
+            if matches!(e, SessionAppendError::ShortOfMemory(_)) {
+                *stopped = Some(AppendError::ShortOfMemory);
+            }
+            return Err(e);
+        }
+        match stopped.as_ref() {
+            Some(e) => Err(SessionAppendError::Store(e.clone())),
+            None => Ok(appended),
         }
     }
 

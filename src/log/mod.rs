@@ -4,16 +4,20 @@
 //! default (every valid event is delivered, errors are collected beside
 //! them); strict stops at the first error.
 
+mod entries;
 mod error;
 mod position;
 pub(crate) mod utf8;
 
+pub use entries::{EntryError, EntryReader, EntrySink, LineEntry, StoredEntry};
 pub use error::{LogError, LogErrorCode};
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::error::Category;
 use serde_json::value::RawValue;
+
+use entries::{end_of_input, parse_entry, SeqCheck};
 
 use crate::event::syntax::find_byte;
 use crate::event::{EventError, SessionEvent, Str};
@@ -72,6 +76,8 @@ enum Rejected {
     UnknownKind(String),
     /// The sink refused it (its kind, and why).
     Refused(String, String),
+    /// Memory ran short (`crate::memory`): the read stops here.
+    ShortOfMemory,
 }
 
 /// What a finished load found besides its events.
@@ -140,7 +146,7 @@ pub struct LogReader {
     /// How far the start of a pushed log has told its framing.
     lead: Lead,
     lines_done: usize,
-    next_seq: u64,
+    seq: SeqCheck,
     pending: Vec<u8>,
     events: usize,
     errors: Vec<LogError>,
@@ -168,16 +174,13 @@ impl LogReader {
     /// bounded number of times, however the log is cut into chunks.
     pub fn push(&mut self, chunk: &[u8], sink: &mut dyn EventSink) -> Result<(), LogError> {
         match self.lead {
-            Lead::Known(true) => self.pending.extend_from_slice(chunk),
+            Lead::Known(true) => {}
             Lead::Known(false) => return self.push_lines(chunk, sink),
             // Only a BOM and whitespace so far: kept, for an array's
             // positions or as blank lines.
             _ => match self.lead.read(chunk) {
-                None => self.pending.extend_from_slice(chunk),
-                Some(true) => {
-                    self.framing = Some(Framing::JsonArray);
-                    self.pending.extend_from_slice(chunk);
-                }
+                None => {}
+                Some(true) => self.framing = Some(Framing::JsonArray),
                 Some(false) => {
                     let blank = std::mem::take(&mut self.pending);
                     let tail = self.lines_bytes(&blank, sink)?;
@@ -186,7 +189,7 @@ impl LogReader {
                 }
             },
         }
-        Ok(())
+        self.keep(chunk)
     }
 
     /// Lines in chunks: the pending start of a line is completed by the
@@ -207,6 +210,15 @@ impl LogReader {
         let tail = self.lines_bytes(rest, sink)?;
         self.pending.extend_from_slice(tail);
         Ok(())
+    }
+
+    /// Keeps bytes of a log not yet known to be lines, or of an array (all
+    /// of it is buffered until `finish`): a growth the memory limit may
+    /// refuse, which stops the read. A line's start, kept between chunks,
+    /// is one event's: the limit lets it pass.
+    fn keep(&mut self, bytes: &[u8]) -> Result<(), LogError> {
+        crate::memory::try_extend(&mut self.pending, bytes)
+            .map_err(|_| rejected(self.lines_done, 0, None, Rejected::ShortOfMemory))
     }
 
     /// Ends the log: handles an unterminated last line or the buffered array.
@@ -244,7 +256,9 @@ impl LogReader {
     }
 
     fn fail(&mut self, err: LogError) -> Result<(), LogError> {
-        if self.strict {
+        // Short of memory, the first error stops the read: the event that
+        // found memory short (`deliver`), or one that failed for want of it.
+        if self.strict || crate::memory::is_short() {
             return Err(err);
         }
         self.errors.push(err);
@@ -339,7 +353,7 @@ impl LogReader {
                     }
                     (event_text, offset_in(text, event_text))
                 }
-                Err(err) => return self.fail(self.finish_error(place(err), terminated)),
+                Err(err) => return self.fail(end_of_input(place(err), terminated)),
             }
         } else {
             (text, 0)
@@ -362,19 +376,9 @@ impl LogReader {
                     kind: e.kind,
                     field: e.field,
                 };
-                self.fail(self.finish_error(err, terminated))
+                self.fail(end_of_input(err, terminated))
             }
         }
-    }
-
-    /// Marks an end-of-input error on an unterminated last line as truncation.
-    fn finish_error(&self, mut err: LogError, terminated: bool) -> LogError {
-        if !terminated && err.code == LogErrorCode::Truncated {
-            err.message = format!("truncated last line: the log ends mid-event ({})", err.message);
-        } else if err.code == LogErrorCode::Truncated {
-            err.code = LogErrorCode::InvalidJson;
-        }
-        err
     }
 
     /// A stored entry: the event's text, and the problem with its `seq` when
@@ -382,64 +386,8 @@ impl LogReader {
     /// the problem and keeps it). An error's `column` is a byte offset into
     /// `text` until the caller places it.
     fn entry<'t>(&mut self, text: &'t str) -> Result<(&'t str, Option<LogError>), LogError> {
-        #[derive(Deserialize)]
-        struct Entry<'a> {
-            seq: u64,
-            #[serde(borrow)]
-            event: &'a RawValue,
-        }
-        let entry: Entry = crate::event::objects::from_str(text).map_err(|e| {
-            let ev = EventError::from_serde(text, &e);
-            LogError {
-                line: self.lines_done,
-                column: ev.offset,
-                index: None,
-                code: match ev.class {
-                    Category::Eof => LogErrorCode::Truncated,
-                    Category::Syntax | Category::Io => LogErrorCode::InvalidJson,
-                    Category::Data => LogErrorCode::InvalidEntry,
-                },
-                message: ev.message,
-                kind: None,
-                field: ev.field,
-            }
-        })?;
-        let expected = self.next_seq;
-        // `seq` is input: past a seq of u64::MAX the next expected stays
-        // there (no log holds that many entries; only a hostile one gets there).
-        self.next_seq = expected.max(entry.seq.saturating_add(1));
-        if entry.seq == expected {
-            return Ok((entry.event.get(), None));
-        }
-        let (code, message) = if entry.seq > expected {
-            #[allow(clippy::arithmetic_side_effects, reason = "`entry.seq > expected`")]
-            let missing = entry.seq - expected;
-            (
-                LogErrorCode::SeqGap,
-                format!(
-                    "seq {} where {} was expected: {missing} entries missing",
-                    entry.seq, expected
-                ),
-            )
-        } else {
-            (
-                LogErrorCode::SeqDisorder,
-                format!(
-                    "seq {} where {} was expected: out of order or repeated",
-                    entry.seq, expected
-                ),
-            )
-        };
-        let problem = LogError {
-            line: self.lines_done,
-            column: 0,
-            index: None,
-            code,
-            message,
-            kind: None,
-            field: Some("seq".into()),
-        };
-        Ok((entry.event.get(), Some(problem)))
+        let entry = parse_entry(text, self.lines_done)?;
+        Ok((entry.event, self.seq.check(entry.seq, self.lines_done)))
     }
 
     /// Parses an event, or only checks it when `only` rejects its kind
@@ -473,7 +421,13 @@ impl LogReader {
         if let (true, SessionEvent::Unknown(u)) = (self.strict, event) {
             return Err(Rejected::UnknownKind(u.kind.to_string()));
         }
-        sink.event(text, event).map_err(|why| {
+        let taken = sink.event(text, event);
+        // Memory ran short (`crate::memory`), in this event or before it:
+        // the read stops here, whatever the sink said.
+        if crate::memory::is_short() {
+            return Err(Rejected::ShortOfMemory);
+        }
+        taken.map_err(|why| {
             // The sink took the event: its kind is read again, on this rare
             // path only (a copy of it for every event costs an allocation).
             let kind = SessionEvent::from_json(text).map(|e| e.kind().to_string());
@@ -675,11 +629,15 @@ fn rejected(line: usize, column: usize, index: Option<usize>, why: Rejected) -> 
     let (code, message, kind, field) = match why {
         Rejected::UnknownKind(kind) => {
             let message = format!("unknown event kind `{kind}` (strict mode)");
-            (LogErrorCode::UnknownKind, message, kind, Some("kind".into()))
+            (LogErrorCode::UnknownKind, message, Some(kind), Some("kind".into()))
         }
-        Rejected::Refused(kind, why) => (LogErrorCode::LimitExceeded, why, kind, None),
+        Rejected::Refused(kind, why) => (LogErrorCode::LimitExceeded, why, Some(kind), None),
+        Rejected::ShortOfMemory => {
+            let why = "the memory limit was reached here: the read stopped".into();
+            (LogErrorCode::LimitExceeded, why, None, None)
+        }
     };
-    LogError { line, column, index, code, message, kind: Some(kind), field }
+    LogError { line, column, index, code, message, kind, field }
 }
 
 fn code_of(e: &EventError) -> LogErrorCode {

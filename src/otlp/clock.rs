@@ -4,8 +4,12 @@
 //! event's position, one microsecond per event after the last real time
 //! before it (or before the first real time after it), never past the
 //! next real time, so synthetic times are monotone by position and sit
-//! between the real ones around them. A log with no real time at all is
-//! placed at one microsecond per position after the Unix epoch.
+//! between the real ones around them. Attempts may overlap (one may start
+//! before the one before it finished): the clock takes each attempt's
+//! times no earlier than the latest finish before it, so that order holds
+//! anyway. A log with no real time at all is placed at one microsecond
+//! per position after the origin the caller gives (the CLI: the file's
+//! modification time), else after the Unix epoch.
 
 use super::attempts::Attempt;
 
@@ -31,19 +35,27 @@ pub struct Moment {
 #[derive(Debug)]
 pub struct Clock {
     anchors: Vec<Anchor>,
+    /// Where position 0 is placed when there is no anchor, in Unix nanoseconds.
+    origin: u64,
 }
 
 impl Clock {
-    /// A clock anchored on the attempts' times (`attempts` in log order).
-    pub fn new(attempts: &[Attempt]) -> Clock {
+    /// A clock anchored on the attempts' times (`attempts` in log order),
+    /// each moved no earlier than the latest finish before it; `origin`
+    /// places a log without any.
+    pub fn new(attempts: &[Attempt], origin: u64) -> Clock {
+        let mut latest = 0;
         let anchors = attempts
             .iter()
             .filter_map(|a| {
                 let (start, end) = a.times?;
-                Some(Anchor { position: a.position, start, end })
+                let anchor =
+                    Anchor { position: a.position, start: start.max(latest), end: end.max(latest) };
+                latest = anchor.end;
+                Some(anchor)
             })
             .collect();
-        Clock { anchors }
+        Clock { anchors, origin }
     }
 
     /// The synthetic time of the event at `position`.
@@ -66,7 +78,7 @@ impl Clock {
                 let steps = b.position.saturating_sub(position).saturating_mul(STEP_NS);
                 b.start.saturating_sub(steps)
             }
-            (None, None) => position.saturating_mul(STEP_NS),
+            (None, None) => self.origin.saturating_add(position.saturating_mul(STEP_NS)),
         };
         Moment { nanos, real: false }
     }
@@ -88,7 +100,7 @@ mod tests {
     #[test]
     fn synthetic_times_are_monotone_and_stay_between_real_ones() {
         let clock =
-            Clock::new(&[timed(5, 10_000_000, 11_000_000), timed(9, 11_002_000, 11_003_000)]);
+            Clock::new(&[timed(5, 10_000_000, 11_000_000), timed(9, 11_002_000, 11_003_000)], 0);
         let times: Vec<u64> = (0..15).map(|p| clock.at(p).nanos).collect();
         assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
         assert_eq!(times[4], 10_000_000 - 1_000);
@@ -100,15 +112,27 @@ mod tests {
 
     #[test]
     fn squeezed_between_close_real_times_they_still_keep_their_order() {
-        let clock = Clock::new(&[timed(1, 5_000, 5_000), timed(100, 5_050, 6_000)]);
+        let clock = Clock::new(&[timed(1, 5_000, 5_000), timed(100, 5_050, 6_000)], 0);
         let times: Vec<u64> = (1..=100).map(|p| clock.at(p).nanos).collect();
         assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
         assert!(times[98] < 5_050);
     }
 
     #[test]
-    fn without_real_times_positions_count_microseconds() {
-        let clock = Clock::new(&[]);
-        assert_eq!(clock.at(3).nanos, 3_000);
+    fn overlapping_attempts_still_give_monotone_times() {
+        // The second attempt starts and ends before the first finished.
+        let clock =
+            Clock::new(&[timed(2, 1_000_000, 9_000_000), timed(6, 2_000_000, 3_000_000)], 0);
+        let times: Vec<u64> = (0..12).map(|p| clock.at(p).nanos).collect();
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+    }
+
+    #[test]
+    fn without_real_times_positions_count_microseconds_from_the_origin() {
+        assert_eq!(Clock::new(&[], 0).at(3).nanos, 3_000);
+        assert_eq!(
+            Clock::new(&[], 1_700_000_000_000_000_000).at(3).nanos,
+            1_700_000_000_000_003_000
+        );
     }
 }

@@ -1,34 +1,44 @@
-//! OpenTelemetry export: a session as OTLP/JSON traces (an
-//! `ExportTraceServiceRequest`) under the OpenTelemetry GenAI semantic
-//! conventions, built from the folded `SessionView` (docs/otlp.md).
+//! OpenTelemetry export: a session as an OTLP trace (an
+//! `ExportTraceServiceRequest`, in the JSON or the protobuf encoding)
+//! under the OpenTelemetry GenAI semantic conventions, built from the
+//! folded `SessionView` (docs/otlp.md).
 //!
 //! The run is an `invoke_agent` root span; each model call a `chat
 //! {model}` span, each tool call that ran an `execute_tool {tool}` span,
 //! each sub-agent an `invoke_agent {agent}` span; suspensions,
 //! permissions, budgets, signals and cancellations are events on the
 //! root. Ids are derived from the session and the position (`ids`), times
-//! are the log's where it has them and synthetic elsewhere (`clock`).
+//! are the log's where it has them and synthetic elsewhere (`clock`),
+//! each span within its parent (`nesting`). The spans are defined once
+//! (`model::Trace`) and written in either encoding (`encode_json`,
+//! `encode_proto`).
 
 mod attempts;
 mod clock;
+mod encode_json;
+mod encode_proto;
 mod events;
 mod ids;
+mod messages;
 mod model;
+mod nesting;
 mod spans;
 
-use model::{Attributes, SpanKind, Status};
-use spans::{message, text_part, Context, Draft};
+use model::{Attributes, SpanKind, Status, Trace};
+use spans::{Context, Draft};
 
-use crate::json::JsonOut;
-use crate::view::{SessionView, Status as RunStatus};
+use crate::view::{SessionView, Status as RunStatus, TranscriptEntry};
 
 /// What the export includes beyond the spans' structure.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OtlpOptions {
-    /// Message content (the goal, the system prompt, the model's replies)
-    /// as the conventions' opt-in attributes. Off by default: it may hold
-    /// sensitive data.
+    /// Message content (the goal, the system prompt, the model's replies,
+    /// the tools' results as the model read them) as the conventions'
+    /// opt-in attributes. Off by default: it may hold sensitive data.
     pub content: bool,
+    /// Where a log with no recorded time starts, in Unix milliseconds
+    /// (`None`: the Unix epoch). A log with recorded times ignores it.
+    pub start_time_ms: Option<u64>,
 }
 
 /// The instrumentation scope the spans are attributed to.
@@ -83,20 +93,7 @@ fn root_span(cx: &Context<'_>, children: &[Draft], run_id: &str) -> Draft {
     a.int("agent_replay.event_count", view.event_count);
     a.int("agent_replay.load_errors", view.errors.load_errors);
     if cx.content {
-        if let Some(run) = &view.run {
-            let mut goal = JsonOut::default();
-            text_part(&mut goal, &run.goal);
-            a.str("gen_ai.input.messages", &message("user", &goal));
-            if let Some(system) = &run.system_prompt {
-                let mut part = JsonOut::default();
-                text_part(&mut part, system);
-                let mut parts = JsonOut::default();
-                parts.raw("[");
-                parts.append(&part);
-                parts.raw("]");
-                a.str("gen_ai.system_instructions", &parts.finish().unwrap_or_default());
-            }
-        }
+        put_content(&mut a, view);
     }
     let first = cx.clock.at(view.run.as_ref().map_or(1, |r| r.position.0));
     let last = cx.clock.at(view.event_count);
@@ -111,17 +108,40 @@ fn root_span(cx: &Context<'_>, children: &[Draft], run_id: &str) -> Draft {
         end,
         attributes: a,
         events: events::run_events(view, cx.clock),
+        links: Vec::new(),
         status,
     }
 }
 
-/// The session as one OTLP trace: an `ExportTraceServiceRequest` in
-/// its JSON encoding.
-pub fn to_otlp(view: &SessionView, options: OtlpOptions) -> String {
+/// The run's content: the goal and the system prompt as the conventions
+/// name them, and the goal and the final answer (the last reply with
+/// text) as `input.value` and `output.value`, which OpenInference backends
+/// (Phoenix) show as a trace's input and output.
+fn put_content(a: &mut Attributes, view: &SessionView) {
+    let Some(run) = &view.run else { return };
+    a.str("gen_ai.input.messages", &messages::goal(&run.goal));
+    if let Some(system) = &run.system_prompt {
+        a.str("gen_ai.system_instructions", &messages::system_instructions(system));
+    }
+    a.str("input.value", &run.goal);
+    a.str("input.mime_type", "text/plain");
+    let answer = view.transcript.iter().rev().find_map(|e| match e {
+        TranscriptEntry::Assistant { text, .. } if !text.is_empty() => Some(text),
+        _ => None,
+    });
+    if let Some(answer) = answer {
+        a.str("output.value", answer);
+        a.str("output.mime_type", "text/plain");
+    }
+}
+
+/// The session as one OTLP trace.
+pub fn trace(view: &SessionView, options: OtlpOptions) -> Trace {
     let run_id = view.run.as_ref().map_or("", |r| r.run_id.as_str());
     let ids = ids::Ids::new(view.session_id.as_deref().unwrap_or(""), run_id);
     let attempts: Vec<attempts::Attempt> = view.model.attempts.iter().map(attempts::read).collect();
-    let clock = clock::Clock::new(&attempts);
+    let origin = options.start_time_ms.map_or(0, |ms| ms.saturating_mul(1_000_000));
+    let clock = clock::Clock::new(&attempts, origin);
     let route = spans::run_route(view.run.as_ref(), &attempts);
     let cx = Context {
         view,
@@ -131,21 +151,33 @@ pub fn to_otlp(view: &SessionView, options: OtlpOptions) -> String {
         route: &route,
         content: options.content,
     };
-    let children = spans::child_spans(&cx);
-    let root = root_span(&cx, &children, run_id);
+    let mut children = spans::child_spans(&cx);
+    children.iter_mut().for_each(nesting::order);
+    let mut root = root_span(&cx, &children, run_id);
+    nesting::order(&mut root);
+    nesting::nest(&root, &mut children);
     let root_id = root.span_id.clone();
-    let trace_id = ids.trace_id();
     let agent_id = view.run.as_ref().and_then(|r| r.agent_id.as_deref());
     let mut resource = Attributes::default();
     resource.str("service.name", agent_id.unwrap_or(SCOPE));
-    let mut out = JsonOut::default();
-    model::write_request(&mut out, &resource, (SCOPE, env!("CARGO_PKG_VERSION")), |out| {
-        root.write(out, trace_id, "");
-        for child in children {
-            out.raw(",");
-            child.write(out, trace_id, &root_id);
-        }
-    });
-    // (No memory budget here: the output is never refused.)
-    out.finish().unwrap_or_default()
+    let mut spans = vec![root.resolve("")];
+    spans.extend(children.into_iter().map(|d| d.resolve(&root_id)));
+    Trace {
+        trace_id: ids.trace_id().to_string(),
+        resource,
+        scope: (SCOPE, env!("CARGO_PKG_VERSION")),
+        spans,
+    }
+}
+
+/// The session as one OTLP trace: an `ExportTraceServiceRequest` in its
+/// JSON encoding (OTLP/JSON).
+pub fn to_otlp(view: &SessionView, options: OtlpOptions) -> String {
+    encode_json::to_json(&trace(view, options))
+}
+
+/// The session as one OTLP trace: an `ExportTraceServiceRequest` in its
+/// protobuf encoding (OTLP/protobuf, `application/x-protobuf`).
+pub fn to_otlp_protobuf(view: &SessionView, options: OtlpOptions) -> Vec<u8> {
+    encode_proto::to_protobuf(&trace(view, options))
 }

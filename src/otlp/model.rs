@@ -1,14 +1,8 @@
-//! OTLP/JSON, written straight into one output (the project's
-//! `JsonOut`, its strings escaped as everywhere else): an
-//! `ExportTraceServiceRequest`, field for field as the OpenTelemetry
-//! protobuf definitions name them in JSON (lowerCamelCase). Per the
-//! OTLP/JSON encoding, trace and span ids are hex strings and 64-bit
-//! integers (times, `intValue`) decimal strings; enums are their numbers.
-//! (Written by hand rather than through derived `Serialize` types: the
-//! attributes are appended as they are made, with no tree to build and
-//! drop, which keeps the .wasm smaller.)
-
-use crate::json::JsonOut;
+//! The trace as the OTLP protocol defines it (an `ExportTraceServiceRequest`
+//! with one resource and one scope), defined once and written in either
+//! encoding: OTLP/JSON (`encode_json`) or OTLP/protobuf (`encode_proto`).
+//! Ids are kept as the hex the JSON encoding writes; the protobuf writer
+//! turns them into bytes.
 
 /// A span's name under the conventions: `op name`, or `op` alone.
 /// (Joined, not formatted: `format!` costs code at every call.)
@@ -24,11 +18,6 @@ pub fn push_hex(out: &mut String, value: u64) {
         let digit = u32::try_from(rest & 0xf).unwrap_or(0);
         out.push(char::from_digit(digit, 16).unwrap_or('0'));
     }
-}
-
-/// Appends a 64-bit integer as OTLP/JSON writes it: a decimal string.
-fn push_u64(out: &mut JsonOut, value: u64) {
-    out.string(itoa::Buffer::new().format(value));
 }
 
 /// `Span.SpanKind`: the values this export uses.
@@ -49,80 +38,44 @@ impl Status {
     pub fn error(message: impl Into<String>) -> Status {
         Status { error: Some(message.into()) }
     }
-
-    fn write(&self, out: &mut JsonOut) {
-        match &self.error {
-            None => out.raw("{\"code\":0}"),
-            Some(message) => {
-                out.raw("{\"code\":2,\"message\":");
-                out.string(message);
-                out.raw("}");
-            }
-        }
-    }
 }
 
-/// What follows an attribute's key up to its value, for each type of value.
-const STRING: &str = ",\"value\":{\"stringValue\":";
-const INT: &str = ",\"value\":{\"intValue\":";
-const BOOL: &str = ",\"value\":{\"boolValue\":";
-const ARRAY: &str = ",\"value\":{\"arrayValue\":";
-const DOUBLE: &str = ",\"value\":{\"doubleValue\":";
+/// An attribute's value (`AnyValue`): the types this export writes.
+#[derive(Debug)]
+pub enum Value {
+    Str(String),
+    Int(i64),
+    Bool(bool),
+    /// A JSON number as written in the log: its text, so the JSON
+    /// encoding writes it unchanged; the protobuf one parses it.
+    Double(String),
+    Strings(Vec<String>),
+}
 
-/// A span's or an event's attributes: `KeyValue` objects written as they
-/// come, comma-separated.
-/// (Its writers are kept out of line: one copy each in the .wasm, not one
-/// per attribute of the export.)
-#[derive(Default)]
-pub struct Attributes(JsonOut);
+/// A span's, an event's or a link's attributes, in the order they were put.
+#[derive(Debug, Default)]
+pub struct Attributes(pub Vec<(String, Value)>);
 
 impl Attributes {
-    /// Opens the next `KeyValue`, up to its value's value: `kind` is the
-    /// text from the key's closing quote to there (`STRING` and so on;
-    /// one write, not five: the export writes many attributes).
-    #[inline(never)]
-    fn key(&mut self, key: &str, kind: &str) -> &mut JsonOut {
-        let out = &mut self.0;
-        out.raw(if out.is_empty() { "{\"key\":" } else { ",{\"key\":" });
-        out.string(key);
-        out.raw(kind);
-        out
-    }
-
-    #[inline(never)]
     pub fn str(&mut self, key: &str, value: &str) {
-        let out = self.key(key, STRING);
-        out.string(value);
-        out.raw("}}");
+        self.0.push((key.to_string(), Value::Str(value.to_string())));
     }
 
-    #[inline(never)]
+    /// An unsigned count or position: OTLP integers are signed 64-bit, so
+    /// one past `i64::MAX` is written as `i64::MAX`.
     pub fn int(&mut self, key: &str, value: u64) {
-        let out = self.key(key, INT);
-        push_u64(out, value);
-        out.raw("}}");
+        let value = i64::try_from(value).unwrap_or(i64::MAX);
+        self.0.push((key.to_string(), Value::Int(value)));
     }
 
     pub fn bool(&mut self, key: &str, value: bool) {
-        let out = self.key(key, BOOL);
-        out.raw(if value { "true}}" } else { "false}}" });
+        self.0.push((key.to_string(), Value::Bool(value)));
     }
 
     pub fn strings(&mut self, key: &str, values: &[String]) {
-        let out = self.key(key, ARRAY);
-        out.raw("{\"values\":[");
-        for (i, v) in values.iter().enumerate() {
-            if i > 0 {
-                out.raw(",");
-            }
-            out.raw("{\"stringValue\":");
-            out.string(v);
-            out.raw("}");
-        }
-        out.raw("]}}}");
+        self.0.push((key.to_string(), Value::Strings(values.to_vec())));
     }
 
-    #[inline(never)]
     pub fn opt_str(&mut self, key: &str, value: Option<&str>) {
         if let Some(v) = value {
             self.str(key, v);
@@ -130,163 +83,61 @@ impl Attributes {
     }
 
     /// A JSON value (valid, as the view keeps it) as an attribute:
-    /// strings, booleans and numbers as themselves (integers as decimal
-    /// strings, other numbers as written), objects and arrays as their
-    /// JSON text; `null` as nothing.
-    #[inline(never)]
+    /// strings, booleans and numbers as themselves (integers that fit
+    /// 64 bits as integers, other numbers as doubles), objects and arrays
+    /// as their JSON text; `null` as nothing.
     pub fn json(&mut self, key: &str, raw: &str) {
-        match raw.as_bytes().first() {
-            None | Some(b'n') => {}
-            Some(b'"') => {
-                let out = self.key(key, STRING);
-                out.raw(raw);
-                out.raw("}}");
-            }
-            Some(b't' | b'f') => {
-                let out = self.key(key, BOOL);
-                out.raw(raw);
-                out.raw("}}");
-            }
-            Some(b'{' | b'[') => self.str(key, raw),
-            Some(_) if raw.parse::<i64>().is_ok() => {
-                let out = self.key(key, INT);
-                out.string(raw);
-                out.raw("}}");
-            }
-            Some(_) => {
-                let out = self.key(key, DOUBLE);
-                out.raw(raw);
-                out.raw("}}");
-            }
-        }
-    }
-
-    fn write(&self, out: &mut JsonOut) {
-        out.raw("\"attributes\":[");
-        out.append(&self.0);
-        out.raw("]");
+        let value = match raw.as_bytes().first() {
+            None | Some(b'n') => return,
+            Some(b'"') => Value::Str(crate::view::raw::string(raw).unwrap_or_default()),
+            Some(b't' | b'f') => Value::Bool(raw == "true"),
+            Some(b'{' | b'[') => Value::Str(raw.to_string()),
+            Some(_) => match raw.parse::<i64>() {
+                Ok(n) => Value::Int(n),
+                Err(_) => Value::Double(raw.to_string()),
+            },
+        };
+        self.0.push((key.to_string(), value));
     }
 }
 
 /// A span event.
+#[derive(Debug)]
 pub struct SpanEvent {
     pub time: u64,
     pub name: String,
     pub attributes: Attributes,
 }
 
-impl SpanEvent {
-    fn write(&self, out: &mut JsonOut) {
-        out.raw("{\"timeUnixNano\":");
-        push_u64(out, self.time);
-        out.raw(",\"name\":");
-        out.string(&self.name);
-        out.raw(",");
-        self.attributes.write(out);
-        out.raw("}");
-    }
+/// A link from a span to another span of the same trace.
+#[derive(Debug)]
+pub struct Link {
+    pub span_id: String,
+    pub attributes: Attributes,
 }
 
 /// A span, its ids and times resolved.
-pub struct Span<'a> {
-    pub trace_id: &'a str,
-    pub span_id: &'a str,
+#[derive(Debug)]
+pub struct Span {
+    pub span_id: String,
     /// `""` for the root.
-    pub parent_span_id: &'a str,
-    pub name: &'a str,
+    pub parent_span_id: String,
+    pub name: String,
     pub kind: SpanKind,
     pub start: u64,
     pub end: u64,
-    pub attributes: &'a Attributes,
-    pub events: &'a [SpanEvent],
-    pub status: &'a Status,
+    pub attributes: Attributes,
+    pub events: Vec<SpanEvent>,
+    pub links: Vec<Link>,
+    pub status: Status,
 }
 
-impl Span<'_> {
-    pub fn write(&self, out: &mut JsonOut) {
-        out.raw("{\"traceId\":");
-        out.string(self.trace_id);
-        out.raw(",\"spanId\":");
-        out.string(self.span_id);
-        if !self.parent_span_id.is_empty() {
-            out.raw(",\"parentSpanId\":");
-            out.string(self.parent_span_id);
-        }
-        out.raw(",\"name\":");
-        out.string(self.name);
-        out.raw(if matches!(self.kind, SpanKind::Client) { ",\"kind\":3" } else { ",\"kind\":1" });
-        out.raw(",\"startTimeUnixNano\":");
-        push_u64(out, self.start);
-        out.raw(",\"endTimeUnixNano\":");
-        push_u64(out, self.end);
-        out.raw(",");
-        self.attributes.write(out);
-        if !self.events.is_empty() {
-            out.raw(",\"events\":[");
-            for (i, event) in self.events.iter().enumerate() {
-                if i > 0 {
-                    out.raw(",");
-                }
-                event.write(out);
-            }
-            out.raw("]");
-        }
-        out.raw(",\"status\":");
-        self.status.write(out);
-        out.raw("}");
-    }
-}
-
-/// The request around the spans `write_spans` appends.
-pub fn write_request(
-    out: &mut JsonOut,
-    resource: &Attributes,
-    scope: (&str, &str),
-    write_spans: impl FnOnce(&mut JsonOut),
-) {
-    out.raw("{\"resourceSpans\":[{\"resource\":{");
-    resource.write(out);
-    out.raw("},\"scopeSpans\":[{\"scope\":{\"name\":");
-    out.string(scope.0);
-    out.raw(",\"version\":");
-    out.string(scope.1);
-    out.raw("},\"spans\":[");
-    write_spans(out);
-    out.raw("]}]}]}");
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn json_values_become_attributes_of_their_type() {
-        let mut a = Attributes::default();
-        for (key, raw) in [("s", "\"x\\ny\""), ("t", "true"), ("n", "null"), ("o", "{\"a\":1}")] {
-            a.json(key, raw);
-        }
-        a.json("i", "-12");
-        a.json("d", "1.5e3");
-        let mut out = JsonOut::default();
-        out.raw("{");
-        a.write(&mut out);
-        out.raw("}");
-        let v: serde_json::Value = serde_json::from_str(&out.finish().unwrap()).unwrap();
-        let values: Vec<String> = v["attributes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|kv| format!("{}={}", kv["key"].as_str().unwrap(), kv["value"]))
-            .collect();
-        assert_eq!(
-            values,
-            [
-                r#"s={"stringValue":"x\ny"}"#,
-                r#"t={"boolValue":true}"#,
-                r#"o={"stringValue":"{\"a\":1}"}"#,
-                r#"i={"intValue":"-12"}"#,
-                r#"d={"doubleValue":1500.0}"#,
-            ]
-        );
-    }
+/// One trace: what an `ExportTraceServiceRequest` of this export holds.
+#[derive(Debug)]
+pub struct Trace {
+    pub trace_id: String,
+    pub resource: Attributes,
+    /// The instrumentation scope's name and version.
+    pub scope: (&'static str, &'static str),
+    pub spans: Vec<Span>,
 }

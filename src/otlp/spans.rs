@@ -8,15 +8,16 @@ use std::collections::HashMap;
 use super::attempts::Attempt;
 use super::clock::{self, Clock, Moment};
 use super::ids::Ids;
-use super::model::{span_name, Attributes, Span, SpanEvent, SpanKind, Status};
-use crate::json::{JsonOut, JsonText};
+use super::messages::{self, Requested};
+use super::model::{span_name, Attributes, Link, Span, SpanEvent, SpanKind, Status};
+use crate::json::JsonText;
 use crate::units::Position;
 use crate::view::{ProcessView, RunHeader, SessionView, ToolOutcome, TranscriptEntry};
 
 /// A span before its ids and times are written out.
 pub struct Draft {
     pub span_id: String,
-    /// Its parent span's id; `None`: the span given to `finish` (none for the root).
+    /// Its parent span's id; `None`: the run's (none for the run's own span).
     pub parent: Option<String>,
     pub name: String,
     pub kind: SpanKind,
@@ -24,28 +25,28 @@ pub struct Draft {
     pub end: Moment,
     pub attributes: Attributes,
     pub events: Vec<SpanEvent>,
+    pub links: Vec<Link>,
     pub status: Status,
 }
 
 impl Draft {
-    /// Writes the OTLP span, under `root` when it names no parent of its
-    /// own (`""`: under none).
-    pub fn write(mut self, out: &mut JsonOut, trace_id: &str, root: &str) {
+    /// The OTLP span, under `root` when it names no parent of its own
+    /// (`""`: under none).
+    pub fn resolve(mut self, root: &str) -> Span {
         let synthetic = !(self.start.real && self.end.real);
         self.attributes.bool("agent_replay.time.synthetic", synthetic);
-        let span = Span {
-            trace_id,
-            span_id: &self.span_id,
-            parent_span_id: self.parent.as_deref().unwrap_or(root),
-            name: &self.name,
+        Span {
+            parent_span_id: self.parent.unwrap_or_else(|| root.to_string()),
+            span_id: self.span_id,
+            name: self.name,
             kind: self.kind,
             start: self.start.nanos,
             end: self.end.nanos,
-            attributes: &self.attributes,
-            events: &self.events,
-            status: &self.status,
-        };
-        span.write(out);
+            attributes: self.attributes,
+            events: self.events,
+            links: self.links,
+            status: self.status,
+        }
     }
 }
 
@@ -108,33 +109,13 @@ fn not_run_reason(entry: Option<&TranscriptEntry>) -> Option<String> {
     }
 }
 
-/// The conventions' messages (`gen_ai.*.messages`, opt-in content): one
-/// message of `role` with `parts` (JSON objects, comma-separated).
-pub fn message(role: &str, parts: &JsonOut) -> String {
-    let mut out = JsonOut::default();
-    out.raw("[{\"role\":");
-    out.string(role);
-    out.raw(",\"parts\":[");
-    out.append(parts);
-    out.raw("]}]");
-    out.finish().unwrap_or_default()
-}
-
-/// Appends a text part.
-pub fn text_part(parts: &mut JsonOut, content: &str) {
-    if !parts.is_empty() {
-        parts.raw(",");
-    }
-    parts.raw("{\"type\":\"text\",\"content\":");
-    parts.string(content);
-    parts.raw("}");
-}
-
 /// One model call: the attempts that made it and the completion, if any.
 struct Call<'v> {
     attempts: &'v [Attempt],
     /// The `llm_completed` transcript entry.
     completion: Option<&'v TranscriptEntry>,
+    /// Its `gen_ai.input.messages` (`messages::call_inputs`), `""` for none.
+    inputs: String,
 }
 
 impl Call<'_> {
@@ -152,20 +133,28 @@ impl Call<'_> {
 }
 
 /// The model calls in log order: each completion with the attempts since
-/// the one before, then the attempts no completion followed, as one call.
-fn model_calls<'v>(view: &'v SessionView, attempts: &'v [Attempt]) -> Vec<Call<'v>> {
+/// the one before, then the attempts no completion followed, as one call;
+/// with their input messages when `content` asks for them.
+fn model_calls<'v>(view: &'v SessionView, attempts: &'v [Attempt], content: bool) -> Vec<Call<'v>> {
+    let mut inputs =
+        if content { messages::call_inputs(&view.transcript) } else { Vec::new() }.into_iter();
     let mut calls = Vec::new();
     let mut rest = attempts;
     for entry in &view.transcript {
         if let TranscriptEntry::Assistant { position, .. } = entry {
             let taken = rest.partition_point(|a| a.position < position.0);
             let (mine, later) = rest.split_at(taken.min(rest.len()));
-            calls.push(Call { attempts: mine, completion: Some(entry) });
+            let inputs = inputs.next().unwrap_or_default();
+            calls.push(Call { attempts: mine, completion: Some(entry), inputs });
             rest = later;
         }
     }
     if !rest.is_empty() {
-        calls.push(Call { attempts: rest, completion: None });
+        calls.push(Call {
+            attempts: rest,
+            completion: None,
+            inputs: inputs.next().unwrap_or_default(),
+        });
     }
     calls
 }
@@ -223,15 +212,16 @@ fn attempt_event(attempt: &Attempt, clock: &Clock) -> SpanEvent {
     SpanEvent { time: at.nanos, name: "provider_attempt".into(), attributes }
 }
 
-/// The call's span times: its timed attempts' first start and last
-/// finish, else from the event before it to its completion (synthetic).
+/// The call's span times: its timed attempts' earliest start and latest
+/// finish (attempts may overlap: the last need not finish last), else from
+/// the event before it to its completion (synthetic).
 fn call_times(call: &Call<'_>, clock: &Clock) -> (Moment, Moment) {
-    let mut timed = call.attempts.iter().filter_map(|a| a.times);
-    match (timed.next(), timed.next_back()) {
-        (Some((start, end)), last) => {
-            (clock::real(start), clock::real(last.map_or(end, |(_, end)| end)))
-        }
-        (None, _) => (clock.at(call.first_position().saturating_sub(1)), clock.at(call.position())),
+    let timed = call.attempts.iter().filter_map(|a| a.times);
+    let start = timed.clone().map(|(start, _)| start).min();
+    let end = timed.map(|(_, end)| end).max();
+    match (start, end) {
+        (Some(start), Some(end)) => (clock::real(start), clock::real(end)),
+        _ => (clock.at(call.first_position().saturating_sub(1)), clock.at(call.position())),
     }
 }
 
@@ -247,9 +237,13 @@ fn chat_span(cx: &Context<'_>, call: &Call<'_>, calls: &Calls<'_>) -> Draft {
     a.opt_str("gen_ai.request.model", model);
     put_usage(&mut a, usage_of(call.attempts));
     a.int("agent_replay.position", position);
+    if !call.inputs.is_empty() {
+        a.str("gen_ai.input.messages", &call.inputs);
+    }
     let (start, end) = call_times(call, cx.clock);
     let mut events: Vec<SpanEvent> =
         call.attempts.iter().map(|t| attempt_event(t, cx.clock)).collect();
+    let failed = call.attempts.last().filter(|t| !t.succeeded());
     if let Some(TranscriptEntry::Assistant {
         life,
         turn,
@@ -275,10 +269,13 @@ fn chat_span(cx: &Context<'_>, call: &Call<'_>, calls: &Calls<'_>) -> Draft {
         }
         events.extend(not_run.into_iter().map(|(_, e)| e));
         if cx.content {
-            a.str("gen_ai.output.messages", &output_messages(text, &requested));
+            let reason = messages::finish_reason(!tool_call_ids.is_empty(), failed.is_some());
+            a.str(
+                "gen_ai.output.messages",
+                &messages::output(text, &tool_parts(&requested), reason),
+            );
         }
     }
-    let failed = call.attempts.last().filter(|t| !t.succeeded());
     let status = failed.map_or_else(Status::default, |t| {
         let kind = t.error_class.as_deref().or(t.status.as_deref()).unwrap_or("failed");
         a.str("error.type", kind);
@@ -293,8 +290,22 @@ fn chat_span(cx: &Context<'_>, call: &Call<'_>, calls: &Calls<'_>) -> Draft {
         end,
         attributes: a,
         events,
+        links: Vec::new(),
         status,
     }
+}
+
+/// The requested calls that were seen, as output message parts.
+fn tool_parts<'a>(requested: &[(&'a str, Option<&'a TranscriptEntry>)]) -> Vec<Requested<'a>> {
+    requested
+        .iter()
+        .filter_map(|&(id, entry)| match entry {
+            Some(TranscriptEntry::ToolCall { name, arguments, .. }) => {
+                Some(Requested { id, name: name.as_deref(), arguments })
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// An event for each requested call that did not run, with its id.
@@ -316,28 +327,6 @@ fn not_run_events<'a>(
         out.push((id, event));
     }
     out
-}
-
-fn output_messages(text: &str, requested: &[(&str, Option<&TranscriptEntry>)]) -> String {
-    let mut parts = JsonOut::default();
-    if !text.is_empty() {
-        text_part(&mut parts, text);
-    }
-    for &(id, entry) in requested {
-        if let Some(TranscriptEntry::ToolCall { name, arguments, .. }) = entry {
-            if !parts.is_empty() {
-                parts.raw(",");
-            }
-            parts.raw("{\"type\":\"tool_call\",\"id\":");
-            parts.string(id);
-            parts.raw(",\"name\":");
-            parts.string(name.as_deref().unwrap_or(""));
-            parts.raw(",\"arguments\":");
-            parts.raw(arguments.get());
-            parts.raw("}");
-        }
-    }
-    message("assistant", &parts)
 }
 
 /// The `execute_tool` span of a call that ran: from when the call was
@@ -383,16 +372,43 @@ fn tool_span(cx: &Context<'_>, entry: &TranscriptEntry, outcome: &ToolOutcome) -
         end: cx.clock.at(outcome.position.0),
         attributes: a,
         events: Vec::new(),
+        links: Vec::new(),
         status,
     })
 }
 
+/// The span of the sub-agent `agent_id` names, other than `process`'s own.
+fn other_agent(cx: &Context<'_>, process: &ProcessView, agent_id: &str) -> Option<String> {
+    let other = cx.view.processes.iter().find(|p| p.agent_id == agent_id)?;
+    (other.agent_id != process.agent_id).then(|| agent_span_id(cx.ids, other))
+}
+
+/// A sub-agent's parent: the process that spawned it. A log records the
+/// spawns of the process that writes it (`workflow_batch_spawned`), so
+/// that is the run, unless the agent names another sub-agent of the log as
+/// its `parent_session_id` (the session that started it, in the kernel's
+/// schema). `None`: the run.
+fn agent_parent(cx: &Context<'_>, process: &ProcessView) -> Option<String> {
+    other_agent(cx, process, &process.parent_session_id)
+}
+
+/// A workflow dependency as a link: `parent_task_id` (deepstrike 0.2.77)
+/// names the node whose output this one waited for, which need not be the
+/// process that started it and may have ended before it began.
+fn dependency_links(cx: &Context<'_>, process: &ProcessView) -> Vec<Link> {
+    let Some(task) = process.parent_task_id.as_deref() else { return Vec::new() };
+    let Some(span_id) = other_agent(cx, process, task) else { return Vec::new() };
+    let mut attributes = Attributes::default();
+    attributes.str("agent_replay.link.type", "workflow_dependency");
+    attributes.str("agent_replay.parent_task_id", task);
+    vec![Link { span_id, attributes }]
+}
+
 /// The `invoke_agent` span of a sub-agent, from its first recorded state
-/// to its last, under its parent agent's span when that is one of them.
+/// to its last, under the span of the process that spawned it.
 fn agent_span(cx: &Context<'_>, process: &ProcessView) -> Draft {
     let first = process.history.iter().next().map_or(0, |t| t.position.0);
     let last = process.history.iter().last().map_or(first, |t| t.position.0);
-    let parent_key = process.parent_task_id.as_deref().unwrap_or(&process.parent_session_id);
     let mut a = Attributes::default();
     a.str("gen_ai.operation.name", "invoke_agent");
     a.str("gen_ai.agent.id", process.agent_id.as_str());
@@ -417,18 +433,14 @@ fn agent_span(cx: &Context<'_>, process: &ProcessView) -> Draft {
     let failed = process.result_termination.as_deref().filter(|t| *t != "completed");
     Draft {
         span_id: agent_span_id(cx.ids, process),
-        parent: cx
-            .view
-            .processes
-            .iter()
-            .find(|p| p.agent_id == parent_key)
-            .map(|p| agent_span_id(cx.ids, p)),
+        parent: agent_parent(cx, process),
         name: span_name("invoke_agent", Some(&process.agent_id)),
         kind: SpanKind::Internal,
         start: cx.clock.at(first),
         end: cx.clock.at(last),
         attributes: a,
         events,
+        links: dependency_links(cx, process),
         status: failed.map_or_else(Status::default, Status::error),
     }
 }
@@ -440,8 +452,10 @@ fn agent_span_id(ids: &Ids, process: &ProcessView) -> String {
 /// Every span below the run's: chats, tools and sub-agents.
 pub fn child_spans(cx: &Context<'_>) -> Vec<Draft> {
     let calls = Calls::of(cx.view);
-    let mut drafts: Vec<Draft> =
-        model_calls(cx.view, cx.attempts).iter().map(|c| chat_span(cx, c, &calls)).collect();
+    let mut drafts: Vec<Draft> = model_calls(cx.view, cx.attempts, cx.content)
+        .iter()
+        .map(|c| chat_span(cx, c, &calls))
+        .collect();
     for entry in &cx.view.transcript {
         if let TranscriptEntry::ToolCall { result: Some(outcome), denied: None, .. } = entry {
             drafts.extend(tool_span(cx, entry, outcome));

@@ -2,7 +2,16 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { rebuildOsSnapshot, sampleLog } from "agent-replay";
@@ -47,6 +56,110 @@ test("errors print with positions and exit non-zero", () => {
   assert.match(strict.stderr, /stdin:1:\d+: unknown_kind/);
   assert.equal(run(["snapshot", "/no/such/file"]).status, 2);
   assert.equal(run(["frobnicate"]).status, 2);
+});
+
+/** A log larger than a pipe buffer (the sample's events again and again)
+ * whose last line is torn, as a live log's can be: each command prints its
+ * output, then the load error, and exits 1. */
+function bigTornLog(dir, name, copies) {
+  const file = join(dir, name);
+  writeFileSync(file, `${sampleLog().repeat(copies)}{"kind":"pa`);
+  return file;
+}
+
+/** The CLI with its stdout redirected to a file: the bytes it wrote. */
+function redirected(args) {
+  const out = join(mkdtempSync(join(tmpdir(), "agent-replay-")), "out");
+  const fd = openSync(out, "w");
+  const r = spawnSync(process.execPath, [cli, ...args], { stdio: ["ignore", fd, "pipe"] });
+  closeSync(fd);
+  return { status: r.status, bytes: statSync(out).size };
+}
+
+/** The CLI with its stdout piped through sh into a consumer that starts
+ * reading late (`sleep; wc -c`): the bytes that came through the pipe. */
+function piped(args) {
+  const script = '{ "$0" "$@"; echo "exit $?" >&2; } | { sleep 0.3; wc -c; }';
+  const r = spawnSync("sh", ["-c", script, process.execPath, cli, ...args], { encoding: "utf8" });
+  return { status: Number(r.stderr.match(/^exit (\d+)$/m)?.[1]), bytes: Number(r.stdout) };
+}
+
+test("every command's output is whole through a pipe, before its exit code 1", () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-replay-"));
+  const log = bigTornLog(dir, "big.jsonl", 200);
+  const other = bigTornLog(dir, "other.jsonl", 199);
+  const PIPE_BUFFER = 1 << 16;
+  const commands = [
+    ["snapshot", log],
+    ["summary", log],
+    ["export", "--otlp", log],
+    ["report", log, "-o", "-"],
+    ["diff", log, other],
+  ];
+  for (const args of commands) {
+    const toFile = redirected(args);
+    assert.equal(toFile.status, 1, args.join(" "));
+    if (args[0] !== "diff") assert.ok(toFile.bytes > PIPE_BUFFER, `${args[0]} fills a pipe`);
+    assert.deepEqual(piped(args), toFile, args.join(" "));
+  }
+});
+
+test("a reader that stops early (| head) ends the output quietly, with no stack trace", () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-replay-"));
+  const log = bigTornLog(dir, "big.jsonl", 200);
+  for (const args of [
+    ["snapshot", log],
+    ["export", "--otlp", log],
+    ["report", log, "-o", "-"],
+  ]) {
+    const script = '{ "$0" "$@"; echo "exit $?" >&2; } | head -c 10 >/dev/null';
+    const r = spawnSync("sh", ["-c", script, process.execPath, cli, ...args], { encoding: "utf8" });
+    const stderr = r.stderr.replace(/^big\.jsonl.*\n|^.*big\.jsonl:\d+:\d+.*\n/gm, "");
+    assert.doesNotMatch(stderr, /EPIPE|Error|at /, args.join(" "));
+    assert.match(stderr, /^exit [01]$/m, args.join(" "));
+  }
+});
+
+/** Runs the CLI as a user who cannot read what root can: as root, with the
+ * uid and gid of `nobody`, so a file's mode 000 denies it. */
+const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+
+/** Whether that user can run the CLI at all: not when the checkout is
+ * under a directory only root may enter; then mode 000 cannot be tried. */
+const userRunsCli = () => spawnSync(process.execPath, [cli, "--help"], asUser).status === 0;
+
+test("an input that cannot be read exits 2 with why on stderr, for every command", () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-replay-"));
+  chmodSync(dir, 0o755);
+  const locked = join(dir, "locked.jsonl");
+  writeFileSync(locked, sampleLog());
+  chmodSync(locked, 0o000);
+  mkdirSync(join(dir, "a-directory"));
+  const inputs = [
+    [join(dir, "missing.jsonl"), "ENOENT"],
+    [join(dir, "a-directory"), "EISDIR"],
+    [join(locked, "under-a-file"), "ENOTDIR"],
+    ...(userRunsCli() ? [[locked, "EACCES"]] : []),
+  ];
+  const out = join(dir, "out.html");
+  const commands = [
+    (input) => ["snapshot", input],
+    (input) => ["summary", input],
+    (input) => ["export", "--otlp", input],
+    (input) => ["diff", "--sample", input],
+    (input) => ["diff", input, "--sample"],
+    (input) => ["report", input, "-o", out],
+  ];
+  for (const [input, code] of inputs) {
+    for (const command of commands) {
+      const args = command(input);
+      const r = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", ...asUser });
+      assert.equal(r.status, 2, `${args.join(" ")}: ${r.stderr}`);
+      assert.equal(r.stderr, `agent-replay: cannot read ${input}: ${code}\n`, args.join(" "));
+      assert.equal(r.stdout, "", args.join(" "));
+    }
+  }
+  assert.ok(!existsSync(out), "report writes nothing");
 });
 
 /** Runs `agent-replay serve` on a free port until `use(url)` is done. */

@@ -1,9 +1,12 @@
 // The edge handler on Node (node:http on 127.0.0.1), with a real EventSource client.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import http from "node:http";
+import { join } from "node:path";
 import { memoryUsage, parseCursor } from "agent-replay";
-import { createReplayHandler, bearerTokens, toNodeListener } from "agent-replay/edge";
+import { createReplayHandler, bearerTokens } from "agent-replay/edge";
+import { toNodeListener } from "agent-replay/node";
 import { edgeScenario, hostileScenario, rawRequest } from "./edge-scenario.mjs";
 
 test("edge handler on Node: resume, gap, status codes", async () => {
@@ -172,5 +175,65 @@ test("the edge handler grants no CORS: a cross-origin request gets no Access-Con
     const granted = [...response.headers.keys()].filter((k) => k.startsWith("access-control-"));
     assert.deepEqual(granted, [], `answer ${response.status}`);
     await response.body?.cancel();
+  }
+});
+
+/** A Vercel Edge Function serving the handler, as the scenario expects it:
+ * `agent-replay/edge` bundled for the browser with nothing left external,
+ * so any Node-only import fails the build. */
+const EDGE_FUNCTION = `
+import { init } from "agent-replay";
+import { bearerTokens, createReplayHandler } from "agent-replay/edge";
+
+// A WebAssembly.Module, as Vercel's \`import wasm from "…/agent_replay_bg.wasm?module"\` gives.
+const ready = init(AGENT_REPLAY_WASM);
+const handler = createReplayHandler({
+  authorize: bearerTokens({ "test-token": ["run:1"] }),
+  storeOptions: { maxEventsPerSession: 4 },
+  maxBodyBytes: 64 * 1024,
+  maxEventsPerRequest: 3,
+  retryMs: 50,
+});
+addEventListener("fetch", (event) => event.respondWith(ready.then(() => handler(event.request))));
+`;
+
+test("agent-replay/edge bundles for the browser and serves in Vercel's Edge runtime", async () => {
+  const esbuild = await import("esbuild");
+  const root = new URL("../..", import.meta.url).pathname;
+  const bundle = await esbuild.build({
+    stdin: { contents: EDGE_FUNCTION, resolveDir: root, sourcefile: "edge-function.js" },
+    bundle: true,
+    format: "iife",
+    platform: "browser",
+    write: false,
+    logLevel: "silent",
+    // web.js's fetch of the .wasm beside it, unused here: the module is given.
+    logOverride: { "empty-import-meta": "silent" },
+  });
+  const { EdgeRuntime, runServer } = await import("edge-runtime");
+  const wasm = await WebAssembly.compile(readFileSync(join(root, "pkg/agent_replay_bg.wasm")));
+  const runtime = new EdgeRuntime({
+    initialCode: bundle.outputFiles[0].text,
+    extend: (context) => Object.assign(context, { AGENT_REPLAY_WASM: wasm }),
+  });
+  const server = await runServer({ runtime, host: "127.0.0.1", port: 0 });
+  const base = server.url.replace(/\/$/, "");
+  try {
+    await edgeScenario(base, { capacity: 4 });
+    // A resume: what was appended after a cursor, from a plain GET.
+    const headers = { authorization: "Bearer test-token" };
+    const session = `${base}/sessions/${encodeURIComponent("run:1")}`;
+    const { cursor } = await (await fetch(session, { headers })).json();
+    const body = '{"kind":"page_out","turn":7}\n{"kind":"page_out","turn":8}';
+    assert.equal((await fetch(`${session}/events`, { method: "POST", headers, body })).status, 200);
+    const resumed = await fetch(`${session}/events?cursor=${encodeURIComponent(cursor)}`, {
+      headers,
+    });
+    assert.deepEqual(
+      (await resumed.json()).events.map((e) => e.event.turn),
+      [7, 8],
+    );
+  } finally {
+    await server.close();
   }
 });

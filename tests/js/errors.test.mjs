@@ -59,6 +59,7 @@ test("the table has every code once, each with a status and a description", () =
     "misdirected_request",
     "unauthorized",
     "storage_full",
+    "storage_unavailable",
     "internal",
   ])
     assert.ok(codes.includes(code), code);

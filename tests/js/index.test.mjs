@@ -14,11 +14,19 @@ const realLog = readFileSync(new URL("long_run.jsonl", corpus), "utf8");
 /** Each event's text as the log reader gives it. */
 const realLines = [];
 new SessionState().write(realLog, { onEvent: (e) => realLines.push(e.json) }).end();
-const indexOf = (log) => {
+const indexOf = (log) => new SessionIndex().apply(log);
+
+test("apply returns the index, as SessionState's returns the state; errors by loadErrors()", () => {
   const index = new SessionIndex();
-  index.apply(log);
-  return index;
-};
+  assert.equal(index.apply(`${sample}{"kind":"pa`), index);
+  assert.equal(index.eventCount, lines.length);
+  assert.deepEqual(
+    index.loadErrors().map((e) => [e.line, e.code]),
+    [[lines.length + 1, "truncated"]],
+  );
+  const state = new SessionState();
+  assert.equal(state.apply(sample), state);
+});
 
 test("pages give each event as written, with its position, kind and turn", () => {
   const index = indexOf(sample);

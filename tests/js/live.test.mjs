@@ -379,3 +379,15 @@ test("a new session when every session held has a subscriber: store_full", () =>
   subscription.close();
   assert.equal(store.append("new", ev(1)).position, 1, "room again once idle");
 });
+
+test("holds: a session the store has, not one it never saw or evicted", () => {
+  const store = new ReplayStore({ incarnation: "i", maxSessions: 1 });
+  store.append("a", ev(1));
+  assert.equal(store.holds("a"), true);
+  assert.equal(store.holds("b"), false, "never seen");
+  store.append("b", ev(1));
+  assert.deepEqual([store.holds("a"), store.holds("b")], [false, true], "a evicted for b");
+  assert.throws(() => store.holds(42), { code: "invalid_session_id" });
+  store.free();
+  assert.throws(() => store.holds("b"), { code: "closed" });
+});

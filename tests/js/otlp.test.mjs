@@ -2,12 +2,16 @@
 // official OpenTelemetry protobuf definitions (tests/otlp-proto/, loaded by
 // protobufjs). The JSON round-trips through the protobuf binary encoding
 // and back unchanged, so every field has the name and type the protocol
-// gives it; ids are checked as hex here, because protobuf's generic JSON
-// mapping reads `bytes` as base64 where OTLP/JSON writes ids as hex.
+// gives it; the export's own protobuf decodes to that same trace; ids are
+// checked as hex here, because protobuf's generic JSON mapping reads
+// `bytes` as base64 where OTLP/JSON writes ids as hex.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, utimesSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import protobuf from "protobufjs";
 import { AgentReplayError, sampleLog, SessionState, toOtlp } from "agent-replay";
@@ -35,14 +39,22 @@ function mapIds(value, f) {
   );
 }
 
+/** Protobuf bytes decoded with the official definitions, as OTLP/JSON. */
+function decode(wire) {
+  const object = Request.toObject(Request.decode(wire), {
+    longs: String,
+    enums: Number,
+    bytes: Buffer,
+  });
+  return mapIds(object, (bytes) => Buffer.from(bytes).toString("hex"));
+}
+
 /** OTLP/JSON → protobuf binary (official definitions) → back to OTLP/JSON. */
 function roundTrip(trace) {
   const message = Request.fromObject(mapIds(trace, (hex) => Buffer.from(hex, "hex")));
   assert.equal(Request.verify(message), null);
   const wire = Request.encode(message).finish();
-  const decoded = Request.decode(wire);
-  const object = Request.toObject(decoded, { longs: String, enums: Number, bytes: Buffer });
-  return { wire, object: mapIds(object, (bytes) => Buffer.from(bytes).toString("hex")) };
+  return { wire, object: decode(wire) };
 }
 
 const spansOf = (trace) => trace.resourceSpans[0].scopeSpans[0].spans;
@@ -75,9 +87,11 @@ test("decoded: span names, parent links, attributes and times", () => {
   const run = byName["invoke_agent coordinator"];
   assert.equal(run.parentSpanId, undefined, "the run is the root");
   assert.equal(byName["invoke_agent wf-node0"].parentSpanId, run.spanId);
-  assert.equal(
-    byName["invoke_agent wf-node2"].parentSpanId,
-    byName["invoke_agent wf-node1"].spanId,
+  assert.equal(byName["invoke_agent wf-node2"].parentSpanId, run.spanId, "spawned by the run");
+  assert.deepEqual(
+    byName["invoke_agent wf-node2"].links.map((l) => l.spanId),
+    [byName["invoke_agent wf-node1"].spanId],
+    "its workflow dependency, linked",
   );
   assert.deepEqual(attr(run, "gen_ai.operation.name"), { stringValue: "invoke_agent" });
   assert.deepEqual(attr(run, "gen_ai.conversation.id"), { stringValue: "w" });
@@ -150,7 +164,7 @@ test("agent-replay export --otlp prints the trace; exit codes as the other comma
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stderr, "");
   const trace = JSON.parse(r.stdout);
-  assert.deepEqual(trace, toOtlp(corpus("permissions.jsonl")));
+  assert.deepEqual(trace, toOtlp(corpus("permissions.jsonl")), "its times are the log's");
   assert.deepEqual(roundTrip(trace).object, withoutDefaults(trace));
   assert.doesNotMatch(r.stdout, /gen_ai\.output\.messages/);
 
@@ -177,4 +191,261 @@ test("agent-replay export --otlp prints the trace; exit codes as the other comma
   const missing = run(["export", "--otlp", join(here, "no-such.jsonl")]);
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /cannot read .*no-such\.jsonl: ENOENT/);
+});
+
+const ALL_LOGS = () => [
+  ...JSON.parse(corpus("MANIFEST.json")).logs.map((l) => [l.log, corpus(l.log)]),
+  ["sample", sampleLog()],
+];
+
+test("the protobuf encoding decodes, with the official definitions, to the JSON one", () => {
+  for (const [name, text] of ALL_LOGS()) {
+    for (const content of [false, true]) {
+      const options = { content, sessionId: name, startTime: 1_780_000_000_000 };
+      const wire = toOtlp(text, { ...options, format: "protobuf" });
+      assert.ok(wire instanceof Uint8Array);
+      assert.deepEqual(decode(wire), withoutDefaults(toOtlp(text, options)), name);
+    }
+  }
+  const state = new SessionState("s").apply(sampleLog());
+  assert.deepEqual(
+    state.toOtlp({ format: "protobuf" }),
+    toOtlp(sampleLog(), { sessionId: "s", format: "protobuf" }),
+  );
+  state.free();
+  assert.throws(
+    () => toOtlp(sampleLog(), { format: "xml" }),
+    (e) => e instanceof AgentReplayError && e.code === "invalid_input",
+  );
+});
+
+/** Each message of a `gen_ai.*.messages` attribute, parsed. */
+const messagesOf = (span, key) => {
+  const value = attr(span, key);
+  return value ? JSON.parse(value.stringValue) : [];
+};
+
+test("decoded: messages have the GenAI schemas' required fields; the run has input and output", () => {
+  let outputs = 0;
+  let inputs = 0;
+  for (const [name, text] of ALL_LOGS()) {
+    const spans = spansOf(decode(toOtlp(text, { content: true, format: "protobuf" })));
+    for (const span of spans) {
+      for (const m of messagesOf(span, "gen_ai.input.messages")) {
+        inputs++;
+        assert.ok(["system", "user", "assistant", "tool"].includes(m.role), name);
+        assert.ok(Array.isArray(m.parts) && m.parts.length > 0, name);
+        for (const part of m.parts) {
+          assert.equal(typeof part.type, "string");
+          if (part.type === "text") assert.equal(typeof part.content, "string");
+          if (part.type === "tool_call_response") assert.ok("response" in part, name);
+        }
+      }
+      for (const m of messagesOf(span, "gen_ai.output.messages")) {
+        outputs++;
+        assert.equal(typeof m.role, "string", name);
+        assert.ok(Array.isArray(m.parts), name);
+        assert.ok(
+          ["stop", "length", "content_filter", "tool_call", "error"].includes(m.finish_reason),
+          `${name}: finish_reason ${m.finish_reason}`,
+        );
+        for (const part of m.parts.filter((p) => p.type === "tool_call"))
+          for (const key of ["id", "name", "arguments"]) assert.ok(key in part, `${name}: ${key}`);
+      }
+    }
+    const chats = spans.filter((s) => s.name.startsWith("chat"));
+    if (chats.length)
+      assert.ok(
+        messagesOf(chats[0], "gen_ai.input.messages").length,
+        `${name}: the first call's input`,
+      );
+  }
+  assert.ok(inputs > 20 && outputs > 20, `${inputs} input and ${outputs} output messages checked`);
+  const root = spansOf(toOtlp(sampleLog(), { content: true }))[0];
+  assert.match(attr(root, "input.value").stringValue, /^Find why/);
+  assert.equal(typeof attr(root, "output.value").stringValue, "string");
+});
+
+/** Every span starts no later than it ends and lies within its parent. */
+function assertNested(spans, name) {
+  const byId = new Map(spans.map((s) => [s.spanId, s]));
+  for (const s of spans) {
+    const [start, end] = [BigInt(s.startTimeUnixNano), BigInt(s.endTimeUnixNano)];
+    assert.ok(start <= end, `${name}: ${s.name} ends before it starts`);
+    if (s.parentSpanId === undefined) continue;
+    const p = byId.get(s.parentSpanId);
+    assert.ok(p, `${name}: ${s.name}'s parent is in the trace`);
+    assert.ok(
+      BigInt(p.startTimeUnixNano) <= start && end <= BigInt(p.endTimeUnixNano),
+      `${name}: ${s.name} within ${p.name}`,
+    );
+    for (const e of s.events ?? []) {
+      const t = BigInt(e.timeUnixNano);
+      assert.ok(start <= t && t <= end, `${name}: event ${e.name} within ${s.name}`);
+    }
+  }
+}
+
+test("decoded: times never run backwards, children lie within parents, sub-agents link their dependency", () => {
+  for (const [name, text] of ALL_LOGS())
+    assertNested(spansOf(decode(toOtlp(text, { format: "protobuf" }))), name);
+  const spans = spansOf(decode(toOtlp(corpus("workflow.jsonl"), { format: "protobuf" })));
+  const [run] = spans;
+  const agents = spans.filter((s) => s.name.startsWith("invoke_agent wf-"));
+  assert.equal(agents.length, 3);
+  for (const a of agents) assert.equal(a.parentSpanId, run.spanId, `${a.name}: spawned by the run`);
+  const node1 = agents.find((a) => a.name.endsWith("wf-node1"));
+  const node2 = agents.find((a) => a.name.endsWith("wf-node2"));
+  assert.deepEqual(
+    node2.links.map((l) => [l.traceId, l.spanId, attr(l, "agent_replay.link.type").stringValue]),
+    [[run.traceId, node1.spanId, "workflow_dependency"]],
+  );
+});
+
+test("startTime places a log without recorded times; without it, the Unix epoch", () => {
+  const text = corpus("workflow.jsonl");
+  const startOf = (options) => BigInt(spansOf(toOtlp(text, options))[0].startTimeUnixNano);
+  assert.ok(startOf() < 10n ** 12n, "no startTime: at the epoch");
+  const ms = Date.parse("2026-12-01T10:00:00Z");
+  const at = BigInt(ms) * 1_000_000n;
+  for (const startTime of [ms, new Date(ms), "2026-12-01T10:00:00Z"]) {
+    const start = startOf({ startTime });
+    assert.ok(start >= at && start < at + 10n ** 9n, `${startTime}: ${start}`);
+  }
+  assert.deepEqual(
+    toOtlp(corpus("tools.jsonl"), { startTime: ms }),
+    toOtlp(corpus("tools.jsonl")),
+    "recorded times win",
+  );
+  for (const startTime of [-1, 1.5, "yesterday", Number.NaN])
+    assert.throws(
+      () => toOtlp(text, { startTime }),
+      (e) => e instanceof AgentReplayError && e.code === "invalid_input",
+      String(startTime),
+    );
+});
+
+test("export: --format protobuf, --session-id, and the file's time for a log without times", () => {
+  const dir = mkdtempSync(join(tmpdir(), "otlp-"));
+  try {
+    const file = join(dir, "workflow.jsonl");
+    copyFileSync(join(here, "../corpus/deepstrike-0.2.77/workflow.jsonl"), file);
+    const mtime = new Date("2026-11-30T08:00:00Z");
+    utimesSync(file, mtime, mtime);
+    const text = corpus("workflow.jsonl");
+    const expected = toOtlp(text, { sessionId: "run-9", startTime: mtime });
+    const json = run(["export", "--otlp", file, "--session-id", "run-9"]);
+    assert.equal(json.status, 0, json.stderr);
+    assert.deepEqual(JSON.parse(json.stdout), expected, "placed at the file's modification time");
+    const r = spawnSync(process.execPath, [
+      cli,
+      "export",
+      "--otlp",
+      "--format",
+      "protobuf",
+      file,
+      "--session-id",
+      "run-9",
+    ]);
+    assert.equal(r.status, 0, String(r.stderr));
+    assert.deepEqual(decode(r.stdout), withoutDefaults(expected));
+    const started = run(["export", "--otlp", file, "--start", "1780000000000"]);
+    assert.deepEqual(JSON.parse(started.stdout), toOtlp(text, { startTime: 1_780_000_000_000 }));
+    const iso = run(["export", "--otlp", file, "--start", "2026-12-01T10:00:00Z"]);
+    assert.deepEqual(JSON.parse(iso.stdout), toOtlp(text, { startTime: "2026-12-01T10:00:00Z" }));
+    for (const bad of [
+      ["--start", "soon"],
+      ["--format", "xml"],
+      ["--header", "K=V"],
+      ["--endpoint", "not a url"],
+      ["--session-id"],
+    ])
+      assert.equal(run(["export", "--otlp", file, ...bad]).status, 2, bad.join(" "));
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
+
+/** Runs the CLI without blocking this process (whose server it talks to). */
+async function runAsync(args) {
+  const child = spawn(process.execPath, [cli, ...args]);
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  const [status] = await once(child, "close");
+  return { status, stdout, stderr };
+}
+
+test("export --endpoint posts the trace (protobuf, or JSON on request) with headers and reports the answer", async () => {
+  const received = [];
+  let answer = { status: 200, type: "application/json", body: "{}" };
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      received.push({
+        method: req.method,
+        url: req.url,
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      });
+      res.writeHead(answer.status, { "content-type": answer.type });
+      res.end(answer.body);
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const endpoint = `http://127.0.0.1:${server.address().port}/v1/traces`;
+  const file = join(here, "../corpus/deepstrike-0.2.77/tools.jsonl");
+  try {
+    const sent = await runAsync([
+      "export",
+      "--otlp",
+      file,
+      "--endpoint",
+      endpoint,
+      "--header",
+      "authorization=Bearer t=1",
+      "--content",
+    ]);
+    assert.equal(sent.status, 0, sent.stderr);
+    assert.equal(sent.stdout, "200 OK\n{}\n");
+    const [first] = received;
+    assert.equal(first.method, "POST");
+    assert.equal(first.url, "/v1/traces");
+    assert.equal(first.headers["content-type"], "application/x-protobuf");
+    assert.equal(first.headers.authorization, "Bearer t=1");
+    assert.deepEqual(
+      decode(first.body),
+      withoutDefaults(toOtlp(corpus("tools.jsonl"), { content: true })),
+    );
+
+    answer = {
+      status: 415,
+      type: "text/plain",
+      body: "Unsupported content type: application/json",
+    };
+    const refused = await runAsync([
+      "export",
+      "--otlp",
+      file,
+      "--endpoint",
+      endpoint,
+      "--format",
+      "json",
+    ]);
+    assert.equal(refused.status, 1, "a non-2xx answer exits 1");
+    assert.equal(
+      refused.stdout,
+      "415 Unsupported Media Type\nUnsupported content type: application/json\n",
+    );
+    assert.equal(received[1].headers["content-type"], "application/json");
+    assert.deepEqual(JSON.parse(received[1].body), toOtlp(corpus("tools.jsonl")));
+  } finally {
+    server.close();
+  }
+  const closed = await runAsync(["export", "--otlp", file, "--endpoint", endpoint]);
+  assert.equal(closed.status, 1, "no backend: exit 1");
+  assert.match(closed.stderr, /cannot send to http:\/\/127\.0\.0\.1:\d+\/v1\/traces: ECONNREFUSED/);
 });

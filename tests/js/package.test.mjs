@@ -56,7 +56,7 @@ test("Node: the installed package works with no init", () => {
   assert.deepEqual(JSON.parse(out), EXPECTED);
 });
 
-test("Node CommonJS: require() of the package and its edge handler, no init", () => {
+test("Node CommonJS: require() of the package, its edge handler and its Node adapter, no init", () => {
   const out = execFileSync(process.execPath, ["checks/require.cjs"], {
     cwd: project,
     encoding: "utf8",
@@ -68,6 +68,7 @@ test("Node CommonJS: require() of the package and its edge handler, no init", ()
   assert.equal(got.appended, parseLog(sampleLog()).events.length);
   assert.deepEqual(got.observed, view, "the edge handler folded what it was sent");
   assert.deepEqual(got.names, Object.keys(esm).sort(), "require() gives what import gives");
+  assert.equal(got.listener, "function", "agent-replay/node's toNodeListener");
 });
 
 test("Node: the installed CLI writes a one-file report (its template ships built)", () => {

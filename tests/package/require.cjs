@@ -3,6 +3,7 @@
 // with the ESM entry's results.
 const { init, rebuildOsSnapshot, sampleLog, SessionState } = require("agent-replay");
 const { createReplayHandler } = require("agent-replay/edge");
+const { toNodeListener } = require("agent-replay/node");
 
 async function main() {
   await init(); // loaded already: code shared with browsers may call it
@@ -17,6 +18,7 @@ async function main() {
       appended: (await appended.json()).appended,
       observed: observation.state,
       names: Object.keys(require("agent-replay")).sort(),
+      listener: typeof toNodeListener(createReplayHandler({ authorize: () => true })),
     }),
   );
 }

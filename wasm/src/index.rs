@@ -32,10 +32,14 @@ impl SessionIndex {
     }
 
     /// Indexes a whole log, which the index then keeps as its events'
-    /// texts; `{framing, events, errors}` as JSON.
+    /// texts. Like `SessionState.apply`, it reports nothing: the load
+    /// errors are read with `loadErrors`.
     #[wasm_bindgen(js_name = applyBytes)]
-    pub fn apply_bytes(&mut self, bytes: Vec<u8>, strict: bool) -> Result<String, JsValue> {
-        self.inner.fold("apply", |i| Ok(report_json(&i.apply_log(bytes, opts(strict))?)))
+    pub fn apply_bytes(&mut self, bytes: Vec<u8>, strict: bool) -> Result<(), JsValue> {
+        self.inner.fold("apply", |i| {
+            i.apply_log(bytes, opts(strict))?;
+            Ok(())
+        })
     }
 
     /// Makes room at once for the index of a log of about `bytes` bytes

@@ -24,7 +24,7 @@ use agent_replay::live::ObservedEvent;
 use agent_replay::SessionEvent;
 
 /// The length of a text in UTF-16 units, as JS counts it.
-fn units(text: &str) -> usize {
+pub fn units(text: &str) -> usize {
     if text.is_ascii() {
         text.len()
     } else {
