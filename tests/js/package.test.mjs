@@ -19,7 +19,7 @@ import {
   startWorkerd,
 } from "../package/harness.mjs";
 import { edgeScenario, hostileScenario, twoClients } from "./edge-scenario.mjs";
-import { launchChromium } from "./chromium.mjs";
+import { launchChromium } from "./browsers.mjs";
 
 let project;
 before(() => (project = installProject()));
