@@ -18,7 +18,7 @@ import { createReadStream, readFileSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import * as esbuild from "esbuild";
 import { viewerBuildOptions } from "../scripts/viewer-bundles.mjs";
-import { launchChromium } from "../tests/js/chromium.mjs";
+import { launchChromium } from "../tests/js/browsers.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const [file, roundsArg = "3", probesArg = "first,transfer,index"] = process.argv.slice(2);

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { parseLog } from "../js/node.js";
-import { launchChromium } from "../tests/js/chromium.mjs";
+import { launchChromium } from "../tests/js/browsers.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const reps = Number(process.env.REPORT_REPS ?? 3);

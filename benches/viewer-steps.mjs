@@ -11,7 +11,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launchChromium } from "../tests/js/chromium.mjs";
+import { launchChromium } from "../tests/js/browsers.mjs";
 import { startServe } from "../tests/js/serve.mjs";
 
 const file = process.argv[2];

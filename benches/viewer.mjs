@@ -22,7 +22,7 @@ import {
   truncateSync,
 } from "node:fs";
 import { join } from "node:path";
-import { launchChromium } from "../tests/js/chromium.mjs";
+import { launchChromium } from "../tests/js/browsers.mjs";
 import { startServe } from "../tests/js/serve.mjs";
 
 const root = new URL("..", import.meta.url).pathname;

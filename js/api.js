@@ -46,7 +46,8 @@ export function rebuildOsSnapshot(input, options) {
 }
 
 /** The WebAssembly memory the host holds, the bytes allocated in it now,
- * and the memory limit (`setMemoryLimit`). */
+ * the most allocated during the last call the limit watched, and the memory
+ * limit (`setMemoryLimit`). */
 export function memoryUsage() {
   return JSON.parse(raw.memoryUsage());
 }
@@ -57,9 +58,10 @@ const MAX_MEMORY_LIMIT = 2 ** 32 - 2 ** 26;
 
 /**
  * Sets the memory budget of this WebAssembly instance, in bytes allocated
- * (default 3 GiB). A call that takes memory past it throws
- * `limit_exceeded` instead of trapping; a SessionState that it was folding
- * is dropped (it throws `limit_exceeded` until freed).
+ * (default 3 GiB), held while each call runs (wasm/src/alloc.rs). A call
+ * that takes memory past it throws `limit_exceeded` instead of trapping; a
+ * SessionState that it was folding is dropped (it throws `limit_exceeded`
+ * until freed).
  */
 export function setMemoryLimit(bytes) {
   if (!Number.isInteger(bytes) || bytes <= 0 || bytes > MAX_MEMORY_LIMIT) {

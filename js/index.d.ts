@@ -1107,16 +1107,19 @@ export function rebuildOsSnapshot(
 ): OsSnapshot;
 
 /** The WebAssembly linear memory the host holds, the bytes allocated in it
- * now (linear memory never shrinks; allocated bytes do), and the memory limit. */
+ * now (linear memory never shrinks; allocated bytes do), the most allocated
+ * during the last call the limit watched, and the memory limit. */
 export function memoryUsage(): {
   wasm_memory_bytes: number;
   allocated_bytes: number;
+  peak_bytes: number;
   limit_bytes: number;
 };
 
 /** Sets the memory limit of this WebAssembly instance in bytes allocated
- * (default 3 GiB): a call past it throws `limit_exceeded` instead of trapping,
- * and a SessionState it was folding is dropped. */
+ * (default 3 GiB), held while each call runs: a call past it throws
+ * `limit_exceeded` instead of trapping, a SessionState or SessionIndex it was
+ * folding is dropped, and a live append stops at the limit. */
 export function setMemoryLimit(bytes: number): void;
 
 /** The embedded sample session (JSON Lines; uses all 50 kinds). */

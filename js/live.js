@@ -387,9 +387,15 @@ export class ReplaySession {
   append(input, { maxEvents } = {}) {
     const bytes = appendBytes(input, "ReplaySession.append");
     const core = this.#live();
-    const { events } = observed(
-      call(() => core.append(bytes, storeNow(this.#store), maxEvents), bytes),
-    );
+    let wire;
+    try {
+      wire = call(() => core.append(bytes, storeNow(this.#store), maxEvents), bytes);
+    } catch (e) {
+      // Past the memory limit midway, the events before are in the store.
+      if (e.code === "limit_exceeded") wake(this.#store, this.#id);
+      throw e;
+    }
+    const { events } = observed(wire);
     if (events.length) wake(this.#store, this.#id);
     return events;
   }

@@ -2,8 +2,10 @@
 # Installs what a fresh machine lacks to build and test agent-replay:
 # the wasm32 target, the wasm-bindgen CLI at exactly the version Cargo.lock
 # pins for the wasm-bindgen crate, the npm dev dependencies (deno, workerd,
-# esbuild, vite, playwright-core, pg, ...), Debian's Chromium for the
-# browser tests and Debian's PostgreSQL for the storage tests.
+# esbuild, vite, playwright-core, puppeteer-core, pg, ...), the browsers
+# the viewer's tests run in (tests/js/browsers.mjs), from Debian: Chromium,
+# Firefox ESR, and WebKitGTK's MiniBrowser with its WebDriver, under Xvfb,
+# and Debian's PostgreSQL for the storage tests.
 # Idempotent: each step is skipped when already satisfied.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,11 +26,25 @@ if [ ! -x node_modules/.bin/tsc ] || [ ! -x node_modules/.bin/wasm-opt ] || [ pa
   npm ci --no-audit --no-fund
 fi
 
-if [ ! -x /usr/bin/chromium ]; then
+# Each browser test's program, and the Debian package that brings it
+# (libwebkit2gtk-4.1-0 ships MiniBrowser).
+minibrowser=/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser
+declare -A wanted=(
+  [/usr/bin/chromium]=chromium
+  [/usr/bin/firefox-esr]=firefox-esr
+  [/usr/bin/WebKitWebDriver]=webkit2gtk-driver
+  [$minibrowser]=libwebkit2gtk-4.1-0
+  [/usr/bin/Xvfb]=xvfb
+)
+missing=()
+for program in "${!wanted[@]}"; do
+  [ -x "$program" ] || missing+=("${wanted[$program]}")
+done
+if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
   else
-    echo "setup: the browser tests need Chromium at /usr/bin/chromium (Debian: apt-get install chromium)" >&2
+    echo "setup: the browser tests need Debian's ${missing[*]} (apt-get install ${missing[*]})" >&2
     exit 1
   fi
 fi

@@ -10,7 +10,7 @@
 // them by their served URLs (`/agent-replay/pkg/…`). The one-file report
 // (scripts/report-template.mjs) bundles the same sources with the same
 // options.
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import * as esbuild from "esbuild";
 
@@ -35,7 +35,7 @@ export function viewerBuildOptions(root, plugins = []) {
     bundle: true,
     absWorkingDir: root,
     alias: { "agent-replay/viewer": join(root, "js/viewer/index.js") },
-    plugins: [servedPaths(root), ...plugins],
+    plugins: [servedPaths(root), uPlotLocale(root), ...plugins],
     logLevel: "warning",
     // The bindings read import.meta.url only when init() is given no .wasm.
     logOverride: { "empty-import-meta": "silent" },
@@ -50,6 +50,26 @@ function servedPaths(root) {
       build.onResolve({ filter: /^\/agent-replay\/js\// }, ({ path }) => ({
         path: join(root, "js", path.slice("/agent-replay/js/".length)),
       }));
+    },
+  };
+}
+
+/** uPlot's module makes its number format in `navigator.language` when it
+ * loads: in WebKit under a C locale that is "C", which Intl refuses, and
+ * the import would throw. Bundled, it reads the language through
+ * js/viewer/locale.js's `browserLocale`, as the viewer's own formats do. */
+function uPlotLocale(root) {
+  const helper = JSON.stringify(join(root, "js/viewer/locale.js"));
+  return {
+    name: "uplot-locale",
+    setup(build) {
+      build.onLoad({ filter: /[\\/]uplot[\\/]dist[\\/]uPlot\.esm\.js$/ }, ({ path }) => {
+        const source = readFileSync(path, "utf8");
+        const patched = source.replace("nav.language", "browserLocale()");
+        if (patched === source || patched.includes("nav.language"))
+          throw new Error("uPlot no longer reads nav.language once: see uPlotLocale");
+        return { contents: `import { browserLocale } from ${helper};\n${patched}`, loader: "js" };
+      });
     },
   };
 }

@@ -148,9 +148,15 @@ impl std::fmt::Display for Error {
 impl std::error::Error for Error {}
 
 impl From<LogError> for Error {
-    /// A log that cannot be read at all (strict mode's first error).
+    /// A log that cannot be read at all (strict mode's first error); a read
+    /// stopped short of memory (`crate::memory`) is `limit_exceeded`.
     fn from(e: LogError) -> Self {
-        Error { code: ErrorCode::InvalidLog, message: e.to_string(), errors: vec![e] }
+        let code = if e.code == crate::log::LogErrorCode::LimitExceeded {
+            ErrorCode::LimitExceeded
+        } else {
+            ErrorCode::InvalidLog
+        };
+        Error { code, message: e.to_string(), errors: vec![e] }
     }
 }
 

@@ -35,6 +35,7 @@ pub mod generate;
 pub mod index;
 pub mod json;
 pub mod live;
+pub mod memory;
 pub mod otlp;
 pub mod shared_list;
 pub mod shared_map;

@@ -183,6 +183,44 @@ fn search_pages_and_filters_find_what_a_plain_scan_finds() {
     assert_eq!(index.search("", 1, 10), (vec![], None));
 }
 
+/// A log whose messages hold letters beyond ASCII, one event each.
+fn unicode_log(texts: &[&str]) -> String {
+    let line = |(turn, text): (usize, &&str)| {
+        format!(
+            "{{\"kind\":\"llm_completed\",\"turn\":{},\"message\":{{\"role\":\"assistant\",\
+             \"content\":\"{text}\"}}}}\n",
+            turn + 1
+        )
+    };
+    texts.iter().enumerate().map(line).collect()
+}
+
+#[test]
+fn search_matches_letters_beyond_ascii_in_either_case_as_a_js_regexp_does() {
+    let log = unicode_log(&[
+        "kein ärger",
+        "KEIN ÄRGER",
+        "die straße",
+        "DIE STRASSE",
+        "ὈΔΥΣΣΕΎΣ",
+        "ὀδυσσεύς",
+        "ſ",
+        "x",
+    ]);
+    let index = index_of(&log);
+    assert_eq!(index.event_count(), 8);
+    let found = |query: &str| index.search(query, 1, 100).0;
+    assert_eq!(found("Ärger"), [1, 2]);
+    assert_eq!(found("ärger"), [1, 2]);
+    assert_eq!(found("Straße"), [3], "ß is not SS");
+    assert_eq!(found("strasse"), [4]);
+    assert_eq!(found("οδυσσευσ"), [] as [u64; 0], "accents are letters of their own");
+    assert_eq!(found("δυσσεύς"), [5, 6], "σ, ς and Σ are one letter");
+    assert_eq!(found("\"S\""), [] as [u64; 0], "ſ is not s");
+    let filter = Filter { query: Some("ÄRGER".into()), ..Filter::default() };
+    assert_eq!(index.filter(&filter), [1, 2]);
+}
+
 #[test]
 fn filters_keep_what_the_viewer_asks_for() {
     let log = generate_jsonl(9, 500_000);

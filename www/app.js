@@ -16,6 +16,15 @@ const worker =
   new Worker("/www/worker-start.js", { type: "module" });
 const viewer = $("viewer");
 const ROW = 26;
+/** How long the page waits for its worker's first word (worker-start.js
+ * says "started" on its first line) before it says the viewer did not
+ * start: a worker that never runs leaves no error of its own, only a page
+ * that shows nothing but its top bar. */
+const WORKER_START_MS = 15_000;
+const NOT_STARTED = "The viewer's worker did not start: reload the page.";
+/** Whether the worker has said anything yet. */
+let workerHeard = false;
+setTimeout(() => workerHeard || showError(NOT_STARTED, { keep: true }), WORKER_START_MS);
 
 let end = 0; // the last position loaded
 let shown = 0; // the position the panels show
@@ -37,6 +46,11 @@ let digest = null; // the runtime panels' rows of the whole log (viewDigest), cu
 // ---- Worker messages -------------------------------------------------------
 
 worker.onmessage = ({ data: msg }) => {
+  if (!workerHeard) {
+    workerHeard = true;
+    // Late rather than never: what the page said is no longer so.
+    if ($("error").textContent === NOT_STARTED) $("error").hidden = true;
+  }
   switch (msg.op) {
     case "categories":
       addCategoryChips(msg.categories);
@@ -137,9 +151,16 @@ function followLive(url, cursor) {
   ask({ op: "live", url, cursor, fresh: true });
 }
 
+/** Opens a file chosen or dropped: the worker reads it, but on a report's
+ * page the page does (`fileSource`, www/report.js). */
+function openFile(file) {
+  if (!embedded) return openLog({ file });
+  embedded.fileSource(file).then(openLog, (error) => showError(`${file.name}: ${error.message}`));
+}
+
 $("file").addEventListener("change", (e) => {
   const file = e.target.files[0];
-  if (file) openLog({ file });
+  if (file) openFile(file);
   e.target.value = "";
 });
 
@@ -169,7 +190,7 @@ addEventListener("drop", (e) => {
   dragDepth = 0;
   $("drop").hidden = true;
   const file = e.dataTransfer?.files?.[0];
-  if (file) openLog({ file });
+  if (file) openFile(file);
 });
 
 // ---- Loading progress ------------------------------------------------------
@@ -682,14 +703,15 @@ $("connect").addEventListener("click", () => {
 
 // ---- Errors, theme, keyboard ------------------------------------------------------
 
-function showError(message) {
+/** Shows `message` for a while, or until the next one with `keep`. */
+function showError(message, { keep = false } = {}) {
   const box = $("error");
   box.textContent = message;
   box.hidden = false;
   progressShown = null;
   $("progress").hidden = true;
   clearTimeout(showError.timer);
-  showError.timer = setTimeout(() => (box.hidden = true), 8000);
+  if (!keep) showError.timer = setTimeout(() => (box.hidden = true), 8000);
 }
 
 function setTheme(theme) {
@@ -998,7 +1020,7 @@ $("skip-idle").addEventListener("change", (e) => {
 const params = new URLSearchParams(location.search);
 if (embedded) {
   embedded.log().then(
-    (file) => openLog({ file }),
+    (log) => openLog(log),
     (error) => showError(`report: ${error.message}`),
   );
 } else if (params.get("log")) {

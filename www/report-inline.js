@@ -1,5 +1,6 @@
 // What a one-file report's page and its worker share: reading back what
 // `agent-replay report` inlined, gzipped and then written as base64.
+import { streamOf } from "../js/viewer/read-ahead.js";
 
 /** The bytes a base64 text holds. */
 function fromBase64(text) {
@@ -13,8 +14,8 @@ function fromBase64(text) {
 /** A Response that streams the gunzipped bytes of `base64`, typed `type`
  * (DecompressionStream: in Chromium, Firefox and Safari, pages and workers). */
 export function inflate(base64, type) {
-  const gzipped = new Blob([fromBase64(base64.trim())]);
-  return new Response(gzipped.stream().pipeThrough(new DecompressionStream("gzip")), {
+  const gzipped = streamOf(fromBase64(base64.trim()));
+  return new Response(gzipped.pipeThrough(new DecompressionStream("gzip")), {
     headers: { "content-type": type },
   });
 }

@@ -7,4 +7,6 @@ import wasmGzipBase64 from "agent-replay:wasm.gz.base64";
 import { init } from "../js/web.js";
 import { inflate } from "./report-inline.js";
 
+// As the viewer's worker entry does: the page waits to hear it runs.
+self.postMessage({ op: "started" });
 init(inflate(wasmGzipBase64, "application/wasm"));

@@ -24,14 +24,16 @@ import {
 import { upperBound, viewDigest } from "/agent-replay/js/viewer/digest.js";
 import { chartSeries, indexedSeries } from "/agent-replay/js/viewer/series.js";
 import { chartBuffers, chartTables } from "/agent-replay/js/viewer/chart-data.js";
-import { readAhead } from "/agent-replay/js/viewer/read-ahead.js";
+import { readAhead, streamOf } from "/agent-replay/js/viewer/read-ahead.js";
 import { readThrough } from "/agent-replay/js/viewer/reader.js";
+import { textMatcher } from "/agent-replay/js/viewer/text-search.js";
 import {
   eachEntryAt,
   headlineSummary,
   panelView,
   transcriptAround,
 } from "/agent-replay/js/viewer/paged.js";
+import { browserLocale } from "/agent-replay/js/viewer/locale.js";
 import { TIMED_KINDS, clockMarks } from "./playback.js";
 
 /** Events between time-travel checkpoints, at least: they are taken at
@@ -149,6 +151,10 @@ function shownView() {
 
 /** Bytes read ahead of the fold at most (read-ahead.js says why). */
 const READ_AHEAD = 32 << 20;
+/** How long reads wait for the reader worker to start before they go on
+ * in this worker instead: it starts with this one, so far sooner than
+ * this unless it never does. */
+const READER_START_MS = 5000;
 /** Folding time between turns of the event loop while loading (when the
  * read-ahead takes what arrived, and a newer source can take over). */
 const FOLD_TURN_MS = 4;
@@ -191,7 +197,7 @@ let intlLoaded = false;
 function loadIntl() {
   if (intlLoaded) return;
   intlLoaded = true;
-  new Intl.NumberFormat(navigator.language);
+  new Intl.NumberFormat(browserLocale());
   new Intl.DateTimeFormat().resolvedOptions();
 }
 
@@ -314,14 +320,27 @@ function callsAround(entries, at) {
 }
 
 /** The reader worker (reader.js): files and URLs are read there, beside
- * the fold, on the machine's other core. A report's worker (a blob: URL
- * on a file:// page) cannot start one: it reads them itself. */
-const readElsewhere = self.location.protocol.startsWith("http")
-  ? readThrough(
-      started?.reader ?? new Worker("/agent-replay/pkg/viewer-reader.js", { type: "module" }),
-      { limit: READ_AHEAD },
-    )
-  : null;
+ * the fold, on the machine's other core, once it has said it runs
+ * (`readerReady`). The page starts it and hands this worker a port to it
+ * (worker-start.js); a report's worker (a blob: URL on a file:// page) has
+ * none, and reads them itself. Resolves to `readThrough`'s read, or null. */
+const readerRead = started
+  ? readerReady(started.reader).then((port) => port && readThrough(port, { limit: READ_AHEAD }))
+  : Promise.resolve(null);
+
+/** `port` (a promise of the reader's port) once the reader has said
+ * "ready" on it, or null when it has not within READER_START_MS: reads
+ * then go on here, so a reader that never started never stalls a load. */
+function readerReady(port) {
+  const ready = port.then(
+    (reader) =>
+      new Promise((resolve) => {
+        reader.onmessage = ({ data }) => data?.op === "ready" && resolve(reader);
+      }),
+  );
+  const late = new Promise((resolve) => setTimeout(resolve, READER_START_MS, null));
+  return Promise.race([ready, late]);
+}
 
 /** Whether a log of `total` bytes opens as a paged index: by the page's
  * `?paged=` as it stands in the address (`paged`: "1" every log, any other
@@ -341,7 +360,8 @@ async function read(msg) {
   const start = (source, total, name) =>
     pagedFor(msg.paged, total) ? loadIndexed(source, total, name) : load(source, total, name);
   const here = (stream) => readAhead(stream, { limit: READ_AHEAD });
-  if (readElsewhere && msg.text === undefined) {
+  const readElsewhere = msg.text === undefined ? await readerRead : null;
+  if (readElsewhere) {
     const url = msg.file ? undefined : new URL(msg.url, self.location.href).href;
     // The read starts before the .wasm is ready: its first bytes come meanwhile.
     const source = readElsewhere(msg.file ? { file: msg.file } : { url });
@@ -355,7 +375,7 @@ async function read(msg) {
   await ready;
   if (msg.text !== undefined) {
     const bytes = typeof msg.text === "string" ? new TextEncoder().encode(msg.text) : msg.text;
-    return start(here(new Blob([bytes]).stream()), bytes.length, msg.name ?? "log");
+    return start(here(streamOf(bytes)), bytes.length, msg.name ?? "log");
   }
   if (msg.file) return start(here(msg.file.stream()), msg.file.size, msg.file.name);
   const response = await fetch(msg.url);
@@ -509,10 +529,6 @@ function sendState(p, seq) {
 
 let filtered = new Int32Array(0);
 
-function escapeRegExp(s) {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
 const setOf = (list) => (list?.length ? new Set(list) : null);
 
 /** Positions of the events passing the filter; a gap is -(index + 1).
@@ -536,7 +552,7 @@ function filter({ kinds, categories, kernel_categories, primitives, query }) {
   const catSet = setOf(categories);
   const kernelSet = setOf(kernel_categories);
   const primitiveSet = setOf(primitives);
-  const re = query ? new RegExp(escapeRegExp(query), "i") : null;
+  const matches = textMatcher(query);
   const out = [];
   let g = 0;
   for (const e of events) {
@@ -548,7 +564,7 @@ function filter({ kinds, categories, kernel_categories, primitives, query }) {
       if (kernelSet && !kernelSet.has(facets.kernel_category)) continue;
       if (primitiveSet && !primitiveSet.has(facets.primitive)) continue;
     }
-    if (re && !re.test(e.json)) continue;
+    if (matches && !matches(e.json)) continue;
     out.push(e.position);
   }
   while (g < gaps.length) out.push(-++g);
@@ -865,6 +881,8 @@ self.onmessage = async ({ data: msg }) => {
           gaps,
         });
         break;
+      case "reader":
+        break; // the reader's port: worker-start.js takes it
       default:
         throw new Error(`unknown request ${msg.op}`);
     }

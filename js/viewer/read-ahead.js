@@ -24,3 +24,15 @@ export function readAhead(stream, { limit = 32 << 20 } = {}) {
     },
   };
 }
+
+/** A stream of `bytes` (a Uint8Array) alone, for `readAhead` or a pipe.
+ * Not a Blob's stream: WebKit fails to read a Blob (NotReadableError) on
+ * a file:// page, the one-file report's, and in its worker. */
+export function streamOf(bytes) {
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(bytes);
+      controller.close();
+    },
+  });
+}

@@ -5,6 +5,7 @@
 //! position (`checkpoints`). No list of copied events or transcript is
 //! built; a client reads pages of what it shows.
 
+mod case_table;
 mod checkpoints;
 mod search;
 mod shown;
@@ -84,6 +85,8 @@ impl EventSink for Folded {
         let adopted = self.adopting.and_then(|log| log.span(json));
         let span = adopted.or_else(|| self.texts.push(json)).ok_or("an event of 4 GiB or more")?;
         let turn = event.turn().unwrap_or(NO_TURN);
+        // Refused, memory is short: the reader says so (`deliver`).
+        crate::memory::try_reserve(&mut self.slots, 1).map_err(|_| String::new())?;
         self.slots.push(Slot { span, kind, turn });
         self.state.apply(event, json);
         self.checkpoints.offer(self.slots.len() as u64, &self.state);
@@ -421,17 +424,18 @@ impl SessionIndex {
             let segment_id = slot.span.segment;
             let segment = self.folded.texts.segment(segment_id)?;
             let in_segment = |s: &Slot| s.span.segment == segment_id;
-            let Some(at) = query.find(segment.as_bytes(), slot.span.start as usize) else {
+            let Some(found_at) = query.find(segment, slot.span.start as usize) else {
                 index = gallop(slots, index, in_segment);
                 continue;
             };
+            let at = found_at.start;
             // The first slot from `index` not ending before `at` in this segment.
             let holder = gallop(slots, index, |s| in_segment(s) && s.span.end() <= at);
             let found = slots.get(holder)?;
             // A match that starts on the newline after a text, or runs
             // past the text it starts in, is no event's.
             let starts_in = in_segment(found) && at >= found.span.start as usize;
-            if starts_in && at.checked_add(query.byte_len())? <= found.span.end() {
+            if starts_in && found_at.end <= found.span.end() {
                 return Some((holder as u64).saturating_add(1));
             }
             index = if starts_in { holder.checked_add(1)? } else { holder };
@@ -523,7 +527,7 @@ const OBSERVATION_KIND_KEY: &str = "\"observation_kind\"";
 /// being `OBSERVATION_KIND_KEY`'s query. A string without escapes (what the
 /// runtime writes) is borrowed; any other goes through the parser.
 fn observation_kind<'t>(text: &'t str, key: &Query<'_>) -> Option<Cow<'t, str>> {
-    let after = text.get(key.find(text.as_bytes(), 0)?.checked_add(key.byte_len())?..)?;
+    let after = text.get(key.find(text, 0)?.end..)?;
     let value = after.trim_start().strip_prefix(':')?.trim_start();
     let plain = value.strip_prefix('"').and_then(|v| v.split_once('"')).map(|(name, _)| name);
     if let Some(name) = plain.filter(|name| !name.contains('\\')) {

@@ -1,14 +1,55 @@
 //! Full-text search over the retained event texts: the positions of the
-//! events whose JSON text holds a query, ASCII letters matched in either
-//! case. The scan runs over whole segments, not event by event, 16 start
-//! offsets at a time: it compares two bytes of the query, each at its
-//! offset, over a block of the text (a pair prefilter, as in W. Muła's
-//! "SIMD-friendly algorithms for substring searching"), and only the
-//! offsets where both match are compared in full. With two bytes instead of
-//! one, far fewer offsets reach the full comparison than with a search for
-//! one byte, whose every occurrence would. The blocks use WebAssembly SIMD
-//! where the target has it (`lanes`), plain bytes elsewhere: the same
-//! offsets either way.
+//! events whose JSON text holds a query, letters matched in either case by
+//! the rule of JavaScript's case-insensitive `RegExp` without the `u` flag
+//! (`canonical`), so the viewer's JS search of a small log and this scan of
+//! a paged one find the same events.
+//!
+//! The query's leading ASCII run is found by a scan over whole segments,
+//! not event by event, 16 start offsets at a time: it compares two bytes of
+//! the run, each at its offset, over a block of the text (a pair prefilter,
+//! as in W. Muła's "SIMD-friendly algorithms for substring searching"), and
+//! only the offsets where both match are compared in full. With two bytes
+//! instead of one, far fewer offsets reach the full comparison than with a
+//! search for one byte, whose every occurrence would. The blocks use
+//! WebAssembly SIMD where the target has it (`lanes`), plain bytes
+//! elsewhere: the same offsets either way. What follows the run (a query
+//! with a letter beyond ASCII) is compared char by char after each place
+//! the run is found; an ASCII query, the usual one, has nothing after it.
+
+use std::ops::Range;
+
+use super::case_table::{DELTAS, FIRSTS, SHAPES};
+
+/// A char as a case-insensitive JS `RegExp` without `u` compares it
+/// (ECMAScript's `Canonicalize`): its upper case when that is one UTF-16
+/// unit, except that a char beyond ASCII never becomes an ASCII one (so
+/// `ſ` is no `s` and `ı` no `i`). `ä` and `Ä` match, `σ`, `ς` and `Σ` match;
+/// `ß` (upper case `SS`, two units) matches only itself, so `STRASSE`
+/// does not find `straße`. Such a RegExp compares UTF-16 units, so a char
+/// beyond the BMP (two surrogates) matches only itself. Beyond ASCII the
+/// upper cases come from `case_table` (generated from a JS engine's), not
+/// std's tables: the same answers in a fraction of the `.wasm`'s size.
+pub fn canonical(c: char) -> char {
+    if c.is_ascii() {
+        return c.to_ascii_uppercase();
+    }
+    let Ok(unit) = u16::try_from(u32::from(c)) else { return c };
+    let Some(run) = FIRSTS.partition_point(|&first| first <= unit).checked_sub(1) else {
+        return c;
+    };
+    let (Some(&first), Some(&delta), Some(&shape)) =
+        (FIRSTS.get(run), DELTAS.get(run), SHAPES.get(run))
+    else {
+        return c;
+    };
+    let every_other = shape & 0x80 != 0;
+    let step = unit.wrapping_sub(first);
+    let nth = if every_other { step / 2 } else { step };
+    if (every_other && step % 2 != 0) || nth > u16::from(shape & 0x7f) {
+        return c;
+    }
+    char::from_u32(u32::from(unit.wrapping_add(delta))).unwrap_or(c)
+}
 
 /// One byte of the query as the scan compares it: a text byte `h` matches
 /// when `h | fold == byte`. For an ASCII letter `byte` is its lower case
@@ -35,6 +76,17 @@ impl Probe {
 
 /// What a search looks for.
 pub struct Query<'q> {
+    /// The query's leading ASCII run, found by the pair scan (`Run`);
+    /// `None` when the query starts beyond ASCII.
+    run: Option<Run<'q>>,
+    /// The query after the run (empty, or from a char beyond ASCII on):
+    /// compared char by char, `canonical`.
+    rest: &'q str,
+}
+
+/// An ASCII run of the query and how the scan finds it: ASCII letters in
+/// either case, other bytes exactly (`canonical` on ASCII).
+struct Run<'q> {
     needle: &'q [u8],
     /// The two bytes the scan compares first: the rarest in event texts
     /// (`commonness`), so that few offsets need a full comparison.
@@ -78,14 +130,67 @@ fn rarest_two(needle: &[u8]) -> Option<(usize, usize)> {
 impl<'q> Query<'q> {
     /// `None` for an empty query.
     pub fn new(text: &'q str) -> Option<Self> {
-        let needle = text.as_bytes();
+        let ascii = text.bytes().position(|b| !b.is_ascii()).unwrap_or(text.len());
+        let (run, rest) = text.split_at_checked(ascii)?;
+        let run = Run::new(run.as_bytes());
+        if run.is_none() && rest.is_empty() {
+            return None;
+        }
+        Some(Query { run, rest })
+    }
+
+    /// The byte range of the first match in `hay` starting at or after
+    /// `from` (a char boundary).
+    pub fn find(&self, hay: &str, from: usize) -> Option<Range<usize>> {
+        let mut from = from;
+        loop {
+            let (start, run_end) = match &self.run {
+                Some(run) => {
+                    let at = run.find(hay.as_bytes(), from)?;
+                    (at, at.checked_add(run.needle.len())?)
+                }
+                None => {
+                    let at = next_char_beyond_ascii(hay.as_bytes(), from)?;
+                    (at, at)
+                }
+            };
+            if let Some(end) = self.rest_at(hay, run_end) {
+                return Some(start..end);
+            }
+            from = start.checked_add(1)?;
+        }
+    }
+
+    /// Where the chars after the run end when they are at `at`.
+    fn rest_at(&self, hay: &str, at: usize) -> Option<usize> {
+        let mut end = at;
+        let mut chars = hay.get(at..)?.chars();
+        for want in self.rest.chars() {
+            let c = chars.next().filter(|&c| canonical(c) == canonical(want))?;
+            end = end.checked_add(c.len_utf8())?;
+        }
+        Some(end)
+    }
+}
+
+/// The offset of the first char beyond ASCII at or after `from` (its lead
+/// byte): where a query starting with one can match, since `canonical`
+/// never takes a char beyond ASCII to ASCII or back.
+fn next_char_beyond_ascii(hay: &[u8], from: usize) -> Option<usize> {
+    let offset = hay.get(from..)?.iter().position(|&b| b >= 0xc0)?;
+    from.checked_add(offset)
+}
+
+impl<'q> Run<'q> {
+    /// `None` for an empty run.
+    fn new(needle: &'q [u8]) -> Option<Self> {
         let (a, b) = rarest_two(needle)?;
         let probe = |i: usize| needle.get(i).map(|&byte| Probe::new(i, byte));
-        Some(Query { needle, probes: [probe(a)?, probe(b)?], reach: a.max(b) })
+        Some(Run { needle, probes: [probe(a)?, probe(b)?], reach: a.max(b) })
     }
 
     /// The byte offset of the first match in `hay` at or after `from`.
-    pub fn find(&self, hay: &[u8], from: usize) -> Option<usize> {
+    fn find(&self, hay: &[u8], from: usize) -> Option<usize> {
         let last = hay.len().checked_sub(self.needle.len())?;
         let mut start = from;
         // Whole blocks while one fits, then offset by offset.
@@ -116,15 +221,10 @@ impl<'q> Query<'q> {
             .all(|p| at.checked_add(p.offset).and_then(|i| hay.get(i)).is_some_and(|&h| p.hits(h)))
     }
 
-    /// Whether the whole query is at `at` (either case for ASCII letters).
+    /// Whether the whole run is at `at` (either case for ASCII letters).
     fn is_at(&self, hay: &[u8], at: usize) -> bool {
         let end = at.saturating_add(self.needle.len());
         hay.get(at..end).is_some_and(|m| m.eq_ignore_ascii_case(self.needle))
-    }
-
-    /// The query's length in bytes (never 0).
-    pub fn byte_len(&self) -> usize {
-        self.needle.len()
     }
 }
 
@@ -265,40 +365,73 @@ mod lanes {
 mod tests {
     use super::*;
 
-    fn holds(text: &str, query: &Query<'_>) -> bool {
-        query.find(text.as_bytes(), 0).is_some()
+    fn holds(text: &str, query: &str) -> bool {
+        Query::new(query).unwrap().find(text, 0).is_some()
+    }
+
+    fn start(query: &Query<'_>, hay: &str, from: usize) -> Option<usize> {
+        query.find(hay, from).map(|m| m.start)
     }
 
     #[test]
     fn the_scan_probes_the_two_rarest_bytes_and_finds_every_match() {
         let q = Query::new("tool_gated").unwrap();
-        let probed: Vec<u8> = q.probes.iter().map(|p| q.needle[p.offset]).collect();
+        let run = q.run.as_ref().unwrap();
+        let probed: Vec<u8> = run.probes.iter().map(|p| run.needle[p.offset]).collect();
         assert_eq!(probed, b"g_", "g, then _ (as rare as d), are rarer than t, o, l, a and e");
-        let hay = b"xx tool_gated tool_gatex TOOL_GATED";
-        assert_eq!(q.find(hay, 0), Some(3));
-        assert_eq!(q.find(hay, 4), Some(25));
+        let hay = "xx tool_gated tool_gatex TOOL_GATED";
+        assert_eq!(q.find(hay, 0), Some(3..13));
+        assert_eq!(start(&q, hay, 4), Some(25));
         assert_eq!(q.find(hay, 26), None);
-        assert_eq!(Query::new("g").unwrap().find(b"gg", 1), Some(1));
+        assert_eq!(start(&Query::new("g").unwrap(), "gg", 1), Some(1));
     }
 
     #[test]
-    fn finds_letters_in_either_case_and_other_bytes_exactly() {
+    fn finds_ascii_letters_in_either_case_and_other_ascii_bytes_exactly() {
         let q = Query::new("Tool_Gated").unwrap();
-        assert_eq!(q.find(b"{\"kind\":\"tool_gated\"}", 0), Some(9));
-        assert_eq!(q.find(b"{\"kind\":\"tool_gated\"}", 10), None);
-        let q = Query::new("\u{e9}t\u{e9}").unwrap();
-        assert!(holds("un \u{e9}t\u{e9} chaud", &q));
-        assert!(!holds("un \u{c9}T\u{c9} chaud", &q), "beyond ASCII, bytes match exactly");
+        assert_eq!(start(&q, "{\"kind\":\"tool_gated\"}", 0), Some(9));
+        assert_eq!(q.find("{\"kind\":\"tool_gated\"}", 10), None);
         // `|0x20` must not fold what is not a letter: `@` is `` ` `` less the bit, `[` is `{`'s.
-        assert!(!holds("`{", &Query::new("@[").unwrap()));
-        assert!(holds("x@[", &Query::new("@[").unwrap()));
+        assert!(!holds("`{", "@["));
+        assert!(holds("x@[", "@["));
         assert!(Query::new("").is_none());
     }
 
-    /// The first match at or after `from`, offset by offset.
+    #[test]
+    fn finds_letters_beyond_ascii_in_either_case_as_a_js_regexp_does() {
+        assert!(holds("kein ärger hier", "Ärger"));
+        assert!(holds("KEIN ÄRGER", "ärger"));
+        assert_eq!(Query::new("ÄRGER").unwrap().find("x ärger", 0), Some(2..8));
+        assert!(holds("un ÉTÉ chaud", "\u{e9}t\u{e9}"));
+        assert!(holds("ΟΔΥΣΣΕΎΣ", "οδυσσεύς"), "σ, ς and Σ are one letter");
+        assert!(holds("ПРИВЕТ", "привет"));
+        // Upper cases of more than one char, or in ASCII, fold nothing.
+        assert!(!holds("STRASSE", "straße"));
+        assert!(!holds("straße", "STRASSE"));
+        assert!(holds("STRAßE", "straße"));
+        assert!(!holds("ſ", "s") && !holds("s", "ſ") && !holds("ı", "I"));
+        // Case pairs whose UTF-8 lengths differ: the match is the text's length.
+        assert_eq!(Query::new("Ⱥx").unwrap().find("-ⱥX-", 0), Some(1..5));
+        // Beyond the BMP nothing folds (a JS RegExp without `u` compares UTF-16 units).
+        assert!(!holds("𐐨", "𐐀") && holds("a𐐀", "𐐀"));
+        // A match starts only on a char, never inside one.
+        assert!(!holds("\u{e4}\u{e4}", "\u{e4}\u{e4}\u{e4}"));
+        assert_eq!(start(&Query::new("ä").unwrap(), "aäÄ", 2), Some(3));
+    }
+
+    /// The first match at or after `from`, offset by offset (ASCII).
     fn naive(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
         let last = hay.len().checked_sub(needle.len())?;
         (from..=last).find(|&at| hay[at..at + needle.len()].eq_ignore_ascii_case(needle))
+    }
+
+    /// The first match at or after `from`, char by char (`canonical`).
+    fn naive_chars(hay: &str, needle: &str, from: usize) -> Option<usize> {
+        let want: Vec<char> = needle.chars().map(canonical).collect();
+        hay.char_indices().map(|(i, _)| i).filter(|&i| i >= from).find(|&i| {
+            let got: Vec<char> = hay[i..].chars().take(want.len()).map(canonical).collect();
+            got == want
+        })
     }
 
     /// A small xorshift generator: the same cases on every run.
@@ -326,7 +459,26 @@ mod tests {
                 (0..1 + rng.below(5)).map(|_| ALPHABET[rng.below(ALPHABET.len())]).collect();
             let q = Query::new(std::str::from_utf8(&needle).unwrap()).unwrap();
             let from = rng.below(hay.len() + 2);
-            assert_eq!(q.find(&hay, from), naive(&hay, &needle, from), "{hay:?} {needle:?} {from}");
+            let hay_text = std::str::from_utf8(&hay).unwrap();
+            assert_eq!(start(&q, hay_text, from), naive(&hay, &needle, from), "{hay:?} {needle:?}");
+        }
+    }
+
+    #[test]
+    fn finds_what_a_char_by_char_search_finds_on_random_texts_beyond_ascii() {
+        const ALPHABET: &[char] = &['a', 'A', 'ä', 'Ä', 'ß', 's', 'S', 'ς', 'σ', 'Σ', 'ⱥ', 'Ⱥ'];
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        for _ in 0..3000 {
+            let pick = |rng: &mut Rng, n: usize| -> String {
+                (0..n).map(|_| ALPHABET[rng.below(ALPHABET.len())]).collect()
+            };
+            let (hay_len, needle_len) = (rng.below(40), 1 + rng.below(4));
+            let hay = pick(&mut rng, hay_len);
+            let needle = pick(&mut rng, needle_len);
+            let q = Query::new(&needle).unwrap();
+            let boundaries: Vec<usize> = hay.char_indices().map(|(i, _)| i).collect();
+            let from = boundaries.get(rng.below(boundaries.len() + 1)).copied().unwrap_or(0);
+            assert_eq!(start(&q, &hay, from), naive_chars(&hay, &needle, from), "{hay} {needle}");
         }
     }
 
@@ -339,8 +491,9 @@ mod tests {
                 for tail in 0..3 {
                     let mut hay = vec![b'.'; at + len + tail];
                     hay[at..at + len].copy_from_slice(needle.to_ascii_uppercase().as_bytes());
-                    assert_eq!(q.find(&hay, 0), Some(at), "{needle} at {at} of {}", hay.len());
-                    assert_eq!(q.find(&hay, at + 1), None);
+                    let hay = String::from_utf8(hay).unwrap();
+                    assert_eq!(start(&q, &hay, 0), Some(at), "{needle} at {at} of {}", hay.len());
+                    assert_eq!(start(&q, &hay, at + 1), None);
                 }
             }
         }

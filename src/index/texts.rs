@@ -6,6 +6,8 @@
 //! are not copied, and it holds what lies between them too (newlines,
 //! stored entries' `seq`, an array's commas).
 
+use crate::memory;
+
 /// The largest segment; an event longer than this gets a segment of its own.
 const MAX_SEGMENT: usize = 8 << 20;
 /// The first segment: a small log takes little memory.
@@ -49,7 +51,8 @@ impl RetainedTexts {
         }
     }
 
-    /// Keeps a text; `None` when it is too long to address (4 GiB).
+    /// Keeps a text; `None` when it is too long to address (4 GiB) or a new
+    /// segment is refused, past the memory limit (`crate::memory`).
     pub fn push(&mut self, text: &str) -> Option<Span> {
         let len = u32::try_from(text.len()).ok()?;
         let need = text.len().checked_add(1)?;
@@ -57,7 +60,9 @@ impl RetainedTexts {
         if !fits {
             let grown = FIRST_SEGMENT.checked_shl(self.segments.len().min(16) as u32);
             let size = grown.unwrap_or(MAX_SEGMENT).min(MAX_SEGMENT).max(need);
-            self.segments.push(String::with_capacity(size));
+            let mut segment = String::new();
+            memory::fallibly(&mut || segment.try_reserve_exact(size).is_ok()).ok()?;
+            self.segments.push(segment);
         }
         let segment = u32::try_from(self.segments.len().checked_sub(1)?).ok()?;
         let buffer = self.segments.last_mut()?;

@@ -2,12 +2,13 @@
 //! store accepts is appended, and every problem is reported where it is in
 //! the log: the load errors, and each event the store refused (larger than
 //! `max_event_bytes`), which the reader places like a load error, so that
-//! nothing is dropped without a word.
+//! nothing is dropped without a word. Short of memory, the read stops
+//! (`crate::memory`): the events before are appended, and reported so.
 
 use super::store::{AppendError, ReplayStore};
 use crate::error::Error;
 use crate::event::SessionEvent;
-use crate::log::{self, EventSink, LogError, LogOptions};
+use crate::log::{EventSink, LogError, LogOptions, LogReader};
 use crate::units::Millis;
 
 /// What `append_log` did.
@@ -52,7 +53,9 @@ impl EventSink for Appender<'_> {
                 self.count_appended();
                 Ok(())
             }
-            Err(e @ AppendError::EventTooLarge(_)) => Err(e.to_string()),
+            Err(e @ (AppendError::EventTooLarge(_) | AppendError::ShortOfMemory)) => {
+                Err(e.to_string())
+            }
             Err(e) => {
                 self.fatal = Some(e);
                 Ok(())
@@ -75,12 +78,18 @@ impl ReplayStore {
             return Err(AppendError::InvalidSessionId.into());
         }
         let mut appender = Appender { store: self, session_id, now, appended: 0, fatal: None };
-        let report = log::read_bytes(bytes, LogOptions::default(), &mut appender)?;
+        // Tolerant, the reader stops only short of memory (`crate::memory`):
+        // what it appended before is reported, with the error saying where
+        // it stopped.
+        let mut reader = LogReader::new(LogOptions::default());
+        let read = reader.push(bytes, &mut appender).and_then(|()| reader.finish(&mut appender));
+        let mut errors = reader.errors().to_vec();
+        errors.extend(read.err());
         let appended = appender.appended;
         if let Some(e) = appender.fatal {
             return Err(e.into());
         }
         let cursor = self.current_cursor(session_id, None);
-        Ok(AppendLogReport { appended, errors: report.errors, cursor })
+        Ok(AppendLogReport { appended, errors, cursor })
     }
 }

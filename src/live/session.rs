@@ -79,6 +79,9 @@ pub enum SessionAppendError {
     /// More events than the caller allows in one append (the count given).
     TooManyEvents(usize),
     Store(AppendError),
+    /// Memory ran short (`crate::memory`) after this many events (the
+    /// first ones) were appended.
+    ShortOfMemory(usize),
 }
 
 impl From<SessionAppendError> for Error {
@@ -92,6 +95,10 @@ impl From<SessionAppendError> for Error {
                 format!("nothing appended: {n} events, more than allowed at once"),
             ),
             SessionAppendError::Store(e) => e.into(),
+            SessionAppendError::ShortOfMemory(appended) => Error::new(
+                ErrorCode::LimitExceeded,
+                format!("the memory limit was reached after the first {appended} events"),
+            ),
         }
     }
 }
@@ -112,6 +119,16 @@ pub struct Restore<'a> {
     /// How many of the newest events form the live window (the storage's
     /// retention); the older ones are only folded.
     pub retain: usize,
+}
+
+/// Why reading an append's input stopped: memory ran short (`crate::memory`)
+/// after `appended` events, or the input is not a log.
+fn read_error(e: LogError, appended: usize) -> SessionAppendError {
+    if crate::memory::is_short() {
+        SessionAppendError::ShortOfMemory(appended)
+    } else {
+        SessionAppendError::InvalidLog(vec![e])
+    }
 }
 
 /// An error of a restore: the input is not what a storage wrote.
@@ -241,7 +258,7 @@ impl ReplaySession {
             }
             each(json);
         })
-        .map_err(|e| SessionAppendError::InvalidLog(vec![e]))?;
+        .map_err(|e| read_error(e, 0))?;
         if !report.errors.is_empty() {
             return Err(SessionAppendError::InvalidLog(report.errors));
         }
@@ -257,6 +274,11 @@ impl ReplaySession {
     /// Appends a log (any framing) or event text: all or nothing. Every
     /// event is folded into the state and appended to the store. A first
     /// pass checks every event (and that there are at most `max_events`).
+    /// Only memory running short (`crate::memory`) can stop the second
+    /// pass midway: the events before are appended and folded (the state
+    /// is still the fold of what the store holds), and the error says how
+    /// many. Past the limit on the last event, the append happened: it is
+    /// reported so.
     pub fn append(
         &self,
         input: &[u8],
@@ -265,11 +287,12 @@ impl ReplaySession {
     ) -> Result<Vec<ObservedEvent>, SessionAppendError> {
         let count = self.check_events(input, max_events, &mut |_| {})?;
         let strict = LogOptions { strict: false, ..Default::default() };
+        // Past the limit, this makes memory short: the read stops at once.
         let mut out = Vec::with_capacity(count);
         let mut failure = None;
         let mut store = self.inner.store.borrow_mut();
         let mut state = self.inner.state.borrow_mut();
-        log::read_bytes(input, strict, &mut |json: &str, event: &SessionEvent<'_>| {
+        let read = log::read_bytes(input, strict, &mut |json: &str, event: &SessionEvent<'_>| {
             if failure.is_some() {
                 return;
             }
@@ -280,9 +303,13 @@ impl ReplaySession {
                 }
                 Err(e) => failure = Some(e),
             }
-        })
-        .map_err(|e| SessionAppendError::InvalidLog(vec![e]))?;
+        });
+        // Short of memory on its last event, the append happened whole.
+        if let (Err(e), true) = (read, out.len() < count) {
+            return Err(read_error(e, out.len()));
+        }
         match failure {
+            Some(AppendError::ShortOfMemory) => Err(SessionAppendError::ShortOfMemory(out.len())),
             // Only a bad session id or no room for the session can fail here,
             // and either fails the first event: nothing was appended.
             Some(e) => Err(SessionAppendError::Store(e)),
@@ -322,7 +349,7 @@ impl ReplaySession {
         }
         let mut store = self.inner.store.borrow_mut();
         let mut appended = 0usize;
-        read(&mut self.inner.state.borrow_mut(), &mut |json, event| {
+        let read = read(&mut self.inner.state.borrow_mut(), &mut |json, event| {
             if stopped.is_some() {
                 return Err("not appended: the log stopped at an event the store refused".into());
             }
@@ -337,8 +364,18 @@ impl ReplaySession {
                     Err(why)
                 }
             }
-        })
-        .map_err(|e| SessionAppendError::InvalidLog(vec![e]))?;
+        });
+        // A read stopped short of memory (`crate::memory`) is the limit's,
+        // not the log's: the events before it are appended, and the log
+        // stops there as at an event the store refuses (the rest of the
+        // chunk was not read, so no later chunk may follow on).
+        if let Err(e) = read {
+            let e = read_error(e, appended);
+            if matches!(e, SessionAppendError::ShortOfMemory(_)) {
+                *stopped = Some(AppendError::ShortOfMemory);
+            }
+            return Err(e);
+        }
         match stopped.as_ref() {
             Some(e) => Err(SessionAppendError::Store(e.clone())),
             None => Ok(appended),

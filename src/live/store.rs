@@ -104,6 +104,8 @@ pub enum AppendError {
     AlreadyHeld,
     /// A restore whose positions would pass 2^53-1.
     PositionOverflow,
+    /// No room for the event within the memory limit (`crate::memory`).
+    ShortOfMemory,
 }
 
 impl std::fmt::Display for AppendError {
@@ -128,6 +130,9 @@ impl std::fmt::Display for AppendError {
             AppendError::PositionOverflow => {
                 f.write_str("restored positions must stay within [0, 2^53-1]")
             }
+            AppendError::ShortOfMemory => {
+                f.write_str("nothing appended: the memory limit was reached")
+            }
         }
     }
 }
@@ -138,7 +143,7 @@ impl AppendError {
             AppendError::InvalidSessionId => ErrorCode::InvalidSessionId,
             AppendError::InvalidRevision => ErrorCode::InvalidInput,
             AppendError::InvalidEvent(_) => ErrorCode::InvalidEvent,
-            AppendError::EventTooLarge(_) => ErrorCode::LimitExceeded,
+            AppendError::EventTooLarge(_) | AppendError::ShortOfMemory => ErrorCode::LimitExceeded,
             AppendError::TooManySessions => ErrorCode::StoreFull,
             AppendError::AlreadyHeld | AppendError::PositionOverflow => ErrorCode::InvalidInput,
         }
@@ -562,6 +567,9 @@ impl ReplayStore {
         let config = self.config;
         self.touch(session_id);
         let session = self.buffer(session_id)?;
+        // Before anything changes: a refused growth appends nothing.
+        crate::memory::fallibly(&mut || session.events.try_reserve(1).is_ok())
+            .map_err(|_| AppendError::ShortOfMemory)?;
         session.max_turn = session.max_turn.max(Revision(turn.map_or(0, u64::from)));
         session.revision = revision.unwrap_or(session.max_turn);
         session.tail = session.tail.next();

@@ -76,6 +76,8 @@ enum Rejected {
     UnknownKind(String),
     /// The sink refused it (its kind, and why).
     Refused(String, String),
+    /// Memory ran short (`crate::memory`): the read stops here.
+    ShortOfMemory,
 }
 
 /// What a finished load found besides its events.
@@ -172,16 +174,13 @@ impl LogReader {
     /// bounded number of times, however the log is cut into chunks.
     pub fn push(&mut self, chunk: &[u8], sink: &mut dyn EventSink) -> Result<(), LogError> {
         match self.lead {
-            Lead::Known(true) => self.pending.extend_from_slice(chunk),
+            Lead::Known(true) => {}
             Lead::Known(false) => return self.push_lines(chunk, sink),
             // Only a BOM and whitespace so far: kept, for an array's
             // positions or as blank lines.
             _ => match self.lead.read(chunk) {
-                None => self.pending.extend_from_slice(chunk),
-                Some(true) => {
-                    self.framing = Some(Framing::JsonArray);
-                    self.pending.extend_from_slice(chunk);
-                }
+                None => {}
+                Some(true) => self.framing = Some(Framing::JsonArray),
                 Some(false) => {
                     let blank = std::mem::take(&mut self.pending);
                     let tail = self.lines_bytes(&blank, sink)?;
@@ -190,7 +189,7 @@ impl LogReader {
                 }
             },
         }
-        Ok(())
+        self.keep(chunk)
     }
 
     /// Lines in chunks: the pending start of a line is completed by the
@@ -211,6 +210,15 @@ impl LogReader {
         let tail = self.lines_bytes(rest, sink)?;
         self.pending.extend_from_slice(tail);
         Ok(())
+    }
+
+    /// Keeps bytes of a log not yet known to be lines, or of an array (all
+    /// of it is buffered until `finish`): a growth the memory limit may
+    /// refuse, which stops the read. A line's start, kept between chunks,
+    /// is one event's: the limit lets it pass.
+    fn keep(&mut self, bytes: &[u8]) -> Result<(), LogError> {
+        crate::memory::try_extend(&mut self.pending, bytes)
+            .map_err(|_| rejected(self.lines_done, 0, None, Rejected::ShortOfMemory))
     }
 
     /// Ends the log: handles an unterminated last line or the buffered array.
@@ -248,7 +256,9 @@ impl LogReader {
     }
 
     fn fail(&mut self, err: LogError) -> Result<(), LogError> {
-        if self.strict {
+        // Short of memory, the first error stops the read: the event that
+        // found memory short (`deliver`), or one that failed for want of it.
+        if self.strict || crate::memory::is_short() {
             return Err(err);
         }
         self.errors.push(err);
@@ -411,7 +421,13 @@ impl LogReader {
         if let (true, SessionEvent::Unknown(u)) = (self.strict, event) {
             return Err(Rejected::UnknownKind(u.kind.to_string()));
         }
-        sink.event(text, event).map_err(|why| {
+        let taken = sink.event(text, event);
+        // Memory ran short (`crate::memory`), in this event or before it:
+        // the read stops here, whatever the sink said.
+        if crate::memory::is_short() {
+            return Err(Rejected::ShortOfMemory);
+        }
+        taken.map_err(|why| {
             // The sink took the event: its kind is read again, on this rare
             // path only (a copy of it for every event costs an allocation).
             let kind = SessionEvent::from_json(text).map(|e| e.kind().to_string());
@@ -613,11 +629,15 @@ fn rejected(line: usize, column: usize, index: Option<usize>, why: Rejected) -> 
     let (code, message, kind, field) = match why {
         Rejected::UnknownKind(kind) => {
             let message = format!("unknown event kind `{kind}` (strict mode)");
-            (LogErrorCode::UnknownKind, message, kind, Some("kind".into()))
+            (LogErrorCode::UnknownKind, message, Some(kind), Some("kind".into()))
         }
-        Rejected::Refused(kind, why) => (LogErrorCode::LimitExceeded, why, kind, None),
+        Rejected::Refused(kind, why) => (LogErrorCode::LimitExceeded, why, Some(kind), None),
+        Rejected::ShortOfMemory => {
+            let why = "the memory limit was reached here: the read stopped".into();
+            (LogErrorCode::LimitExceeded, why, None, None)
+        }
     };
-    LogError { line, column, index, code, message, kind: Some(kind), field }
+    LogError { line, column, index, code, message, kind, field }
 }
 
 fn code_of(e: &EventError) -> LogErrorCode {

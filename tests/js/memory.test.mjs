@@ -236,3 +236,151 @@ test("an index's reserve grows the memory once to what it asks, never past the l
   index.free();
   assert.throws(() => index.reserve(1), { code: "closed" });
 });
+
+/** The log `sample` repeated to about `bytes`. */
+function sampleTimes(bytes) {
+  const times = Math.ceil(bytes / sample.length);
+  const out = new Uint8Array(times * sample.length);
+  for (let i = 0; i < times; i++) out.set(sample, i * sample.length);
+  return out;
+}
+
+/** What a call may allocate past the limit: one event's parse and fold
+ * (the sample's events are small; docs/api.md#memory-limit). */
+const ONE_EVENT = MB;
+
+/** Sets a limit `room` bytes above what is allocated now; restored after. */
+function limitWithRoom(t, room) {
+  const limit = memoryUsage().allocated_bytes + room;
+  setMemoryLimit(limit);
+  t.after(() => setMemoryLimit(DEFAULT_LIMIT));
+  return limit;
+}
+
+test("one call folding a log past the limit stops there: the limit holds during the call", (t) => {
+  const bystander = checkedBystander();
+  const log = sampleTimes(24 * MB);
+  const limit = limitWithRoom(t, 32 * MB);
+  for (const [name, run] of [
+    // The log fits (it is copied in); its index or fold does not.
+    ["SessionIndex.apply", () => new SessionIndex().apply(log)],
+    ["SessionIndex.write", () => new SessionIndex().write(log)],
+    ["SessionState.apply", () => new SessionState().apply(log)],
+  ]) {
+    // What the call had, or asked for when it was refused, is past the limit.
+    const asked = (e) => Number(/\((\d+) bytes in use or asked for/.exec(e.message)?.[1]);
+    assert.throws(run, (e) => (isLimitExceeded(e) && asked(e) > limit) || assert.fail(`${e}`));
+    const { peak_bytes } = memoryUsage();
+    assert.ok(peak_bytes <= limit + ONE_EVENT, `${name}: ${peak_bytes - limit} bytes past it`);
+  }
+  assert.equal(bystander.summary().event_count, bystander.eventCount);
+  const small = new SessionIndex();
+  small.apply(sample);
+  assert.equal(small.eventCount, bystander.eventCount, "a new index still works");
+  small.free();
+  bystander.free();
+});
+
+test("a live session's state counts: an append past the limit stops there with limit_exceeded", (t) => {
+  // The store keeps little; what grows is the session's folded state.
+  const store = new ReplayStore({ maxTotalBytes: MB });
+  const session = new ReplaySession("s", { store });
+  const other = new ReplaySession("other", { store });
+  other.append(sample);
+  const limit = limitWithRoom(t, 16 * MB);
+  const chunk = sampleTimes(256 * 1024);
+  let appended = 0;
+  let thrown;
+  // Bounded: 16 MiB of room, 256 KiB an append, and each folds into the state.
+  for (let i = 0; i < 1000 && !thrown; i++) {
+    try {
+      appended += session.append(chunk).length;
+    } catch (e) {
+      thrown = e;
+    }
+  }
+  assert.ok(thrown && isLimitExceeded(thrown), `threw ${thrown}`);
+  const stopped = /^the memory limit was reached after the first (\d+) events$/.exec(
+    thrown.message,
+  );
+  assert.ok(stopped, thrown.message);
+  assert.ok(appended > 0, "appends before the limit succeeded");
+  assert.ok(memoryUsage().peak_bytes <= limit + ONE_EVENT, "the append stopped at the limit");
+  // The session holds what it appended, folded: its state is the store's events.
+  setMemoryLimit(DEFAULT_LIMIT);
+  assert.equal(session.summary().event_count, appended + Number(stopped[1]));
+  session.free();
+  // Its state's memory went back: the other session and the store go on.
+  assert.equal(other.append(sample).length, bystanderEvents());
+  other.free();
+  store.free();
+});
+
+test("a live session written in chunks counts too: a write past the limit stops there", (t) => {
+  const store = new ReplayStore({ maxTotalBytes: MB });
+  const session = new ReplaySession("s", { store });
+  const limit = limitWithRoom(t, 16 * MB);
+  const chunk = sampleTimes(256 * 1024);
+  let thrown;
+  // Bounded: 16 MiB of room, 256 KiB a write, and each folds into the state.
+  for (let i = 0; i < 1000 && !thrown; i++) {
+    try {
+      session.write(chunk);
+    } catch (e) {
+      thrown = e;
+    }
+  }
+  assert.ok(thrown && isLimitExceeded(thrown), `threw ${thrown}`);
+  assert.ok(memoryUsage().peak_bytes <= limit + ONE_EVENT, "the write stopped at the limit");
+  setMemoryLimit(DEFAULT_LIMIT);
+  assert.ok(session.summary().event_count > 0, "what was written before the limit is kept");
+  // The rest of that chunk was never read: the log stops there, so no later
+  // chunk is spliced on after a hole.
+  assert.throws(() => session.write(sample), isLimitExceeded);
+  assert.throws(() => session.end(), isLimitExceeded);
+  session.free();
+  const bystander = checkedBystander();
+  assert.equal(bystander.eventCount, bystanderEvents());
+  bystander.free();
+  store.free();
+});
+
+/** How many events the sample has. */
+function bystanderEvents() {
+  const state = new SessionState();
+  state.apply(sample);
+  const n = state.eventCount;
+  state.free();
+  return n;
+}
+
+test("a store append with no room is refused whole; appendLog stops and says where", (t) => {
+  const store = new ReplayStore({ maxTotalBytes: 2 ** 30, maxEventsPerSession: 1e7 });
+  const event = { kind: "page_out", turn: 1, pad: "x".repeat(4000) };
+  const limit = limitWithRoom(t, 8 * MB);
+  let thrown;
+  let cursor;
+  // Bounded: 8 MiB of room holds fewer than 2,100 events of 4 KB.
+  for (let i = 0; i < 4000 && !thrown; i++) {
+    cursor = store.currentCursor("s");
+    try {
+      store.append("s", event);
+    } catch (e) {
+      thrown = e;
+    }
+  }
+  assert.ok(thrown && isLimitExceeded(thrown), `threw ${thrown}`);
+  assert.ok(memoryUsage().peak_bytes <= limit + ONE_EVENT);
+  assert.equal(store.currentCursor("s"), cursor, "nothing appended");
+  // A log appended with no room: what fits, then the error saying it stopped.
+  store.free();
+  const fresh = new ReplayStore({ maxTotalBytes: 2 ** 30, maxEventsPerSession: 1e7 });
+  setMemoryLimit(memoryUsage().allocated_bytes + 6 * MB);
+  const report = fresh.appendLog("t", sampleTimes(4 * MB));
+  const last = report.errors.at(-1);
+  assert.ok(report.appended > 0, "the events before the limit are appended");
+  assert.equal(last?.code, "limit_exceeded", JSON.stringify(last));
+  assert.match(last.message, /memory limit/);
+  assert.ok(memoryUsage().peak_bytes <= memoryUsage().limit_bytes + ONE_EVENT);
+  fresh.free();
+});

@@ -30,7 +30,7 @@ import {
 import { edgeScenario, hostileScenario, twoClients } from "./edge-scenario.mjs";
 import { killScenario } from "./durable-scenario.mjs";
 import { startPostgres } from "./postgres.mjs";
-import { launchChromium } from "./chromium.mjs";
+import { launchChromium } from "./browsers.mjs";
 
 let project;
 before(() => (project = installProject()));

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { SessionState, parseLog, sampleLog } from "agent-replay";
-import { launchChromium } from "./chromium.mjs";
+import { launchChromium } from "./browsers.mjs";
 import { corpus } from "./viewer-fixtures.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;

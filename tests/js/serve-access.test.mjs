@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sampleLog } from "agent-replay";
 import { serve } from "../../bin/serve.js";
-import { launchChromium } from "./chromium.mjs";
+import { launchChromium } from "./browsers.mjs";
 import { rawRequest } from "./edge-scenario.mjs";
 import { startServe } from "./serve.mjs";
 

@@ -16,7 +16,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launchChromium } from "./chromium.mjs";
+import { launchChromium } from "./browsers.mjs";
 import { startServe } from "./serve.mjs";
 import { SessionState, memoryUsage, parseLog, setMemoryLimit } from "agent-replay";
 import { serve } from "../../bin/serve.js";

@@ -8,7 +8,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { launchChromium } from "./chromium.mjs";
+import { launchChromium } from "./browsers.mjs";
 import { startServe } from "./serve.mjs";
 import { SessionState } from "agent-replay";
 
@@ -122,6 +122,48 @@ test("a log opened after the page's own is read as before", async () => {
     events = (await page.evaluate(() => window.agentReplayViewer.memory())).events;
   }
   assert.equal(events, N);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+/** Opens `search` with the request for `path` held forever: the script a
+ * worker starts from never arrives, as when a worker never starts. */
+async function openHolding(path, search) {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const problems = [];
+  page.on("pageerror", (e) => problems.push(e.message));
+  await page.route(`**${path}`, () => {});
+  await page.goto(`${server.url}/${search}`);
+  return { page, problems };
+}
+
+test("a reader worker that never starts: the fold worker reads the log itself", async () => {
+  const { page, problems } = await openHolding(
+    "/agent-replay/pkg/viewer-reader.js",
+    "?log=/files/long_run.jsonl",
+  );
+  // After READER_START_MS (worker.js) of waiting for the reader.
+  await page.waitForFunction(
+    (t) => document.querySelector("[data-testid=position]")?.textContent.includes(t),
+    `event ${fmt(N)} of ${fmt(N)}`,
+    { timeout: 30_000 },
+  );
+  assert.equal(await page.locator("[data-testid=error]").isHidden(), true);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a worker that never starts: the page says so, not just its top bar", async () => {
+  const { page, problems } = await openHolding(
+    "/www/worker-start.js",
+    "?log=/files/long_run.jsonl",
+  );
+  // After WORKER_START_MS (app.js).
+  await page.waitForSelector("[data-testid=error]:not([hidden])", { timeout: 30_000 });
+  assert.match(await page.textContent("[data-testid=error]"), /worker did not start: reload/);
+  // It stays: a page that has nothing else to show keeps saying why.
+  await new Promise((resolve) => setTimeout(resolve, 9000));
+  assert.equal(await page.locator("[data-testid=error]").isVisible(), true);
   assert.deepEqual(problems, []);
   await page.close();
 });

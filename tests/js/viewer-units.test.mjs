@@ -1,6 +1,7 @@
 // The viewer's pure parts with node: describe.js's labels and facts for
 // deepstrike 0.2.77's kinds, digest.js's model calls, workflow and runtime
-// rows, and series.js's lives, against the corpus's own events.
+// rows, and series.js's lives, against the corpus's own events; locale.js's
+// language for Intl.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { SessionIndex, SessionState, eventKinds, parseLog, sampleLog } from "agent-replay";
@@ -12,6 +13,7 @@ import {
   kernelFacetsOf,
 } from "../../js/viewer/describe.js";
 import { compact, num } from "../../js/viewer/dom.js";
+import { FALLBACK_LOCALE, browserLocale } from "../../js/viewer/locale.js";
 import { activityAt, callAt, lifeAt, observationsAt, viewDigest } from "../../js/viewer/digest.js";
 import { PANEL_LISTS, panelView } from "../../js/viewer/paged.js";
 import { chartBuffers, chartColumns, chartTables, xAt } from "../../js/viewer/chart-data.js";
@@ -444,4 +446,15 @@ test("compact keeps an axis's tick labels to a few characters", () => {
   const ticks = [0, 0.5, 950, 1200, 400000, 1200000, 3.45e9];
   assert.deepEqual(ticks.map(compact), ["0", "0.5", "950", "1.2K", "400K", "1.2M", "3.5B"]);
   for (const n of ticks) assert.ok(compact(n).length <= 4, compact(n));
+});
+
+test("browserLocale: the browser's language where Intl takes it, else en-US", () => {
+  assert.equal(browserLocale("de-DE"), "de-DE");
+  assert.equal(browserLocale("en-us"), "en-US", "canonical");
+  // WebKit under LANG=C.UTF-8 says "C": Intl refuses it.
+  assert.throws(() => new Intl.NumberFormat("C"), RangeError);
+  for (const language of ["C", "", "en_US.UTF-8", undefined])
+    assert.equal(browserLocale(language), FALLBACK_LOCALE, String(language));
+  assert.equal(FALLBACK_LOCALE, "en-US");
+  assert.doesNotThrow(() => new Intl.NumberFormat(browserLocale("C")));
 });

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launchChromium } from "./chromium.mjs";
+import { launchChromium } from "./browsers.mjs";
 import { startServe } from "./serve.mjs";
 import { SessionState, eventKinds, parseLog, rebuildOsSnapshot, sampleLog } from "agent-replay";
 import { describeEvent, kernelFacets, kernelFacetsOf } from "../../js/viewer/describe.js";

@@ -17,12 +17,20 @@
 //! It also keeps the memory budget's figures (`crate::budget`): the bytes
 //! allocated now, the most allocated since the current call began, the
 //! limit, and whether the call grew the memory near the 4 GiB hard limit.
-//! A failed allocation aborts the instance (a trap), so the budget must be
-//! checked with headroom left below that hard limit.
+//! And it holds the limit as memory grows (`agent_replay::memory`): an
+//! allocation that would take the allocated bytes past the limit is
+//! refused (null) when the core asked for it fallibly (`try_reserve`, on
+//! the big growth paths), and otherwise made, since refusing it would
+//! abort the instance (a trap); either way the call is noted short of
+//! memory, its log reader stops after the event it is reading and it
+//! answers `limit_exceeded`. The geometric reserve never grows the memory past the
+//! limit and `HEADROOM` either.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::arch::wasm32::memory_size;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+
+use agent_replay::memory;
 
 /// Bytes currently allocated (requested sizes), for `memoryUsage()`.
 static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
@@ -59,10 +67,43 @@ const CEILING_PAGES: usize = 61_440;
 /// Whether the memory grew past the ceiling since `begin_call`.
 static GREW_PAST_CEILING: AtomicBool = AtomicBool::new(false);
 
+/// Room the geometric reserve leaves above the limit, for the allocations
+/// a call cannot be refused (one event's text, parse and fold) before its
+/// reader stops: the memory need not grow again for them.
+const HEADROOM: usize = 16 << 20;
+
+/// The bytes the last refused allocation would have brought the
+/// allocations to (0 when none was refused since `begin_call`).
+static REFUSED_AT: AtomicUsize = AtomicUsize::new(0);
+
 /// Starts measuring a call's peak from what is allocated now.
 pub fn begin_call() {
     PEAK.store(allocated_bytes(), Relaxed);
+    REFUSED_AT.store(0, Relaxed);
     GREW_PAST_CEILING.store(false, Relaxed);
+    memory::begin();
+}
+
+/// What a refused allocation would have brought the allocations to, if
+/// one was refused since `begin_call`.
+pub fn refused_at() -> Option<usize> {
+    Some(REFUSED_AT.load(Relaxed)).filter(|&bytes| bytes > 0)
+}
+
+/// Whether an allocation taking the allocated bytes from `freed` less to
+/// `size` more may be made: not past the limit in a fallible scope (and
+/// noted), past it elsewhere (noted too).
+fn may_allocate(size: usize, freed: usize) -> bool {
+    let after = allocated_bytes().saturating_sub(freed).saturating_add(size);
+    if after <= limit_bytes() {
+        return true;
+    }
+    memory::note_short();
+    if memory::in_fallible_scope() {
+        REFUSED_AT.store(after, Relaxed);
+        return false;
+    }
+    true
 }
 
 pub fn grew_past_ceiling() -> bool {
@@ -99,7 +140,8 @@ fn reserve_after_growth(pages_before: usize) {
         GREW_PAST_CEILING.store(true, Relaxed);
         return;
     }
-    let room = CEILING_PAGES.saturating_sub(pages).saturating_mul(PAGE);
+    let top = CEILING_PAGES.saturating_mul(PAGE).min(limit_bytes().saturating_add(HEADROOM));
+    let room = top.saturating_sub(pages.saturating_mul(PAGE));
     let memory = pages.saturating_mul(PAGE);
     make_room((memory / 8).max(16 << 20).min(memory / 2).min(256 << 20).min(room));
 }
@@ -140,8 +182,12 @@ pub fn reserve(bytes: usize) {
     make_room(target.saturating_sub(memory_bytes()).min(LARGEST_RESERVE));
 }
 
-/// Runs an allocation, reserving after growth and counting what it got.
+/// Runs an allocation the limit allows, reserving after growth and
+/// counting what it got.
 fn counted(size: usize, allocate: impl FnOnce() -> *mut u8) -> *mut u8 {
+    if !may_allocate(size, 0) {
+        return std::ptr::null_mut();
+    }
     let before = memory_size(0);
     let ptr = allocate();
     reserve_after_growth(before);
@@ -151,8 +197,9 @@ fn counted(size: usize, allocate: impl FnOnce() -> *mut u8) -> *mut u8 {
     ptr
 }
 
-// SAFETY: every call is delegated to System with its own arguments; the
-// only addition is the reservation above, which allocates and frees through
+// SAFETY: every call is delegated to System with its own arguments, or
+// answered null (a refusal, which GlobalAlloc allows; realloc then leaves
+// the block as it was); the reservation above allocates and frees through
 // System too.
 unsafe impl GlobalAlloc for GeometricGrowth {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
@@ -169,6 +216,9 @@ unsafe impl GlobalAlloc for GeometricGrowth {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if !may_allocate(new_size, layout.size()) {
+            return std::ptr::null_mut();
+        }
         let before = memory_size(0);
         let out = System.realloc(ptr, layout, new_size);
         reserve_after_growth(before);

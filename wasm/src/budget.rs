@@ -4,11 +4,15 @@
 //! A failed allocation in Rust aborts, and on wasm32 an abort is a trap
 //! that leaves the instance unusable. So the bindings keep a soft limit on
 //! allocated bytes (`alloc::DEFAULT_LIMIT`, or `setMemoryLimit` from JS)
-//! well below the 4 GiB hard limit, and every call that can allocate much
-//! runs through [`run`]: when the call's peak went past the limit, or the
-//! call grew the memory itself past 3.75 GiB (fragmentation can take the
-//! memory there with allocations under the limit), what it returned is
-//! dropped and it throws `limit_exceeded`. An object the call
+//! well below the 4 GiB hard limit. The allocator holds it while a call
+//! runs (`alloc`, `agent_replay::memory`: the big growths are refused, and
+//! a log's reader stops at the event that went past it), and every call that can
+//! allocate much runs through [`run`]: when the call's peak went past the
+//! limit, the allocator refused it, or the call grew the memory itself
+//! past 3.75 GiB (fragmentation can take the memory there with allocations
+//! under the limit), what it returned is dropped and it throws
+//! `limit_exceeded`. Live appends run through [`append`] instead: what
+//! they appended is reported, not failed after the fact. An object the call
 //! changed is dropped too by its binding (`SessionState` is then unusable,
 //! with the same code), so its memory returns to the module for the others.
 //! Results serialized to JSON go through [`json`], which stops before the
@@ -48,27 +52,53 @@ fn near_hard_limit(what: &str) -> Error {
     )
 }
 
-/// Runs one call; `Err` when its peak went past the limit or it grew the
-/// memory past the ceiling (its result is then dropped). The caller drops
-/// what the call changed.
+/// Runs one call; `Err` when its peak went past the limit, the allocator
+/// refused it memory, or it grew the memory past the ceiling (its result
+/// is then dropped). The caller drops what the call changed.
 pub fn run<T>(what: &str, call: impl FnOnce() -> T) -> Result<T, Error> {
     alloc::begin_call();
     let out = call();
+    verdict(what).map(|()| out)
+}
+
+/// Whether the call since `begin_call` kept to the budget (`run`; one copy
+/// for every `T`).
+#[inline(never)]
+fn verdict(what: &str) -> Result<(), Error> {
     let peak = alloc::peak_bytes();
-    if peak > alloc::limit_bytes() {
-        drop(out);
-        return Err(over_budget(what, peak as u64));
+    if peak > alloc::limit_bytes() || alloc::refused_at().is_some() {
+        let asked = alloc::refused_at().unwrap_or(0).max(peak);
+        return Err(over_budget(what, asked as u64));
     }
     if alloc::grew_past_ceiling() {
-        drop(out);
         return Err(near_hard_limit(what));
     }
-    Ok(out)
+    Ok(())
 }
 
 /// [`run`] for a call that changes nothing it does not return.
 pub fn guard<T>(what: &str, call: impl FnOnce() -> Result<T, JsValue>) -> Result<T, JsValue> {
     run(what, call).map_err(js_error)?
+}
+
+/// Runs an append to the live store, which reports what it appended rather
+/// than failing after the fact: refused up front (nothing appended) when
+/// `bytes` more would pass the limit, then run with the allocator holding
+/// the limit, which the store meets by refusing the event it has no room
+/// for (`limit_exceeded`) or, for a log, by stopping before it.
+pub fn append<T>(what: &str, bytes: usize, call: impl FnOnce() -> T) -> Result<T, JsValue> {
+    begin_append(what, bytes)?;
+    Ok(call())
+}
+
+/// `append`'s start (one copy for every `T`).
+#[inline(never)]
+fn begin_append(what: &str, bytes: usize) -> Result<(), JsValue> {
+    if !may_grow(bytes) {
+        return Err(js_error(over_budget(what, REFUSED_AT.load(Relaxed) as u64)));
+    }
+    alloc::begin_call();
+    Ok(())
 }
 
 /// Whether growing by `bytes` keeps the allocations within the limit.
@@ -141,12 +171,7 @@ impl<T> Held<T> {
     ) -> Result<R, JsValue> {
         let inner = match self.inner.as_mut() {
             Ok(inner) => inner,
-            Err(why) => {
-                return Err(js_error(Error::new(
-                    why.code,
-                    format!("{} dropped: {}", self.name, why.message),
-                )))
-            }
+            Err(why) => return Err(dropped(self.name, why)),
         };
         match run(what, || call(inner)) {
             Ok(out) => out.map_err(js_error),

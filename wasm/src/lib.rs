@@ -282,14 +282,17 @@ pub fn compare_runs(a: &SessionState, b: &SessionState) -> Result<String, JsValu
     })
 }
 
-/// `{"wasm_memory_bytes", "allocated_bytes", "limit_bytes"}`: the linear
-/// memory the host holds, the bytes allocated in it now, and the budget.
+/// `{"wasm_memory_bytes", "allocated_bytes", "peak_bytes", "limit_bytes"}`:
+/// the linear memory the host holds, the bytes allocated in it now, the
+/// most allocated during the last call under the budget (what shows that
+/// a call held the limit), and the budget.
 #[wasm_bindgen(js_name = memoryUsage)]
 pub fn memory_usage() -> String {
     format!(
-        "{{\"wasm_memory_bytes\":{},\"allocated_bytes\":{},\"limit_bytes\":{}}}",
+        "{{\"wasm_memory_bytes\":{},\"allocated_bytes\":{},\"peak_bytes\":{},\"limit_bytes\":{}}}",
         alloc::memory_bytes(),
         alloc::allocated_bytes(),
+        alloc::peak_bytes(),
         alloc::limit_bytes()
     )
 }

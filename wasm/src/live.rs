@@ -97,11 +97,11 @@ impl ReplayStoreHandle {
         revision_: Option<f64>,
         now: f64,
     ) -> Result<f64, JsValue> {
-        let event = self
-            .inner
-            .borrow_mut()
-            .append(session_id, json, revision(revision_)?, clock(now))
-            .map_err(js_error)?;
+        let revision = revision(revision_)?;
+        let event = budget::append("ReplayStore.append", json.len(), || {
+            self.inner.borrow_mut().append(session_id, json, revision, clock(now))
+        })?
+        .map_err(js_error)?;
         self.last_revision = event.revision.0 as f64;
         Ok(event.position.0 as f64)
     }
@@ -113,13 +113,14 @@ impl ReplayStoreHandle {
 
     /// Appends every valid event of a log the store accepts; `{appended,
     /// errors, cursor}`, `errors` listing the load errors and refused events.
-    /// Not under the memory budget: the events are in the store once it
-    /// returns, so failing then would report an append that happened; the
-    /// store's own byte bounds limit what it holds.
+    /// Under the memory budget as `budget::append`: short of memory, the
+    /// events before are appended and the last error says where it stopped.
     #[wasm_bindgen(js_name = appendLog)]
     pub fn append_log(&self, session_id: &str, bytes: &[u8], now: f64) -> Result<String, JsValue> {
-        let report =
-            self.inner.borrow_mut().append_log(session_id, bytes, clock(now)).map_err(js_error)?;
+        let report = budget::append("ReplayStore.appendLog", 0, || {
+            self.inner.borrow_mut().append_log(session_id, bytes, clock(now))
+        })?
+        .map_err(js_error)?;
         Ok(format!(
             "{{\"appended\":{},\"errors\":{},\"cursor\":{}}}",
             report.appended,
@@ -285,6 +286,8 @@ impl ReplaySessionHandle {
         let checkpoint = checkpoint.as_deref().map(|v| (Position(millis(checkpoint_position)), v));
         let retain = if retain.is_finite() && retain >= 0.0 { retain as usize } else { 0 };
         let restore = Restore { base, events, times: &times, checkpoint, retain };
+        // Its reader stops short of memory (`limit_exceeded`): measured from here.
+        crate::alloc::begin_call();
         let inner =
             ReplaySession::restore(session_id, Rc::clone(&store.inner), restore, clock(now))
                 .map_err(js_error)?;
@@ -295,11 +298,15 @@ impl ReplaySessionHandle {
     /// would, appending nothing (what a storage writes before the append).
     pub fn check(&self, bytes: &[u8], max_events: Option<f64>) -> Result<String, JsValue> {
         let max = max_events.map(|m| m.max(0.0) as usize);
+        // Its reader stops short of memory: measured from here.
+        crate::alloc::begin_call();
         self.inner.check(bytes, max).map_err(js_error)
     }
 
     /// Appends a log or events, all or nothing (at most `max_events` of
-    /// them). Not under the memory budget, as `appendLog`.
+    /// them), under the memory budget as `budget::append`: short of memory
+    /// midway, `limit_exceeded` says how many were appended
+    /// (`ReplaySession::append`).
     pub fn append(
         &self,
         bytes: &[u8],
@@ -307,19 +314,26 @@ impl ReplaySessionHandle {
         max_events: Option<f64>,
     ) -> Result<String, JsValue> {
         let max = max_events.map(|m| m.max(0.0) as usize);
-        let events = self.inner.append(bytes, clock(now), max).map_err(js_error)?;
+        let events = budget::append("ReplaySession.append", 0, || {
+            self.inner.append(bytes, clock(now), max)
+        })?
+        .map_err(js_error)?;
         Ok(wire::observed("", &self.incarnation, &events))
     }
 
     /// Appends the events of the next chunk of a log arriving in pieces;
-    /// how many it appended. Not under the memory budget, as `append`.
+    /// how many it appended. Under the memory budget as `append`: its
+    /// reader stops at the event that passes the limit.
     pub fn write(&self, chunk: &[u8], now: f64) -> Result<f64, JsValue> {
-        Ok(self.inner.write(chunk, clock(now)).map_err(js_error)? as f64)
+        let appended =
+            budget::append("ReplaySession.write", 0, || self.inner.write(chunk, clock(now)))?;
+        Ok(appended.map_err(js_error)? as f64)
     }
 
     /// Ends a log written in chunks; how many events its end appended.
     pub fn end(&self, now: f64) -> Result<f64, JsValue> {
-        Ok(self.inner.end(clock(now)).map_err(js_error)? as f64)
+        let appended = budget::append("ReplaySession.end", 0, || self.inner.end(clock(now)))?;
+        Ok(appended.map_err(js_error)? as f64)
     }
 
     pub fn observe(&self) -> Result<String, JsValue> {
