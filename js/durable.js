@@ -56,6 +56,18 @@ function retained(texts, times, { events, bytes, ageMs }, now) {
   return count;
 }
 
+/** The checkpoint of a session whose positions start after 0 and that has
+ * none yet (a shared storage makes new sessions start above those its
+ * cleanup forgot): the empty state at its start. */
+function emptyAt(id, store, position) {
+  const empty = new ReplaySession(id, { store });
+  try {
+    return { position, state: JSON.stringify(empty.observe().state) };
+  } finally {
+    empty.free();
+  }
+}
+
 /** A session kept by a storage: appends stored first, one at a time. */
 export class DurableSession {
   #owner;
@@ -396,7 +408,9 @@ export class DurableSessions {
     const store = await this.store();
     const stored = await this.storage.load(id, { retainEvents: this.retention.events });
     if (!stored && !create) return undefined;
-    const { base, events = [], times = [], checkpoint, keys } = stored ?? {};
+    const { base, events = [], times = [], keys } = stored ?? {};
+    const checkpoint =
+      stored?.checkpoint ?? (base?.position > 0 ? emptyAt(id, store, base.position) : undefined);
     const now = storeNow(store);
     const session = ReplaySession.restore(id, {
       store,

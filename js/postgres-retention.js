@@ -6,7 +6,13 @@
 // the marks before it and the batch keys of the events gone, so the mark
 // left first is where a load folds from and an older cursor gets the
 // `trimmed` gap. A session is cut when one of its checkpoints is stored,
-// and by `cleanup()` (the sessions nobody appends to).
+// and by `cleanup()` (the sessions nobody appends to), which also forgets
+// whole the sessions nobody appended to within `ageMs`: their row, events,
+// checkpoints and keys. A session made after that starts its positions
+// above every forgotten one's, past a position never used, so that an old
+// cursor of the same id gets a gap, never another history's events, and a
+// replica's live copy of the forgotten session, no longer followed by the
+// table's next position, reloads.
 import { AgentReplayError } from "./common.js";
 
 /** Sessions `cleanup()` visits per call at most. */
@@ -64,12 +70,25 @@ export async function cutSession(c, id, { events, bytes, ageMs }) {
   return rowCount > 0 ? mark : undefined;
 }
 
+/** Forgets session `id` whole on client `c` (its head row lock held),
+ * first raising the position new sessions start above past its last. */
+async function forgetSession(c, id) {
+  await c.query(
+    `UPDATE agent_replay_incarnation SET forgotten_below = GREATEST(forgotten_below,
+       (SELECT next_position FROM agent_replay_sessions WHERE session_id = $1))`,
+    [id],
+  );
+  for (const table of ["events", "checkpoints", "batch_keys", "sessions"])
+    await c.query(`DELETE FROM agent_replay_${table} WHERE session_id = $1`, [id]);
+}
+
 /**
  * One pass of the cleanup: the next sessions after `after` (by id, up to
- * a hundred), each cut in a transaction of its own; a session an append
- * holds is skipped (the next pass or its next checkpoint cuts it).
- * `{cut, next}`: how many sessions lost events, and where the next pass
- * starts (undefined: the sweep is through, the next starts over).
+ * a hundred), each forgotten (idle past `ageMs`) or cut in a transaction
+ * of its own; a session an append holds is skipped (the next pass or its
+ * next checkpoint cuts it). `{cut, next}`: how many sessions lost events,
+ * and where the next pass starts (undefined: the sweep is through, the
+ * next starts over).
  */
 export async function sweep(pool, after, retention, transaction) {
   const { rows } = await pool.query(
@@ -80,11 +99,14 @@ export async function sweep(pool, after, retention, transaction) {
   let cut = 0;
   for (const { session_id: id } of rows) {
     const done = await transaction(pool, async (c) => {
-      const locked = await c.query(
-        "SELECT 1 FROM agent_replay_sessions WHERE session_id = $1 FOR UPDATE SKIP LOCKED",
-        [id],
+      const { rows: locked } = await c.query(
+        `SELECT appended_at < clock_timestamp() - $2::double precision * interval '1 millisecond'
+           AS idle FROM agent_replay_sessions WHERE session_id = $1 FOR UPDATE SKIP LOCKED`,
+        [id, retention.ageMs ?? null],
       );
-      return locked.rowCount > 0 && (await cutSession(c, id, retention)) !== undefined;
+      if (!locked[0]) return false;
+      if (locked[0].idle) return forgetSession(c, id).then(() => true);
+      return (await cutSession(c, id, retention)) !== undefined;
     });
     if (done) cut += 1;
   }

@@ -44,6 +44,17 @@ const MIGRATIONS = [
        count integer NOT NULL,
        PRIMARY KEY (session_id, key))`,
   ],
+  [
+    // When each session was last appended to (by the database's clock), so
+    // the cleanup can forget the idle ones whole; where a session's
+    // positions start; the position every session forgotten stood below,
+    // so a new one starts above it and no old cursor resolves into it.
+    `ALTER TABLE agent_replay_sessions
+       ADD COLUMN appended_at timestamptz NOT NULL DEFAULT now(),
+       ADD COLUMN base_position bigint NOT NULL DEFAULT 0`,
+    `ALTER TABLE agent_replay_incarnation
+       ADD COLUMN forgotten_below bigint NOT NULL DEFAULT 0`,
+  ],
 ];
 
 /** Node's error codes for a server that cannot be reached. */
@@ -59,14 +70,17 @@ const NETWORK_CODES = new Set([
 
 /** Whether a failure is the database out of reach rather than a defect: a
  * connection refused or lost (SQLSTATE 08…), a server shutting down or
- * starting (57P…), too many connections (53300), the pool's timeout. */
+ * starting (57P…), too many connections (53300), the pool's timeout, a
+ * query unanswered past the client's `query_timeout` or cancelled by the
+ * server's `statement_timeout` (57014). */
 function unreachable(e) {
   const code = typeof e?.code === "string" ? e.code : "";
   return (
     NETWORK_CODES.has(code) ||
     /^(08|57P)/.test(code) ||
     code === "53300" ||
-    /Connection terminated|timeout exceeded when trying to connect|connection error/i.test(
+    code === "57014" ||
+    /Connection terminated|timeout exceeded when trying to connect|connection error|Query read timeout/i.test(
       e?.message ?? "",
     )
   );
@@ -84,7 +98,9 @@ export function coded(e) {
 }
 
 /** `work(client)` in one transaction on a client of `pool`; a client whose
- * connection broke is destroyed, not returned to the pool. */
+ * connection broke is destroyed, not returned to the pool (one out of
+ * reach is not asked to roll back: that would wait for its timeout again;
+ * the server rolls back a transaction whose connection it loses). */
 export async function transaction(pool, work, begin = "BEGIN") {
   const client = await pool.connect();
   let broken = false;
@@ -94,10 +110,12 @@ export async function transaction(pool, work, begin = "BEGIN") {
     await client.query("COMMIT");
     return result;
   } catch (e) {
-    broken = await client.query("ROLLBACK").then(
-      () => false,
-      () => true,
-    );
+    broken =
+      unreachable(e) ||
+      (await client.query("ROLLBACK").then(
+        () => false,
+        () => true,
+      ));
     throw e;
   } finally {
     client.release(broken);
@@ -156,15 +174,41 @@ export function loadSession(pool, id, retainEvents, mine) {
     pool,
     async (c) => {
       const { rows: heads } = await c.query(
-        `SELECT s.next_position, i.incarnation FROM agent_replay_incarnation i
+        `SELECT s.next_position, s.base_position, i.incarnation FROM agent_replay_incarnation i
          LEFT JOIN agent_replay_sessions s ON s.session_id = $1`,
         [id],
       );
       same(heads[0]?.incarnation, mine);
-      if (heads[0].next_position === null) return undefined;
-      return restored(c, id, Number(heads[0].next_position) - 1, retainEvents);
+      const { next_position: next, base_position: start } = heads[0];
+      if (next === null) return undefined;
+      return restored(c, id, { start: Number(start), tail: Number(next) - 1 }, retainEvents);
     },
     "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+  );
+}
+
+/** Session `id`'s next position and the incarnation, its head row locked;
+ * no row for a session the table does not hold. */
+function lockHead(c, id) {
+  return c.query(
+    `SELECT s.next_position, i.incarnation FROM agent_replay_sessions s
+     CROSS JOIN agent_replay_incarnation i WHERE s.session_id = $1 FOR UPDATE OF s`,
+    [id],
+  );
+}
+
+/** Makes the row of a session the table does not hold, its positions
+ * starting above every forgotten session's (the incarnation row read under
+ * a share lock: a cleanup forgetting one waits, or is waited for). */
+async function createHead(c, id, mine) {
+  const { rows } = await c.query(
+    "SELECT incarnation, forgotten_below FROM agent_replay_incarnation FOR SHARE",
+  );
+  same(rows[0]?.incarnation, mine);
+  await c.query(
+    `INSERT INTO agent_replay_sessions (session_id, next_position, base_position)
+     VALUES ($1, $2::bigint + 1, $2) ON CONFLICT DO NOTHING`,
+    [id, rows[0].forgotten_below],
   );
 }
 
@@ -174,16 +218,11 @@ export function loadSession(pool, id, retainEvents, mine) {
  * (`replayed`). */
 export function appendBatch(pool, id, { events, key }, mine) {
   return transaction(pool, async (c) => {
-    await c.query(
-      `INSERT INTO agent_replay_sessions (session_id, next_position) VALUES ($1, 1)
-       ON CONFLICT DO NOTHING`,
-      [id],
-    );
-    const { rows } = await c.query(
-      `SELECT s.next_position, i.incarnation FROM agent_replay_sessions s
-       CROSS JOIN agent_replay_incarnation i WHERE s.session_id = $1 FOR UPDATE OF s`,
-      [id],
-    );
+    let { rows } = await lockHead(c, id);
+    if (!rows[0]) {
+      await createHead(c, id, mine);
+      ({ rows } = await lockHead(c, id));
+    }
     same(rows[0]?.incarnation, mine);
     const known = key === undefined ? undefined : await keyedBatch(c, id, key);
     if (known) return { ...known, replayed: true };
@@ -199,10 +238,11 @@ export function appendBatch(pool, id, { events, key }, mine) {
          VALUES ($1, $2, $3, $4)`,
         [id, key, position, events.length],
       );
-    await c.query("UPDATE agent_replay_sessions SET next_position = $2 WHERE session_id = $1", [
-      id,
-      position + events.length,
-    ]);
+    await c.query(
+      `UPDATE agent_replay_sessions SET next_position = $2, appended_at = now()
+       WHERE session_id = $1`,
+      [id, position + events.length],
+    );
     const doorbell = new TextEncoder().encode(id).length > MAX_DOORBELL_BYTES ? "" : id;
     await c.query("SELECT pg_notify($1, $2)", [CHANNEL, doorbell]);
     return { position, count: events.length };
@@ -278,11 +318,12 @@ export function storeCheckpoint(pool, id, { position, revision, state, keepFrom 
 }
 
 /**
- * Where a load folds from: the newest mark at or before `limit` (0, the
- * start, is one) among those the table still has the events after; when
- * the retention cut past `limit`, the oldest such mark.
+ * Where a load folds from: the newest mark at or before `limit` (`start`,
+ * where the session's positions start, is one) among those the table
+ * still has the events after; when the retention cut past `limit`, the
+ * oldest such mark.
  */
-async function baseMark(c, id, tail, limit) {
+async function baseMark(c, id, { start, tail }, limit) {
   const { rows: first } = await c.query(
     "SELECT min(position) AS position FROM agent_replay_events WHERE session_id = $1",
     [id],
@@ -296,7 +337,7 @@ async function baseMark(c, id, tail, limit) {
     [id, floor, limit],
   );
   if (newest[0]) return markOf(newest[0]);
-  if (floor === 0) return { position: 0, revision: 0 };
+  if (floor === start) return { position: start, revision: 0 };
   const { rows: oldest } = await c.query(
     `SELECT position, revision FROM agent_replay_checkpoints
      WHERE session_id = $1 AND position >= $2 ORDER BY position LIMIT 1`,
@@ -310,9 +351,10 @@ async function baseMark(c, id, tail, limit) {
   return markOf(oldest[0]);
 }
 
-/** A session's stored window (see `load`), read in `load`'s snapshot. */
-async function restored(c, id, tail, retainEvents) {
-  const from = Math.max(0, tail - retainEvents);
+/** A session's stored window (see `load`), read in `load`'s snapshot;
+ * `head`: where its positions start and its last. */
+async function restored(c, id, head, retainEvents) {
+  const from = Math.max(head.start, head.tail - retainEvents);
   const { rows: checkpoints } = await c.query(
     `SELECT position, state FROM agent_replay_checkpoints
      WHERE session_id = $1 AND state IS NOT NULL ORDER BY position DESC LIMIT 1`,
@@ -322,7 +364,8 @@ async function restored(c, id, tail, retainEvents) {
     position: Number(checkpoints[0].position),
     state: checkpoints[0].state,
   };
-  const base = await baseMark(c, id, tail, checkpoint ? Math.min(from, checkpoint.position) : 0);
+  const limit = checkpoint ? Math.min(from, checkpoint.position) : head.start;
+  const base = await baseMark(c, id, head, limit);
   const { rows: events } = await c.query(
     `SELECT event, extract(epoch FROM clock_timestamp() - stored_at) * 1000 AS age
      FROM agent_replay_events WHERE session_id = $1 AND position > $2 ORDER BY position`,

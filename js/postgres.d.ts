@@ -17,6 +17,10 @@ export interface PostgresStoreOptions {
   pollMs?: number;
   /** The delay before the LISTEN connection is made again once lost (default 500 ms). */
   retryMs?: number;
+  /** How long a query of the pool the storage makes may go unanswered (a
+   * half-open connection) before it fails as `storage_unavailable`; the
+   * server's statement and idle-in-transaction timeouts too (default 10000 ms). */
+  queryTimeoutMs?: number;
   /** What the table keeps of each session: the newest `events`, the newest
    * `bytes` (UTF-8), those stored within `ageMs` by the database's clock;
    * cut at checkpoint marks (default: everything). */
@@ -27,7 +31,8 @@ export interface PostgresStorage extends SharedSessionStorage {
   heads(sessionIds: string[]): Promise<Map<string, number>>;
   subscribe(onDoorbell: (sessionId: string | undefined) => void): () => void;
   /** Cuts the next sessions (up to 100) to `retention`, those nobody
-   * appends to included; call it now and then. How many lost events. */
+   * appends to included, and forgets whole those nobody appended to within
+   * `retention.ageMs`; call it now and then. How many lost events. */
   cleanup(): Promise<number>;
   /** Stops listening and ends the pool the storage made (not one given). */
   close(): Promise<void>;

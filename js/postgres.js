@@ -34,6 +34,10 @@ import {
  * owns and ends). `pollMs` (5000): how often the sessions a replica holds
  * are checked against the table, in case a doorbell was missed; `retryMs`
  * (500): the delay before a lost LISTEN connection is made again;
+ * `queryTimeoutMs` (10000): how long a query of the pool it makes may go
+ * unanswered before it fails as `storage_unavailable` (pg's
+ * `query_timeout`), so that a connection the network lost without a word
+ * (half-open) cannot hold a request for ever;
  * `retention: {events, bytes, ageMs}`: what the table keeps of each
  * session (js/postgres-retention.js; by default everything). The tables
  * are made on first use.
@@ -43,15 +47,16 @@ export function postgresStore({
   pool,
   pollMs = 5000,
   retryMs = 500,
+  queryTimeoutMs = 10_000,
   retention: kept,
 } = {}) {
   const retention = checkRetention(kept);
   if (!pool && typeof connectionString !== "string")
     throw new AgentReplayError("invalid_input", "postgresStore needs {connectionString} or {pool}");
-  for (const [name, value] of Object.entries({ pollMs, retryMs }))
+  for (const [name, value] of Object.entries({ pollMs, retryMs, queryTimeoutMs }))
     if (typeof value !== "number" || !(value > 0))
       throw new AgentReplayError("invalid_input", `${name} must be a positive number`);
-  const db = database(() => makePool({ connectionString, pool }));
+  const db = database(() => makePool({ connectionString, pool, queryTimeoutMs }));
   const listeners = new Set();
   let unlisten;
   /** Where the cleanup's sweep goes on from (undefined: the start). */
@@ -69,8 +74,9 @@ export function postgresStore({
     checkpoint: (id, checkpoint) => db.run((p) => storeCheckpoint(p, id, checkpoint, retention)),
 
     /** Cuts the next sessions (a hundred at most) to `retention`, so that
-     * the table keeps no more of a session nobody appends to either: call
-     * it now and then. How many sessions lost events. */
+     * the table keeps no more of a session nobody appends to either, and
+     * forgets whole those idle past `retention.ageMs`: call it now and
+     * then. How many sessions lost events. */
     cleanup() {
       if (!bounded(retention)) return Promise.resolve(0);
       return db.run(async (p) => {
@@ -150,10 +156,19 @@ function database(makePool) {
 
 /** The pool of `options`: the one given, or one made for the connection
  * string (its idle connections' errors are the storage's to absorb). */
-async function makePool({ connectionString, pool }) {
+async function makePool({ connectionString, pool, queryTimeoutMs }) {
   if (pool) return pool;
   const { default: pg } = await import("pg");
-  const made = new pg.Pool({ connectionString, connectionTimeoutMillis: 5000 });
+  const made = new pg.Pool({
+    connectionString,
+    connectionTimeoutMillis: 5000,
+    query_timeout: queryTimeoutMs,
+    // The server's side of the same bound: a statement the client gave up
+    // on is cancelled, and a transaction whose client went silent ends,
+    // its session's head row lock released for the other replicas.
+    statement_timeout: queryTimeoutMs,
+    idle_in_transaction_session_timeout: queryTimeoutMs,
+  });
   made.on("error", () => {
     // An idle connection lost (a server restart): the pool drops it.
   });

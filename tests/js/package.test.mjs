@@ -3,7 +3,16 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { gunzipSync } from "node:zlib";
 import { join } from "node:path";
 import * as esm from "agent-replay";
@@ -19,6 +28,8 @@ import {
   startWorkerd,
 } from "../package/harness.mjs";
 import { edgeScenario, hostileScenario, twoClients } from "./edge-scenario.mjs";
+import { killScenario } from "./durable-scenario.mjs";
+import { startPostgres } from "./postgres.mjs";
 import { launchChromium } from "./browsers.mjs";
 
 let project;
@@ -149,6 +160,93 @@ test("Deno.serve: examples/edge/server.mjs with a real SSE client", async () => 
     server.kill();
   }
 });
+
+test("Bun: the installed package works", () => {
+  const out = execFileSync(bin("bun"), ["checks/run-work.mjs"], { cwd: project, encoding: "utf8" });
+  assert.deepEqual(JSON.parse(out), EXPECTED);
+});
+
+test("Bun.serve: examples/edge/server.mjs with a real SSE client", async () => {
+  const p = port();
+  const server = await serve(bin("bun"), ["checks/edge/server.mjs"], {
+    PORT: String(p),
+    ...EDGE_ENV,
+  });
+  try {
+    await edgeScenario(`http://127.0.0.1:${p}`, { capacity: 4 });
+  } finally {
+    server.kill();
+  }
+});
+
+/** How each runtime runs examples/edge/server.mjs in the project. */
+const RUNTIMES = {
+  Bun: [bin("bun"), ["checks/edge/server.mjs"]],
+  Deno: [
+    bin("deno"),
+    ["run", "--allow-net=127.0.0.1", "--allow-read", "--allow-env", "checks/edge/server.mjs"],
+  ],
+};
+
+/** examples/edge/server.mjs on `runtime` with `env` and `port`. */
+const edgeServer = (runtime, port, env) =>
+  serve(RUNTIMES[runtime][0], RUNTIMES[runtime][1], {
+    PORT: String(port),
+    RETRY_MS: "50",
+    TOKENS: JSON.stringify({ secret: "*" }),
+    DENO_NO_UPDATE_CHECK: "1",
+    ...env,
+  });
+
+/** examples/edge/server.mjs on `runtime` with `env`, SIGKILLed and started
+ * again on the same port by the kill-and-restart scenario: its clients. */
+async function killAndRestart(runtime, env) {
+  const p = port();
+  let child = await edgeServer(runtime, p, env);
+  try {
+    return await killScenario(`http://127.0.0.1:${p}`, {
+      headers: { authorization: "Bearer secret" },
+      kill: async () => {
+        child.kill("SIGKILL");
+        await new Promise((r) => child.once("exit", r));
+      },
+      restart: async () => {
+        child = await edgeServer(runtime, p, env);
+      },
+    });
+  } finally {
+    child.kill("SIGKILL");
+  }
+}
+
+test("Bun: the file store keeps every acknowledged event across a SIGKILL", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-replay-bun-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { clients } = await killAndRestart("Bun", { DATA_DIR: dir });
+  const stored = readFileSync(join(dir, "run-1.jsonl"), "utf8").trim().split("\n");
+  assert.equal(stored.length, clients[0].length, "the clients got what is stored");
+});
+
+for (const runtime of Object.keys(RUNTIMES))
+  test(`${runtime}: the PostgreSQL store keeps every acknowledged event across a SIGKILL, shared with another replica`, async (t) => {
+    // pg is an optional peer dependency: the project installs it beside the package.
+    const pg = join(project, "node_modules/pg");
+    if (!existsSync(pg)) symlinkSync(join(root, "node_modules/pg"), pg);
+    const db = await startPostgres();
+    t.after(() => db.close());
+    const env = { DATABASE_URL: db.connectionString };
+    const { clients } = await killAndRestart(runtime, env);
+    const p = port();
+    const other = await edgeServer(runtime, p, env);
+    try {
+      const seen = await fetch(`http://127.0.0.1:${p}/sessions/run-1`, {
+        headers: { authorization: "Bearer secret" },
+      });
+      assert.equal((await seen.json()).state.event_count, clients[0].length);
+    } finally {
+      other.kill("SIGKILL");
+    }
+  });
 
 test("workerd: the .wasm imported as a module, the edge handler, Durable Objects", async (t) => {
   const { child, url } = await startWorkerd(await bundleWorker(project));

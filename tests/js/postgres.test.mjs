@@ -6,7 +6,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { DurableSessions, httpStatusOf, parseCursor } from "agent-replay";
 import { createReplayHandler } from "agent-replay/edge";
 import { postgresStore } from "agent-replay/postgres";
@@ -286,6 +286,52 @@ test("a replica started later restores from the checkpoint and the table", async
   );
 });
 
+test("idle sessions leave a replica's memory, however many, and come back from the checkpoint, not a refold of the log", async (t) => {
+  const storage = postgresStore({ connectionString: db.connectionString });
+  t.after(() => storage.close());
+  const loads = [];
+  const spy = {
+    ...storage,
+    // No doorbells: a refresh they start would keep a session busy, in memory.
+    subscribe: undefined,
+    load: async (id, options) => {
+      const loaded = await storage.load(id, options);
+      loads.push({ id, checkpoint: loaded?.checkpoint?.position, events: loaded?.events.length });
+      return loaded;
+    },
+  };
+  let clock = 1_000_000;
+  const sessions = new DurableSessions({
+    storage: spy,
+    storeOptions: { now: () => clock },
+    retention: { events: 4 },
+    checkpointEvery: 5,
+    idleMs: 1000,
+  });
+  t.after(() => sessions.close());
+  const ids = Array.from({ length: 40 }, (_, i) => `idle-${i}`);
+  for (const id of ids) {
+    const session = await sessions.open(id);
+    for (let n = 1; n <= 12; n++) await session.append(ev(n));
+  }
+  // Every session unused past idleMs leaves memory when another is used.
+  assert.equal(sessions.size, ids.length);
+  clock += 2000;
+  await sessions.open("idle-other");
+  assert.equal(sessions.size, 1, "only the session just used is kept");
+  // Its checkpoint (at 10), marked so a refold of the log would not show it.
+  await sql(
+    `UPDATE agent_replay_checkpoints SET state = replace(state, '"event_count":10', '"event_count":1010')
+     WHERE session_id = 'idle-7' AND position = 10`,
+  );
+  loads.length = 0;
+  const seen = await sessions.read("idle-7", (s) => s.observe());
+  assert.deepEqual(loads, [{ id: "idle-7", checkpoint: 10, events: 7 }]);
+  assert.equal(seen.state.event_count, 1012, "folded on from the checkpoint");
+  assert.equal(parseCursor(seen.cursor).position, 12);
+  assert.equal(sessions.size, 2);
+});
+
 /** The positions the table holds of session `id`. */
 async function storedPositions(id) {
   const rows = await sql(
@@ -386,6 +432,73 @@ test("retention by age, judged by the database's clock; cleanup cuts sessions no
   });
 });
 
+test("cleanup forgets whole the sessions idle past ageMs; one made again starts above them, old cursors get a gap", async (t) => {
+  // The later tests' sessions start at position 1 again.
+  t.after(() => sql("UPDATE agent_replay_incarnation SET forgotten_below = 0"));
+  const a = replica(t, { retention: { ageMs: 60_000 } });
+  // B holds a live copy of the session forgotten, and polls not in this test's time.
+  const b = replica(t, { pollMs: 600_000 });
+  let old;
+  for (let n = 1; n <= 12; n++)
+    ({ cursor: old } = await (
+      await a.post("forget-1", ev(n), { "idempotency-key": `k${n}` })
+    ).json());
+  assert.equal((await a.post("forget-2", ev(1))).status, 200);
+  assert.equal((await b.observe("forget-1")).cursor, old);
+  // Its last append two minutes ago by the database's clock.
+  await sql(
+    `UPDATE agent_replay_sessions SET appended_at = clock_timestamp() - interval '2 minutes'
+     WHERE session_id = 'forget-1'`,
+  );
+  assert.equal(await a.storage.cleanup(), 1);
+  for (const table of ["sessions", "events", "checkpoints", "batch_keys"]) {
+    const rows = await sql(
+      `SELECT DISTINCT session_id FROM agent_replay_${table} WHERE session_id LIKE 'forget-%'`,
+    );
+    assert.deepEqual(
+      rows.map((r) => r.session_id),
+      table === "sessions" || table === "events" ? ["forget-2"] : [],
+      `${table} of forget-1 forgotten, forget-2 kept`,
+    );
+  }
+  assert.equal(await a.storage.cleanup(), 0, "nothing more to forget");
+  // Made again: its positions start past the forgotten session's last, one never used.
+  const again = await (await b.post("forget-1", ev(100))).json();
+  assert.equal(parseCursor(again.cursor).position, 14);
+  const seen = await b.observe("forget-1");
+  assert.equal(seen.state.event_count, 1, "B's copy of the forgotten session reloaded");
+  assert.equal(seen.cursor, again.cursor);
+  const fresh = replica(t);
+  for (const r of [a, b, fresh]) {
+    const resumed = await r.resume("forget-1", old);
+    assert.equal(resumed.type, "gap", "an old cursor never gets the new session's events");
+    assert.equal(resumed.gap.reason, "trimmed");
+    assert.equal(resumed.observation.state.event_count, 1);
+  }
+  // A session never seen starts there too, and resumes from its start.
+  const first = await (await fresh.post("forget-3", ev(1))).json();
+  assert.equal(parseCursor(first.cursor).position, 14);
+  const replayed = await a.resume("forget-3", cursorAt(first.cursor, 13));
+  assert.deepEqual(
+    replayed.events.map((e) => e.position),
+    [14],
+  );
+});
+
+test("a database of schema version 1 is migrated by the first replica of this package, its sessions kept", async (t) => {
+  const a = replica(t);
+  const { cursor } = await (await a.post("migrate-1", [ev(1), ev(2)].join("\n"))).json();
+  // The tables as version 1 made them.
+  await sql(`ALTER TABLE agent_replay_sessions DROP COLUMN appended_at, DROP COLUMN base_position;
+    ALTER TABLE agent_replay_incarnation DROP COLUMN forgotten_below;
+    UPDATE agent_replay_schema SET version = 1`);
+  const later = replica(t);
+  assert.equal((await later.observe("migrate-1")).cursor, cursor);
+  const next = await (await later.post("migrate-1", ev(3))).json();
+  assert.equal(parseCursor(next.cursor).position, 3);
+  assert.deepEqual(await sql("SELECT version FROM agent_replay_schema"), [{ version: 2 }]);
+});
+
 test("the database stopped hard: appends get storage_unavailable, nothing acknowledged is lost, clients resume", async (t) => {
   const a = replica(t, { retryMs: 100 });
   const b = replica(t, { retryMs: 100, pollMs: 600_000 });
@@ -483,6 +596,93 @@ test("a database emptied: the incarnation rotates, old cursors get a gap, old re
   assert.equal(rows[0].n, 0);
   const appended = await (await fresh.post("rotate-1", ev(3))).json();
   assert.equal(parseCursor(appended.cursor).position, 1);
+});
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of the test database that can go
+ * silent as a network losing a connection does, telling neither side:
+ * `freeze()` stops every connection open now (new ones pass);
+ * `freezeAfter(text)` stops the next connection that sends `text`, once
+ * it is sent. A client that closes a silent connection is not heard by
+ * the server.
+ */
+async function silentLine(t) {
+  const { port } = new URL(db.connectionString);
+  const lines = new Set();
+  let trigger;
+  const server = createServer((client) => {
+    const line = { client, upstream: connect(Number(port), "127.0.0.1"), silent: false };
+    lines.add(line);
+    for (const s of [client, line.upstream]) s.on("error", () => {});
+    client.on("data", (chunk) => {
+      if (line.silent) return;
+      line.upstream.write(chunk);
+      if (trigger && chunk.includes(trigger)) {
+        trigger = undefined;
+        line.silent = true;
+      }
+    });
+    line.upstream.on("data", (chunk) => line.silent || client.write(chunk));
+    client.on("close", () => line.silent || line.upstream.destroy());
+    line.upstream.on("close", () => line.silent || client.destroy());
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  t.after(() => {
+    for (const { client, upstream } of lines) {
+      client.destroy();
+      upstream.destroy();
+    }
+    server.close();
+  });
+  return {
+    connectionString: `postgres://postgres@127.0.0.1:${server.address().port}/postgres`,
+    freeze: () => {
+      for (const line of lines) line.silent = true;
+    },
+    freezeAfter: (text) => {
+      trigger = Buffer.from(text);
+    },
+  };
+}
+
+/** `promise`, or a failure once `ms` passed without it settling. */
+function within(promise, ms, what) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} still unanswered after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+test("a half-open connection fails the request as storage_unavailable after queryTimeoutMs, not never", async (t) => {
+  const line = await silentLine(t);
+  const a = replica(t, { connectionString: line.connectionString, queryTimeoutMs: 300 });
+  assert.equal((await a.post("halfopen-1", ev(1))).status, 200);
+  line.freeze();
+  await assert.rejects(
+    within(a.storage.append("halfopen-1", { events: [ev(2)] }), 4000, "the append"),
+    { code: "storage_unavailable" },
+  );
+  // The silent connection left the pool: a request gets a new one.
+  assert.equal((await within(a.post("halfopen-1", ev(2)), 4000, "the retry")).status, 200);
+  assert.equal((await a.observe("halfopen-1")).state.event_count, 2);
+  assert.throws(() => postgresStore({ connectionString: "x", queryTimeoutMs: 0 }), {
+    code: "invalid_input",
+  });
+});
+
+test("a replica gone silent holding a session's head row lock: the server ends its transaction, the others append", async (t) => {
+  const line = await silentLine(t);
+  const a = replica(t, { connectionString: line.connectionString, queryTimeoutMs: 300 });
+  const b = replica(t);
+  assert.equal((await b.post("halfopen-2", ev(1))).status, 200);
+  // A's connection goes silent once its append has the row lock.
+  line.freezeAfter("FOR UPDATE");
+  const refused = await within(a.post("halfopen-2", ev(2)), 5000, "A's append");
+  assert.equal(refused.status, 503);
+  const appended = await within(b.post("halfopen-2", ev(3)), 5000, "B's append");
+  assert.equal(appended.status, 200);
+  assert.deepEqual(await storedPositions("halfopen-2"), [1, 2]);
 });
 
 /** A port nothing listens on now, on 127.0.0.1. */
