@@ -425,7 +425,10 @@ test("in Chromium: the list follows a running agent's log, the viewer shows all 
         "120",
     );
     // The session written last is first.
-    assert.equal(await page.$eval("tbody tr[data-session]", (tr) => tr.dataset.session), "long_run");
+    assert.equal(
+      await page.$eval("tbody tr[data-session]", (tr) => tr.dataset.session),
+      "long_run",
+    );
     await page.screenshot({ path: join(shots, "sessions.png") });
 
     // A finished session: every event in the timeline, time travel to the
