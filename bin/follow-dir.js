@@ -491,6 +491,7 @@ export class DirectoryFollower {
       this.#rows.delete(file);
       this.#version += 1;
       this.#removed.set(id, this.#version);
+      this.#resendChildren(file);
       if (this.#removed.size > MAX_REMOVED) {
         const [[oldest, at]] = this.#removed;
         this.#removed.delete(oldest);
@@ -538,8 +539,12 @@ export class DirectoryFollower {
     file.version = this.#version;
     // A file back under a removed name is listed again, not removed.
     this.#removed.delete(file.id);
-    // Its sub-agents' sessions are nested under it from now on: sent again.
-    for (const { agent_id } of file.summary.sub_agents) {
+    this.#resendChildren(file);
+  }
+
+  /** Marks the sessions of `file`'s sub-agents changed: their parent (`#rowOf`) may be another. */
+  #resendChildren(file) {
+    for (const { agent_id } of file.summary?.sub_agents ?? []) {
       const child = this.#files.get(`${file.id}-${agent_id}`);
       if (child) child.version = this.#version;
     }

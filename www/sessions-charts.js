@@ -74,14 +74,17 @@ function drawRunsOverTime(entries) {
   return box;
 }
 
-/** Runs by their tokens (input + output), in BUCKETS bins from 0 to the most. */
+/** Runs by their tokens (input + output), in BUCKETS bins from 0 to the most on a log
+ * scale: a few long runs would otherwise leave every other run in the first bin. */
 function drawTokens(entries) {
-  const { box, plot } = frame("Tokens per run (input + output)");
+  const { box, plot } = frame("Tokens per run (input + output, log scale)");
   const tokens = entries.map((e) => e.figures.input_tokens + e.figures.output_tokens);
   const most = Math.max(0, ...tokens);
   if (!tokens.length || most === 0) return empty({ box, plot }, "no tokens");
+  const scale = Math.log1p(most);
   const bins = new Array(BUCKETS).fill(0);
-  for (const t of tokens) bins[Math.min(BUCKETS - 1, Math.floor((t / most) * BUCKETS))] += 1;
+  for (const t of tokens)
+    bins[Math.min(BUCKETS - 1, Math.floor((Math.log1p(t) / scale) * BUCKETS))] += 1;
   const top = Math.max(...bins);
   const bw = W / BUCKETS;
   bins.forEach((n, i) => {
@@ -93,7 +96,7 @@ function drawTokens(entries) {
       height: h,
       class: "bar tokens",
     });
-    const lo = Math.round((i / BUCKETS) * most);
+    const lo = Math.round(Math.expm1((i / BUCKETS) * scale));
     bar.append(svg("title", {}, `${n} runs from ${fmt(lo)} tokens`));
     plot.append(bar);
   });

@@ -18,6 +18,7 @@ import { SessionState, parseLog } from "agent-replay";
 import { launchChromium } from "./chromium.mjs";
 import { serve } from "../../bin/serve.js";
 import { writeRuns } from "../../benches/dashboard-data.mjs";
+import { OUTCOMES, failingTools, runsOverTime } from "../../www/sessions-charts.js";
 import { figuresOf, noFilter, visibleRows } from "../../www/sessions-rows.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -138,6 +139,33 @@ test("?since=VERSION answers only the rows changed and the ids removed since", a
   assert.equal(unknown.body.sessions.length, ids.length);
 });
 
+test("a parent written after its sub-agent's session: the sub-agent's row is sent again, nested", async () => {
+  const child = readFileSync(join(corpus, "workflow.workflow-wf-node0.jsonl"));
+  writeFileSync(join(dir, "fam-wf-node0.jsonl"), child);
+  const alone = await until(
+    list,
+    (l) => l.sessions.some((s) => s.session_id === "fam-wf-node0"),
+    "listed",
+  );
+  const row = (answer) => answer.body.sessions.find((s) => s.session_id === "fam-wf-node0");
+  assert.equal(alone.sessions.find((s) => s.session_id === "fam-wf-node0").parent_session_id, null);
+  writeFileSync(join(dir, "fam.jsonl"), readFileSync(join(corpus, "workflow.jsonl")));
+  const nested = await until(
+    () => get(`/api/sessions?since=${alone.version}`),
+    (a) => row(a)?.parent_session_id === "fam",
+    "the sub-agent's row is sent again with its parent",
+  );
+  unlinkSync(join(dir, "fam.jsonl"));
+  const orphan = await until(
+    () => get(`/api/sessions?since=${nested.body.version}`),
+    (a) => a.body.removed.includes("fam"),
+    "the parent's removal is a change",
+  );
+  assert.equal(row(orphan)?.parent_session_id, null, "and its sub-agent's row with it");
+  unlinkSync(join(dir, "fam-wf-node0.jsonl"));
+  await until(list, (l) => !l.sessions.some((s) => s.session_id === "fam-wf-node0"), "removed");
+});
+
 test("/api/search answers each matching event's session, position and text, bounded", async () => {
   const query = "WIPE_disk"; // matched whatever the case
   const { body } = await get(`/api/search?q=${query}&limit=1000`);
@@ -191,6 +219,30 @@ test("sorting and filtering: empty values last, a parent shown when a sub-agent 
       [workflow(), 0],
       [`${workflow()}-wf-node2`, 1],
     ],
+  );
+});
+
+test("the charts count every run shown by outcome, and the failed results of each tool", async () => {
+  const { sessions } = await list();
+  const entries = visibleRows(sessions, {
+    filter: noFilter(),
+    sort: { key: "written", dir: -1 },
+    expanded: new Set(),
+  });
+  const { buckets } = runsOverTime(entries);
+  for (const outcome of OUTCOMES) {
+    const counted = buckets.reduce((sum, b) => sum + b[outcome], 0);
+    assert.equal(counted, entries.filter((e) => e.figures.outcome === outcome).length, outcome);
+  }
+  const failed = new Map();
+  for (const s of sessions)
+    for (const t of s.tools) failed.set(t.name, (failed.get(t.name) ?? 0) + t.errors);
+  const top = failingTools(entries);
+  assert.ok(top.length > 0);
+  for (const [name, n] of top) assert.equal(n, failed.get(name), name);
+  assert.deepEqual(
+    top.map(([, n]) => n),
+    top.map(([, n]) => n).sort((a, b) => b - a),
   );
 });
 
