@@ -137,10 +137,11 @@ async function poll() {
     const response = await fetch(`/api/sessions${since}`, { cache: "no-store" });
     const body = await response.json();
     if (!response.ok) throw new Error(body.error?.message ?? `HTTP ${response.status}`);
+    const marked = state.fresh.size > 0;
     if (take(body)) {
       draw();
       showCompare();
-    }
+    } else if (marked) drawBody(); // what the last poll changed is marked until this one
     $("error").hidden = true;
     $("list-status").textContent = `updated ${new Date().toISOString().slice(11, 19)} UTC`;
     document.dispatchEvent(new CustomEvent("sessions-updated", { detail: state.version }));
@@ -166,8 +167,17 @@ function startFilters() {
 }
 
 $("scroller").style.setProperty("--row", `${ROW_PX}px`);
-$("scroller").addEventListener("scroll", () => requestAnimationFrame(drawBody), { passive: true });
-addEventListener("resize", () => requestAnimationFrame(drawBody));
+/** Draws the rows in view at the next frame, once however many scroll events come before it. */
+let frame = 0;
+const drawSoon = () => {
+  if (!frame)
+    frame = requestAnimationFrame(() => {
+      frame = 0;
+      drawBody();
+    });
+};
+$("scroller").addEventListener("scroll", drawSoon, { passive: true });
+addEventListener("resize", drawSoon);
 startFilters();
 startSearch($("search-form"), $("search"), $("search-results"), $("search-status"));
 poll();

@@ -18,6 +18,7 @@ import { SessionState, parseLog } from "agent-replay";
 import { launchChromium } from "./chromium.mjs";
 import { serve } from "../../bin/serve.js";
 import { writeRuns } from "../../benches/dashboard-data.mjs";
+import { searchFiles } from "../../bin/search-dir.js";
 import { OUTCOMES, failingTools, runsOverTime } from "../../www/sessions-charts.js";
 import { figuresOf, noFilter, visibleRows } from "../../www/sessions-rows.js";
 
@@ -187,6 +188,21 @@ test("/api/search answers each matching event's session, position and text, boun
     assert.equal(answer.status, 400, bad);
     assert.equal(answer.body.error.code, "invalid_request");
   }
+});
+
+test("a search out of time answers what it found so far and says it stopped", async () => {
+  const path = join(corpus, "tools.jsonl");
+  const file = {
+    id: "tools",
+    path,
+    complete: readFileSync(path).length,
+    mtimeMs: 0,
+    summary: null,
+  };
+  const found = await searchFiles([file], "wipe_disk");
+  assert.deepEqual([found.matches.length > 0, found.timed_out], [true, false]);
+  const late = await searchFiles([file], "wipe_disk", { maxMs: -1 });
+  assert.deepEqual([late.matches, late.sessions_searched, late.timed_out], [[], 0, true]);
 });
 
 test("sorting and filtering: empty values last, a parent shown when a sub-agent matches", async () => {
