@@ -86,3 +86,15 @@ fn a_prompt_measured_again_replaces_the_estimate_and_untimed_logs_have_no_clock(
     assert_eq!((t.first_ms, t.last_ms), (None, None));
     assert!(t.models.is_empty());
 }
+
+#[test]
+fn a_view_written_without_totals_restores_them_from_its_lists() {
+    for (name, text) in corpus_logs() {
+        let full = fold(&text, Detail::Full);
+        let mut json: serde_json::Value =
+            serde_json::from_str(&agent_replay::json::to_js_json(full.view())).unwrap();
+        json.as_object_mut().unwrap().remove("totals");
+        let restored = SessionState::from_view_json(&json.to_string()).unwrap();
+        assert_eq!(restored.view().totals, full.view().totals, "{name}");
+    }
+}

@@ -17,7 +17,10 @@ impl SessionViewFolder {
     /// The folder whose view is the one in `json`: folding on from it gives
     /// what folding the whole log would have.
     pub fn restore(json: &str) -> std::result::Result<Self, String> {
-        let view: SessionView = read_whole(json, "view").map_err(|e| e.to_string())?;
+        let mut view: SessionView = read_whole(json, "view").map_err(|e| e.to_string())?;
+        if !has_member(json, "\"totals\"") {
+            view.totals = super::RunTotals::of_view(&view);
+        }
         let mut checkpoints = HashMap::new();
         for entry in &view.checkpoints {
             match SessionEvent::from_json(entry.event.get()) {
@@ -67,6 +70,11 @@ impl SessionViewFolder {
             view,
         })
     }
+}
+
+/// Whether the object `json` has the top-level member `key` (quoted).
+fn has_member(json: &str, key: &str) -> bool {
+    super::raw::items(json, b'{').is_some_and(|members| members.iter().any(|m| m.key == key))
 }
 
 /// The last prompt measurement (`SessionViewFolder::measured`): read from

@@ -13,9 +13,10 @@ use crate::event::{PromptMeasured, SessionEvent};
 pub const MAX_TOOLS: usize = 256;
 /// Distinct models kept; further ones are not listed.
 pub const MAX_MODELS: usize = 16;
-/// Calls awaiting their result kept to name the tool of a failed result;
-/// past it, the oldest are forgotten (their failures then count as `tool_errors` only).
-const MAX_PENDING_CALLS: usize = 4096;
+/// Calls remembered to name the tool of a failed result (a call may get
+/// several results: denied, then run); past it, all are forgotten at once
+/// (failures of their results then count in `errors.tool_errors` only).
+const MAX_CALLS: usize = 4096;
 
 readable! {
     /// One tool's calls and failed results.
@@ -27,8 +28,10 @@ readable! {
     }
 }
 
-readable! {
-    /// Totals over the whole run, as a runs table shows them.
+crate::json::writable! {
+    /// Totals over the whole run, as a runs table shows them. Read back by
+    /// hand (below), not by `readable!`: a view written before it existed
+    /// (a durable checkpoint of an earlier version) has none.
     #[derive(Debug, Clone, Default, PartialEq)]
     pub struct RunTotals {
         /// The prompt's measured size summed over requests: each request's
@@ -51,11 +54,69 @@ readable! {
     }
 }
 
+impl raw::FromView for RunTotals {
+    /// Missing (`null`) reads as empty: `RunTotals::of_view` makes them
+    /// from the rest of such a view.
+    fn read(text: &str, at: &raw::At<'_>) -> Self {
+        if text == "null" {
+            return RunTotals::default();
+        }
+        let o = raw::Obj::parse(text, "RunTotals", at);
+        RunTotals {
+            input_tokens: o.field("input_tokens"),
+            output_tokens: o.field("output_tokens"),
+            tool_calls: o.field("tool_calls"),
+            models: o.field("models"),
+            tools: o.field("tools"),
+            first_ms: o.field("first_ms"),
+            last_ms: o.field("last_ms"),
+        }
+    }
+}
+
+impl RunTotals {
+    /// The totals of a full view written without them, from what it keeps:
+    /// the turns' tokens and calls, the transcript's failed results, the
+    /// run's route and the provider attempts.
+    pub fn of_view(view: &super::SessionView) -> Self {
+        let mut t = RunTotals::default();
+        for turn in &view.turns {
+            t.input_tokens = t.input_tokens.saturating_add(turn.input_tokens);
+            t.output_tokens = t.output_tokens.saturating_add(turn.output_tokens);
+            for name in &turn.tool_calls {
+                t.tool_calls = t.tool_calls.saturating_add(1);
+                if let Some(index) = tool_index(&mut t.tools, name) {
+                    add_calls(&mut t, index);
+                }
+            }
+        }
+        // Failed results of the calls the transcript names, as the fold counts them.
+        for entry in &view.transcript {
+            let super::TranscriptEntry::ToolCall { name: Some(name), result: Some(r), .. } = entry
+            else {
+                continue;
+            };
+            let tool = t.tools.iter_mut().find(|x| &x.name == name);
+            if let (true, Some(tool)) = (r.is_error, tool) {
+                tool.errors = tool.errors.saturating_add(1);
+            }
+        }
+        if let Some(route) = view.run.as_ref().and_then(|r| r.route.as_ref()) {
+            note_model(&mut t, route.get());
+        }
+        for attempt in &view.model.attempts {
+            note_route_model(&mut t, attempt.event.get());
+            note_clock(&mut t, attempt.event.get());
+        }
+        t
+    }
+}
+
 /// What folding the totals remembers between events.
 #[derive(Debug, Clone, Default)]
 pub struct TotalsFolder {
-    /// Call id → its tool's index in `tools`, until its result comes.
-    pending: HashMap<String, usize>,
+    /// Call id → its tool's name, from the assistant's message or the request.
+    calls: HashMap<String, String>,
     /// The last prompt measurement: its (life, turn), request and tokens.
     measured: Option<((u32, u32), String, u64)>,
 }
@@ -80,22 +141,28 @@ impl TotalsFolder {
             SessionEvent::LlmCompleted(e) => {
                 let tokens = u64::from(e.message.token_count.unwrap_or(0));
                 t.output_tokens = t.output_tokens.saturating_add(tokens);
+                // A call denied before it is requested is named here only.
+                for call in &e.message.tool_calls {
+                    self.remember(call.id.as_str(), call.name.as_str());
+                }
             }
             SessionEvent::ToolRequested(e) => {
                 for call in &e.calls {
                     t.tool_calls = t.tool_calls.saturating_add(1);
                     if let Some(index) = tool_index(&mut t.tools, call.name.as_str()) {
                         add_calls(t, index);
-                        self.remember(call.id.as_str(), index);
                     }
+                    self.remember(call.id.as_str(), call.name.as_str());
                 }
             }
             SessionEvent::ToolCompleted(e) => {
                 for r in &e.results {
-                    let index = self.pending.remove(r.call_id.as_str());
-                    if let (true, Some(tool)) = (r.is_error, index.and_then(|i| t.tools.get_mut(i)))
-                    {
-                        tool.errors = tool.errors.saturating_add(1);
+                    if r.is_error {
+                        let name = self.calls.get(r.call_id.as_str());
+                        let tool = name.and_then(|n| t.tools.iter_mut().find(|x| &x.name == n));
+                        if let Some(tool) = tool {
+                            tool.errors = tool.errors.saturating_add(1);
+                        }
                     }
                 }
             }
@@ -105,28 +172,22 @@ impl TotalsFolder {
     }
 
     /// The folder that made `view`'s totals, given the view's last prompt
-    /// measurement: the calls still awaiting a result are those of its transcript.
+    /// measurement: the calls are those of its transcript.
     pub fn restore(view: &super::SessionView, measured: Option<((u32, u32), String, u64)>) -> Self {
-        let mut folder = TotalsFolder { pending: HashMap::new(), measured };
+        let mut folder = TotalsFolder { calls: HashMap::new(), measured };
         for entry in &view.transcript {
-            if let super::TranscriptEntry::ToolCall { call_id, name: Some(name), result, .. } =
-                entry
-            {
-                let index = view.totals.tools.iter().position(|t| &t.name == name);
-                match (result, index) {
-                    (None, Some(index)) => folder.remember(call_id, index),
-                    _ => drop(folder.pending.remove(call_id)),
-                }
+            if let super::TranscriptEntry::ToolCall { call_id, name: Some(name), .. } = entry {
+                folder.remember(call_id, name);
             }
         }
         folder
     }
 
-    fn remember(&mut self, call_id: &str, index: usize) {
-        if self.pending.len() >= MAX_PENDING_CALLS {
-            self.pending.clear();
+    fn remember(&mut self, call_id: &str, name: &str) {
+        if self.calls.len() >= MAX_CALLS {
+            self.calls.clear();
         }
-        self.pending.insert(call_id.to_owned(), index);
+        self.calls.insert(call_id.to_owned(), name.to_owned());
     }
 
     /// A measurement of the same request as the last, in the same turn, replaces it.
@@ -167,9 +228,14 @@ fn member<'t>(text: &'t str, key: &str) -> Option<&'t str> {
 
 /// Adds the model of the event's `route`, if it names one not listed yet.
 fn note_route_model(t: &mut RunTotals, text: &str) {
-    let Some(model) = member(text, "\"route\"").and_then(|r| member(r, "\"model\"")) else {
-        return;
-    };
+    if let Some(route) = member(text, "\"route\"") {
+        note_model(t, route);
+    }
+}
+
+/// Adds the model a route names, if it is not listed yet.
+fn note_model(t: &mut RunTotals, route: &str) {
+    let Some(model) = member(route, "\"model\"") else { return };
     let Some(model) = raw::string(model).filter(|m| !m.is_empty()) else { return };
     if t.models.len() < MAX_MODELS && !t.models.contains(&model) {
         t.models.push(model);
