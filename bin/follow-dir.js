@@ -31,6 +31,8 @@ const NEWLINE = 0x0a;
 const MIN_POLL_MS = 50;
 /** Bytes at each end of what was read whose hash tells a rewrite in place. */
 const PRINT_BYTES = 1024;
+/** Removed sessions remembered for clients asking what changed; one further behind gets all. */
+const MAX_REMOVED = 10_000;
 /** Sessions held open at most by default (each its full state and live buffer). */
 const MAX_OPEN = 16;
 /** The largest event a held session's store takes by default: the store's own
@@ -56,15 +58,39 @@ const lightReader = () => {
   }
 };
 
-/** What the list shows of a summary (the rest of it is let go). */
+/** Characters of a run's goal a list row keeps. */
+const GOAL_CHARS = 200;
+
+/**
+ * What the list shows of a summary (the rest of it is let go): the core's
+ * counts and totals, the run's agent and the sub-agents it started (how a
+ * sub-agent's own session is nested under it), and whether its workflow
+ * is done: a standalone workflow's log never gets a `run_terminal`.
+ */
 function rowSummary(s) {
+  const t = s.totals;
   return {
     status: s.status,
     // As the viewer's header counts them: turns used once finished, else the revision.
     turns: s.status.state === "terminal" ? s.turns_used : s.revision,
     tokens: s.total_tokens,
+    input_tokens: t.input_tokens,
+    output_tokens: t.output_tokens,
+    tool_calls: t.tool_calls,
+    tools: t.tools,
+    models: t.models,
+    started_ms: t.first_ms,
+    ended_ms: t.last_ms,
     errors: s.errors,
     events: s.event_count,
+    goal: s.run?.goal.slice(0, GOAL_CHARS) ?? null,
+    agent_id: s.run?.agent_id ?? null,
+    sub_agents: s.processes.map((p) => ({
+      agent_id: p.agent_id,
+      state: p.state,
+      result_termination: p.result_termination,
+    })),
+    workflow_done: (s.counts.workflow_completed ?? 0) > 0,
   };
 }
 
@@ -95,12 +121,15 @@ class FollowedFile {
   #wantOpen = false;
   #leave = false;
 
-  /** `options`: the follower's; `opened(file)`: tells the follower it now holds a session. */
-  constructor(id, path, options, opened) {
+  /** `options`: the follower's; `opened(file)`: tells the follower it now holds a
+   * session; `touched(file)`: that its row may have changed (after each read). */
+  constructor(id, path, options, opened, touched) {
     this.id = id;
     this.path = path;
     this.options = options;
     this.opened = opened;
+    this.touched = touched;
+    this.version = 0; // the follower's version when the row last changed
     this.generation = 0;
     this.reset = null;
     this.readError = null;
@@ -126,6 +155,7 @@ class FollowedFile {
       } while (this.#again);
     })().finally(() => {
       this.#running = null;
+      this.touched(this);
       if (this.#leave) this.close();
     });
     return this.#running;
@@ -324,6 +354,10 @@ export class DirectoryFollower {
   #dir;
   #options;
   #files = new Map(); // session id → FollowedFile
+  #version = 0; // counts row changes: a client asks for those since the version it has
+  #removed = new Map(); // session id → the version its file left the directory at
+  #forgotten = 0; // the latest version of a removal no longer in #removed
+  #rows = new Map(); // FollowedFile → the JSON of its row last seen, to tell a change
   #open = new Set(); // the files holding a session, least recently used first
   #watcher = null;
   #timer = null;
@@ -438,7 +472,13 @@ export class DirectoryFollower {
       present.add(id);
       let file = this.#files.get(id);
       if (!file) {
-        file = new FollowedFile(id, path, this.#options, (f) => this.#used(f));
+        file = new FollowedFile(
+          id,
+          path,
+          this.#options,
+          (f) => this.#used(f),
+          (f) => this.#touched(f),
+        );
         this.#files.set(id, file);
       } else if (!file.changed(info)) continue;
       await file.refresh().catch(() => {});
@@ -448,6 +488,15 @@ export class DirectoryFollower {
       this.#open.delete(file);
       file.free();
       this.#files.delete(id);
+      this.#rows.delete(file);
+      this.#version += 1;
+      this.#removed.set(id, this.#version);
+      this.#resendChildren(file);
+      if (this.#removed.size > MAX_REMOVED) {
+        const [[oldest, at]] = this.#removed;
+        this.#removed.delete(oldest);
+        this.#forgotten = at;
+      }
     }
   }
 
@@ -480,12 +529,76 @@ export class DirectoryFollower {
     return [...this.#open].filter((f) => f.held).length;
   }
 
-  /** The session list: most recently written first. */
+  /** A new version when `file`'s row differs from the one last seen. */
+  #touched(file) {
+    if (!file.summary || this.#files.get(file.id) !== file) return;
+    const json = JSON.stringify(file.row());
+    if (this.#rows.get(file) === json) return;
+    this.#rows.set(file, json);
+    this.#version += 1;
+    file.version = this.#version;
+    // A file back under a removed name is listed again, not removed.
+    this.#removed.delete(file.id);
+    this.#resendChildren(file);
+  }
+
+  /** Marks the sessions of `file`'s sub-agents changed: their parent (`#rowOf`) may be another. */
+  #resendChildren(file) {
+    for (const { agent_id } of file.summary?.sub_agents ?? []) {
+      const child = this.#files.get(`${file.id}-${agent_id}`);
+      if (child) child.version = this.#version;
+    }
+  }
+
+  /** The version of the list now: it grows with each row changed, added or removed. */
+  get version() {
+    return this.#version;
+  }
+
+  /** The session list: most recently written first (docs/viewer.md, "The runs dashboard"). */
   list() {
     return [...this.#files.values()]
       .filter((f) => f.summary)
-      .map((f) => f.row())
+      .map((f) => this.#rowOf(f))
       .sort((a, b) => b.modified_ms - a.modified_ms || a.session_id.localeCompare(b.session_id));
+  }
+
+  /**
+   * What changed since `version`: the rows changed or added since, and the
+   * ids removed since (kept MAX_REMOVED at most: a client further behind
+   * gets the whole list, `full`).
+   */
+  changes(version) {
+    if (!Number.isInteger(version) || version < this.#forgotten || version > this.#version)
+      return { version: this.#version, full: true, sessions: this.list(), removed: [] };
+    const sessions = [...this.#files.values()]
+      .filter((f) => f.summary && f.version > version)
+      .map((f) => this.#rowOf(f));
+    const removed = [...this.#removed].filter(([, v]) => v > version).map(([id]) => id);
+    return { version: this.#version, full: false, sessions, removed };
+  }
+
+  /**
+   * A file's row with its parent: the session whose sub-agent it ran. A
+   * runtime names a sub-agent's session `<parent session>-<agent id>`
+   * (deepstrike: a workflow's nodes), and the parent's summary lists that
+   * agent among its processes: both must hold.
+   */
+  #rowOf(file) {
+    const row = file.row();
+    const agent = row.agent_id;
+    let parent = null;
+    if (agent && row.session_id.endsWith(`-${agent}`)) {
+      const id = row.session_id.slice(0, -agent.length - 1);
+      const started = this.#files.get(id)?.summary?.sub_agents;
+      if (started?.some((p) => p.agent_id === agent)) parent = id;
+    }
+    return { ...row, parent_session_id: parent };
+  }
+
+  /** The files of the sessions listed, for a search over them. */
+  files() {
+    return [...this.#files.values()].filter((f) => f.summary);
   }
 
   close() {

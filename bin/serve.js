@@ -13,6 +13,7 @@ import { createReplayHandler } from "../js/edge.js";
 import { toNodeListener } from "../js/node-listener.js";
 import { fileStore } from "../js/file-store.js";
 import { followDirectory } from "./follow-dir.js";
+import { searchFiles, searchRequest } from "./search-dir.js";
 import { accessGate, hostName, newReadToken, sendError } from "./serve-access.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -197,17 +198,39 @@ function staticPath(pathname) {
   return null;
 }
 
-/** `GET /api/sessions`: the followed directory's session list (docs/viewer.md). */
-function sendSessionList(res, follower) {
-  const headers = {
-    "content-type": "application/json; charset=utf-8",
-    "cache-control": "no-store",
-  };
-  if (!follower) {
-    const error = { code: "not_found", message: "this server follows no session directory" };
-    return res.writeHead(404, headers).end(JSON.stringify({ error }));
-  }
-  res.writeHead(200, headers).end(JSON.stringify({ sessions: follower.list() }));
+const JSON_HEADERS = {
+  "content-type": "application/json; charset=utf-8",
+  "cache-control": "no-store",
+};
+
+/** Answers 404 for a directory's route on a server that follows none; true if it did. */
+function noDirectory(res, follower) {
+  if (follower) return false;
+  const error = { code: "not_found", message: "this server follows no session directory" };
+  res.writeHead(404, JSON_HEADERS).end(JSON.stringify({ error }));
+  return true;
+}
+
+/**
+ * `GET /api/sessions`: the followed directory's session list, with the
+ * list's version; `?since=V` answers only what changed since version V
+ * (docs/viewer.md, "The runs dashboard").
+ */
+function sendSessionList(res, follower, params) {
+  if (noDirectory(res, follower)) return;
+  const body = params.has("since")
+    ? follower.changes(Number(params.get("since")))
+    : { version: follower.version, sessions: follower.list() };
+  res.writeHead(200, JSON_HEADERS).end(JSON.stringify(body));
+}
+
+/** `GET /api/search?q=TEXT&limit=N`: events of every session holding TEXT (bin/search-dir.js). */
+async function sendSearch(res, follower, params) {
+  if (noDirectory(res, follower)) return;
+  const asked = searchRequest(params);
+  if (asked.error) return sendError(res, "invalid_request", asked.error);
+  const found = await searchFiles(follower.files(), asked.query, { limit: asked.limit });
+  res.writeHead(200, JSON_HEADERS).end(JSON.stringify(found));
 }
 
 /**
@@ -421,9 +444,15 @@ export async function serve({
 
   const respond = (req, res) => {
     const { pathname, search, searchParams } = urlOf(req.url ?? "/");
-    if (pathname.startsWith("/api/") && pathname !== "/api/sessions") return api(req, res);
+    const directoryApi = pathname === "/api/sessions" || pathname === "/api/search";
+    if (pathname.startsWith("/api/") && !directoryApi) return api(req, res);
     if (req.method !== "GET" && req.method !== "HEAD") return res.writeHead(405).end();
-    if (pathname === "/api/sessions") return sendSessionList(res, follower);
+    if (pathname === "/api/sessions") return sendSessionList(res, follower, searchParams);
+    if (pathname === "/api/search")
+      return sendSearch(res, follower, searchParams).catch((e) => {
+        console.error(e);
+        if (!res.headersSent) sendError(res, "internal", "internal error");
+      });
     if (pathname === "/" && follower && [...searchParams.keys()].every((k) => k === "token"))
       return res.writeHead(302, { location: "/sessions" }).end();
     if (pathname === "/sessions") return sendFile(req, res, join(root, "www/sessions.html"), PAGE);

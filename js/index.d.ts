@@ -919,6 +919,7 @@ export interface SessionView {
     unknown_events: number;
     load_errors: number;
   };
+  totals: RunTotals;
   unknown: { position: number; kind: string; json: string }[];
   load_errors: LogError[];
 }
@@ -952,6 +953,32 @@ export interface SessionSummary {
   tokens_by_operation: Record<string, U64>;
   counts: Record<string, number>;
   errors: SessionView["errors"];
+  totals: RunTotals;
+}
+
+/** One tool's calls and failed results in a run (`RunTotals.tools`). */
+export interface ToolTally {
+  name: string;
+  calls: number;
+  errors: number;
+}
+
+/** Totals over a whole run: what a runs table sorts, filters and charts by. */
+export interface RunTotals {
+  /** Prompt sizes measured, each request's latest measurement in its turn. */
+  input_tokens: U64;
+  /** Completion token counts. */
+  output_tokens: U64;
+  /** Tool calls requested. */
+  tool_calls: number;
+  /** Models the run's route and its provider attempts named (at most 16), first seen first. */
+  models: string[];
+  /** Calls and failed results by tool (at most 256 tools), first called first. */
+  tools: ToolTally[];
+  /** The earliest provider attempt's start (Unix ms); null before any attempt. */
+  first_ms: U64 | null;
+  /** The latest provider attempt's end (Unix ms); null before any attempt. */
+  last_ms: U64 | null;
 }
 
 /** An event as a streamed log folds it (`write`/`end` with `onEvent`). */

@@ -287,20 +287,14 @@ impl SessionEvent<'static> {
     }
 
     /// An event of the kind at `index` with its turn and the rest of its
-    /// body empty (no measurement, no calls, zero scores), for the kinds
-    /// whose body only the per-event lists and the turns read, not the
-    /// summary or the OS snapshot: a light state (time travel) folds it as
-    /// it folds the event as written. `None` for the other kinds.
+    /// body empty (zero scores), for the kinds whose body only the
+    /// per-event lists and the turns read, not the summary (its run totals
+    /// read prompt measurements and tool calls) or the OS snapshot: a light
+    /// state (time travel) folds it as it folds the event as written.
+    /// `None` for the other kinds.
     pub fn skeleton(index: usize, turn: u32) -> Option<Self> {
         use SessionEvent as E;
         Some(match index {
-            i if i == Place::PromptMeasured as usize => E::PromptMeasured(PromptMeasured {
-                turn,
-                measurement: PromptMeasurement::default(),
-            }),
-            i if i == Place::ToolRequested as usize => {
-                E::ToolRequested(ToolRequested { turn, calls: Vec::new() })
-            }
             i if i == Place::EntropySample as usize => E::EntropySample(EntropySample {
                 turn,
                 score: 0.0,

@@ -9,6 +9,7 @@
 mod kind_counts;
 pub(crate) mod raw;
 mod restore;
+mod totals;
 mod transcript;
 
 use std::collections::{BTreeMap, HashMap};
@@ -23,6 +24,7 @@ use crate::shared_map::SharedMap;
 use crate::units::Position;
 pub use kind_counts::KindCounts;
 pub use restore::os_snapshot_of;
+pub use totals::{RunTotals, ToolTally, MAX_MODELS, MAX_TOOLS};
 pub use transcript::{ToolOutcome, TranscriptEntry};
 
 readable! {
@@ -307,6 +309,7 @@ readable! {
         pub semantic_archive: Vec<Entry>,
         pub counts: KindCounts,
         pub errors: ErrorCounts,
+        pub totals: RunTotals,
         pub unknown: Vec<UnknownView>,
         pub load_errors: Vec<LogError>,
     }
@@ -326,6 +329,7 @@ pub struct SessionViewFolder {
     life_has_run: bool,
     /// The last prompt measurement: its turn summary, request, tokens.
     measured: Option<(usize, String, u64)>,
+    totals: totals::TotalsFolder,
     /// What is kept besides the summary.
     detail: Detail,
 }
@@ -361,6 +365,7 @@ crate::json::writable! {
         pub tokens_by_operation: &'a SharedMap<u64>,
         pub counts: &'a KindCounts,
         pub errors: &'a ErrorCounts,
+        pub totals: &'a RunTotals,
     }
 }
 
@@ -420,6 +425,7 @@ impl SessionViewFolder {
                 semantic_archive: Vec::new(),
                 counts: KindCounts::default(),
                 errors: ErrorCounts::default(),
+                totals: RunTotals::default(),
                 unknown: Vec::new(),
                 load_errors: Vec::new(),
             },
@@ -430,6 +436,7 @@ impl SessionViewFolder {
             reported_tokens: 0,
             life_has_run: false,
             measured: None,
+            totals: totals::TotalsFolder::default(),
             detail: Detail::Full,
         }
     }
@@ -464,6 +471,7 @@ impl SessionViewFolder {
             tokens_by_operation: &v.budgets.tokens_by_operation,
             counts: &v.counts,
             errors: &v.errors,
+            totals: &v.totals,
         }
     }
 
@@ -485,6 +493,8 @@ impl SessionViewFolder {
         l.budgets.tokens_by_operation.clone_from(&v.budgets.tokens_by_operation);
         l.counts.clone_from(&v.counts);
         l.errors = v.errors.clone();
+        l.totals.clone_from(&v.totals);
+        light.totals.clone_from(&self.totals);
         light.process_index.clone_from(&self.process_index);
         light.current_turn = self.current_turn;
         light.reported_tokens = self.reported_tokens;
@@ -534,6 +544,7 @@ impl SessionViewFolder {
         }
         self.fold_totals(tally.tokens);
         let (life, turn) = (self.life(), self.current_turn);
+        self.totals.apply(&mut self.view.totals, event, text, (life, turn));
         if full {
             self.keep(event, text, position);
             self.transcript.apply(&mut self.view.transcript, event, position, life);

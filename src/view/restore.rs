@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 
 use super::raw::read_whole;
+use super::totals::TotalsFolder;
 use super::transcript::TranscriptFolder;
 use super::*;
 use crate::event::SessionEvent;
@@ -16,7 +17,10 @@ impl SessionViewFolder {
     /// The folder whose view is the one in `json`: folding on from it gives
     /// what folding the whole log would have.
     pub fn restore(json: &str) -> std::result::Result<Self, String> {
-        let view: SessionView = read_whole(json, "view").map_err(|e| e.to_string())?;
+        let mut view: SessionView = read_whole(json, "view").map_err(|e| e.to_string())?;
+        if !has_member(json, "\"totals\"") {
+            view.totals = super::RunTotals::of_view(&view);
+        }
         let mut checkpoints = HashMap::new();
         for entry in &view.checkpoints {
             match SessionEvent::from_json(entry.event.get()) {
@@ -45,7 +49,9 @@ impl SessionViewFolder {
             (Some(run), Some(life)) => run.position >= life.first_position,
             _ => false,
         };
-        let measured = last_measurement(&view, &turn_index)?;
+        let last = last_measurement(&view, &turn_index)?;
+        let totals = TotalsFolder::restore(&view, last.as_ref().map(|m| (m.1, m.2.clone(), m.3)));
+        let measured = last.map(|(index, _, request, tokens)| (index, request, tokens));
         Ok(SessionViewFolder {
             turn_index,
             process_index: view
@@ -59,30 +65,38 @@ impl SessionViewFolder {
             reported_tokens,
             life_has_run,
             measured,
+            totals,
             detail: super::Detail::Full,
             view,
         })
     }
 }
 
+/// Whether the object `json` has the top-level member `key` (quoted).
+fn has_member(json: &str, key: &str) -> bool {
+    super::raw::items(json, b'{').is_some_and(|members| members.iter().any(|m| m.key == key))
+}
+
 /// The last prompt measurement (`SessionViewFolder::measured`): read from
 /// the last `prompt_measured` the view keeps, its turn summary found by its
-/// life (the one its position falls in) and its turn.
+/// life (the one its position falls in) and its turn; with that (life, turn).
+type Measurement = (usize, (u32, u32), String, u64);
+
 fn last_measurement(
     view: &SessionView,
     turn_index: &HashMap<(u32, u32), usize>,
-) -> std::result::Result<Option<(usize, String, u64)>, String> {
+) -> std::result::Result<Option<Measurement>, String> {
     let Some(entry) = view.model.prompts.last() else { return Ok(None) };
     let Ok(SessionEvent::PromptMeasured(e)) = SessionEvent::from_json(entry.event.get()) else {
         return Err(format!("model.prompts: the entry at position {} is not one", entry.position));
     };
     let life = view.lives.iter().rev().find(|l| l.first_position <= entry.position);
-    let index = life.and_then(|l| turn_index.get(&(l.life, e.turn)));
-    let Some(&index) = index else {
+    let at = life.map(|l| (l.life, e.turn));
+    let Some((&index, at)) = at.and_then(|at| Some((turn_index.get(&at)?, at))) else {
         return Err(format!("model.prompts: the entry at position {} has no turn", entry.position));
     };
     let m = e.measurement;
-    Ok(Some((index, m.request_fingerprint.to_string(), m.input_tokens)))
+    Ok(Some((index, at, m.request_fingerprint.to_string(), m.input_tokens)))
 }
 
 /// The OS snapshot of the log a view was folded from: the snapshot's fold

@@ -83,6 +83,7 @@ const ROUTES = [
   ["GET", "/sample.jsonl", 200],
   ["GET", "/demo", 200],
   ["GET", "/api/sessions", 404],
+  ["GET", "/api/search?q=x", 404],
   ["GET", "/api/sessions/sample-1", 200],
   ["GET", "/api/sessions/sample-1/stream", 200],
   ["GET", "/api/sessions/sample-1/events?cursor=bad", 400],
@@ -158,6 +159,10 @@ test("--data and DIR servers check the Host on every route too", async () => {
     ["GET", "/", 302],
     ["GET", "/sessions", 200],
     ["GET", "/api/sessions", 200],
+    ["GET", "/api/sessions?since=0", 200],
+    ["GET", "/api/search?q=run", 200],
+    ["GET", "/api/search?q=", 400],
+    ["GET", "/www/sessions-rows.js", 200],
   ];
   for (const [server, routes] of [
     [data, [...api, post]],

@@ -415,17 +415,20 @@ test("in Chromium: the list follows a running agent's log, the viewer shows all 
       "the directory's list is the start page",
     );
     const eventsShown = (id) =>
-      page.$eval(`tr[data-session="${id}"] td:nth-child(6)`, (td) => td.textContent);
+      page.$eval(`tr[data-session="${id}"] td[data-col=events]`, (td) => td.textContent);
     await page.waitForSelector('tr[data-session="tools"]');
     assert.equal(await eventsShown("long_run"), "50");
     await write(120);
     await page.waitForFunction(
       () =>
-        document.querySelector('tr[data-session="long_run"] td:nth-child(6)')?.textContent ===
+        document.querySelector('tr[data-session="long_run"] td[data-col=events]')?.textContent ===
         "120",
     );
     // The session written last is first.
-    assert.equal(await page.$eval("tbody tr", (tr) => tr.dataset.session), "long_run");
+    assert.equal(
+      await page.$eval("tbody tr[data-session]", (tr) => tr.dataset.session),
+      "long_run",
+    );
     await page.screenshot({ path: join(shots, "sessions.png") });
 
     // A finished session: every event in the timeline, time travel to the
