@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { serve } from "../bin/serve.js";
-import { launchChromium } from "../tests/js/chromium.mjs";
+import { launchChromium } from "../tests/js/browsers.mjs";
 import { writeRuns } from "./dashboard-data.mjs";
 
 const root = new URL("..", import.meta.url).pathname;

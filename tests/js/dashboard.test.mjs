@@ -15,7 +15,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SessionState, parseLog } from "agent-replay";
-import { launchChromium } from "./chromium.mjs";
+import { launchChromium } from "./browsers.mjs";
 import { serve } from "../../bin/serve.js";
 import { writeRuns } from "../../benches/dashboard-data.mjs";
 import { searchFiles } from "../../bin/search-dir.js";
