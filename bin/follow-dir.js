@@ -49,7 +49,7 @@ function sessionIdOf(name) {
 const hashOf = (bytes) => createHash("sha1").update(bytes).digest("base64");
 
 /** A fold that keeps the summary only (no per-event lists): the core's reader. */
-const lightReader = () => {
+export const lightReader = () => {
   const empty = new SessionState();
   try {
     return empty.checkpoint();

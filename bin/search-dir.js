@@ -1,13 +1,15 @@
 // Search across the runs of a followed directory (`GET /api/search?q=`):
-// every session's file is read as a stream of lines and each event whose
-// text holds the query is answered with its session, its position (what the
+// every session's file is read as a stream and each event whose text holds
+// the query is answered with its session, its position (what the
 // viewer's deep link `#at=` takes) and the line. Bounded: at most `limit`
 // matches and `maxMs` of scanning; an answer cut short says so.
 //
-// The case rule is `toLowerCase` on both sides, one code unit for one: the
-// viewer's own search is being moved to Unicode case-insensitive matching,
-// and this follows it once that lands.
+// The case rule is the viewer's (js/viewer/text-search.js), and the events
+// and their positions are the core's reader's, as the viewer reads the file:
+// a match's deep link lands on the event that holds it.
 import { createReadStream } from "node:fs";
+import { queryPattern } from "../js/viewer/text-search.js";
+import { lightReader } from "./follow-dir.js";
 
 /** Matches answered by default, and at most. */
 export const SEARCH_LIMIT = 100;
@@ -19,12 +21,6 @@ const CONTEXT_CHARS = 80;
 /** The longest query taken. */
 const MAX_QUERY = 1000;
 
-/** The event's own text in a stored entry `{"seq":N,"event":{…}}`, else the line. */
-function eventText(line) {
-  const at = line.indexOf('"event":');
-  return line.startsWith('{"seq":') && at > 0 ? line.slice(at + 8, -1) : line;
-}
-
 /** The part of `text` around `index`, with `…` where it was cut. */
 function excerpt(text, index, length) {
   const start = Math.max(0, index - CONTEXT_CHARS);
@@ -33,35 +29,25 @@ function excerpt(text, index, length) {
 }
 
 /**
- * The lines of the first `bytes` of `path`, each with its event position:
- * blank lines are not events. A file whose reader rejected lines (its row's
- * `load_errors`) counts only lines that parse as JSON, as the reader skips
- * the rest; a line that parses and is still refused may shift later positions.
+ * The events of the first `bytes` of `path`, `{position, json}` each, read
+ * and folded by the core's reader as the viewer reads the file (a fold that
+ * keeps the summary only), so positions are the viewer's.
  */
-async function* eventLines(path, bytes, strict) {
+async function* eventsOf(path, bytes) {
   if (bytes <= 0) return;
-  const stream = createReadStream(path, { start: 0, end: bytes - 1, encoding: "utf8" });
-  let rest = "";
-  let position = 0;
-  const take = function* (line) {
-    const text = line.endsWith("\r") ? line.slice(0, -1) : line;
-    if (!text.trim()) return;
-    if (strict) {
-      try {
-        JSON.parse(text);
-      } catch {
-        return;
-      }
+  const state = lightReader();
+  try {
+    const read = [];
+    const onEvent = (e) => read.push(e);
+    for await (const chunk of createReadStream(path, { start: 0, end: bytes - 1 })) {
+      state.write(chunk, { onEvent });
+      yield* read.splice(0);
     }
-    position += 1;
-    yield { position, text };
-  };
-  for await (const chunk of stream) {
-    const lines = (rest + chunk).split("\n");
-    rest = lines.pop();
-    for (const line of lines) yield* take(line);
+    state.end({ onEvent });
+    yield* read.splice(0);
+  } finally {
+    state.free();
   }
-  yield* take(rest);
 }
 
 /** The query and limit a request asks, or an error message. */
@@ -81,7 +67,7 @@ export function searchRequest(params) {
  * position, text}], sessions_searched, truncated, timed_out}`.
  */
 export async function searchFiles(files, query, { limit = SEARCH_LIMIT, maxMs = SEARCH_MS } = {}) {
-  const needle = query.toLowerCase();
+  const pattern = queryPattern(query);
   const deadline = Date.now() + maxMs;
   const matches = [];
   let searched = 0;
@@ -93,20 +79,18 @@ export async function searchFiles(files, query, { limit = SEARCH_LIMIT, maxMs = 
       break;
     }
     searched += 1;
-    const strict = (file.summary?.errors.load_errors ?? 0) > 0;
     try {
-      for await (const { position, text } of eventLines(file.path, file.complete, strict)) {
+      for await (const { position, json } of eventsOf(file.path, file.complete)) {
         if (position % 1024 === 0 && Date.now() > deadline) {
           timedOut = true;
           break scan;
         }
-        const event = eventText(text);
-        const index = event.toLowerCase().indexOf(needle);
-        if (index < 0) continue;
+        const found = pattern.exec(json);
+        if (!found) continue;
         matches.push({
           session_id: file.id,
           position,
-          text: excerpt(event, index, needle.length),
+          text: excerpt(json, found.index, found[0].length),
         });
         if (matches.length >= limit) break scan;
       }

@@ -11,6 +11,17 @@
  */
 export function textMatcher(query) {
   if (!query) return null;
-  const re = new RegExp(query.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i");
+  const re = queryPattern(query);
   return (text) => re.test(text);
+}
+
+/**
+ * The rule itself, as a pattern to find where a text holds `query`
+ * (`text.search(pattern)`): the search across a directory's runs
+ * (bin/search-dir.js) answers with the matching part.
+ * @param {string} query
+ * @returns {RegExp}
+ */
+export function queryPattern(query) {
+  return new RegExp(query.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i");
 }

@@ -205,6 +205,31 @@ test("a search out of time answers what it found so far and says it stopped", as
   assert.deepEqual([late.matches, late.sessions_searched, late.timed_out], [[], 0, true]);
 });
 
+test("a search across runs finds what the viewer finds, at the position the viewer shows", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-replay-search-"));
+  const events = [
+    { kind: "run_started", run_id: "r", goal: "Ärger im Büro" },
+    { kind: "page_out", turn: 1, message_count: 3 },
+    { kind: "page_out", turn: 2, message_count: 4, note: "mehr ärger" },
+  ];
+  // A line the reader rejects between them: the viewer does not count it.
+  const lines = [
+    JSON.stringify(events[0]),
+    "{not json",
+    ...events.slice(1).map((e) => JSON.stringify(e)),
+  ];
+  const path = join(dir, "r.jsonl");
+  writeFileSync(path, `${lines.join("\n")}\n`);
+  const file = { id: "r", path, complete: readFileSync(path).length, mtimeMs: 0, summary: null };
+  const found = await searchFiles([file], "ÄRGER");
+  assert.deepEqual(
+    found.matches.map((m) => m.position),
+    [1, 3],
+  );
+  const viewer = parseLog(readFileSync(path)).events;
+  for (const m of found.matches) assert.match(JSON.stringify(viewer[m.position - 1]), /ärger/i);
+});
+
 test("sorting and filtering: empty values last, a parent shown when a sub-agent matches", async () => {
   const { sessions } = await list();
   const show = (options) =>
