@@ -77,7 +77,7 @@ fn index(bytes: &[u8], reps: usize, chunked: Option<usize>, spacing: Option<u64>
             for chunk in bytes.chunks(size) {
                 // Copied in, as WebAssembly gets it.
                 let chunk = chunk.to_vec();
-                index.write(&chunk, LogOptions::default()).expect("tolerant load");
+                index.write(chunk, LogOptions::default()).expect("tolerant load");
             }
             index.end().expect("tolerant load")
         } else {
