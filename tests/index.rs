@@ -3,6 +3,7 @@
 //! the log, on a generated log long enough for the checkpoints to thin out
 //! and on the real-runtime corpus.
 
+use agent_replay::event::SessionEvent;
 use agent_replay::generate::generate_jsonl;
 use agent_replay::index::{Filter, SessionIndex};
 use agent_replay::json::to_js_json;
@@ -200,6 +201,19 @@ fn chunks_kept_as_they_are_index_as_the_whole_log_however_cut() {
             assert_eq!(got, expected, "log {n} in chunks of {size}");
         }
     }
+    // Strict: the events before the first error, read in place from the
+    // chunk that holds it, stay readable.
+    let known = |l: &&String| {
+        SessionEvent::from_json_strict(l).is_ok_and(|e| !matches!(e, SessionEvent::Unknown(_)))
+    };
+    let valid: Vec<&String> = wide.iter().filter(known).take(3).collect();
+    let bad = format!("{}\n{}\n{{\"kind\":7}}\n{}\n", valid[0], valid[1], valid[2]);
+    let mut strict = SessionIndex::new(None);
+    let opts = LogOptions { strict: true, ..Default::default() };
+    strict.write(bad.as_bytes()[..3].to_vec(), opts).unwrap();
+    assert!(strict.write(bad.as_bytes()[3..].to_vec(), opts).is_err());
+    assert_eq!(strict.event(2).map(|e| e.text), Some(valid[1].as_str()));
+    assert_eq!(strict.event_count(), 2);
 }
 
 #[test]
