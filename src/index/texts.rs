@@ -5,10 +5,10 @@
 //! A whole log handed over (`adopt`), or a chunk of one written in pieces,
 //! becomes a segment as it is: its texts are not copied, and it holds what
 //! lies between them too (newlines, stored entries' `seq`, an array's
-//! commas). Only the texts of no such segment are copied (an event split
-//! across two chunks): into segments of their own, so that a segment's
-//! texts are the events of one run of positions, which a search of a
-//! segment relies on.
+//! commas). A text no such segment holds (an event split across two
+//! chunks) is copied, into a segment of copies: each segment's texts are
+//! the events of one run of positions, which a search of a segment relies
+//! on.
 
 use crate::memory;
 
