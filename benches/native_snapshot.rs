@@ -2,9 +2,10 @@
 //! the OS snapshot, as `rebuildOsSnapshot` does in WASM, or with `index`
 //! builds the paged index, as `new SessionIndex().apply(bytes)` does (the
 //! log copied in and kept), or with `write` the same index written in
-//! 256 KiB chunks, as the viewer's worker and benches/index.mjs write it
-//! (each event's text copied into the index's own segments); a fifth
-//! argument sets the checkpoints' first spacing.
+//! chunks, as the viewer's worker and benches/index.mjs write it (each
+//! chunk copied in, as WebAssembly gets it); a fifth argument sets the
+//! checkpoints' first spacing (0: the default), a sixth the chunks' size
+//! (256 KiB unless given; the viewer's worker writes 4 MiB).
 //! With `stateat`, builds the index once and then takes REPS steps of time
 //! travel at the random positions benches/index.mjs takes (`state_at` and
 //! the shown state with a tail of 15, as the viewer asks): for counting a
@@ -12,7 +13,7 @@
 //! fifth argument sets the spacing of the checkpoints (e.g. 8192, what a
 //! 1 GB log reaches) on a smaller log.
 //! Prints JSON. Run by benches/snapshot.mjs:
-//! `cargo bench --bench native_snapshot -- FILE REPS [all|index|write|stateat [SPACING]]`.
+//! `cargo bench --bench native_snapshot -- FILE REPS [all|index|write|stateat [SPACING [CHUNK]]]`.
 use std::time::Instant;
 
 use agent_replay::index::{shown_state_json, SessionIndex};
@@ -35,8 +36,10 @@ fn main() {
     let full_check = args.get(3).is_some_and(|a| a == "all");
     let bytes = std::fs::read(file).expect("read log");
     if args.get(3).is_some_and(|a| a == "index" || a == "write") {
-        let spacing = args.get(4).and_then(|s| s.parse().ok());
-        return index(&bytes, reps, args.get(3).is_some_and(|a| a == "write"), spacing);
+        let spacing = args.get(4).and_then(|s| s.parse().ok()).filter(|&s| s > 0);
+        let chunk = args.get(5).and_then(|s| s.parse().ok()).unwrap_or(256 << 10);
+        let chunked = args.get(3).is_some_and(|a| a == "write").then_some(chunk);
+        return index(&bytes, reps, chunked, spacing);
     }
     if args.get(3).is_some_and(|a| a == "stateat") {
         let spacing = args.get(4).and_then(|s| s.parse().ok());
@@ -60,18 +63,20 @@ fn main() {
 }
 
 /// The paged index built from the whole log, `reps` times: handed over
-/// whole, or written in chunks.
-fn index(bytes: &[u8], reps: usize, chunked: bool, spacing: Option<u64>) {
+/// whole, or written in chunks of `chunked` bytes.
+fn index(bytes: &[u8], reps: usize, chunked: Option<usize>, spacing: Option<u64>) {
     let mut ms = Vec::new();
-    let mut events = 0;
+    let (mut events, mut retained) = (0, 0);
     for _ in 0..reps {
         let t0 = Instant::now();
         let mut index = match spacing {
             Some(spacing) => SessionIndex::with_checkpoints(None, spacing, 512),
             None => SessionIndex::new(None),
         };
-        let report = if chunked {
-            for chunk in bytes.chunks(256 << 10) {
+        let report = if let Some(size) = chunked {
+            for chunk in bytes.chunks(size) {
+                // Copied in, as WebAssembly gets it.
+                let chunk = chunk.to_vec();
                 index.write(chunk, LogOptions::default()).expect("tolerant load");
             }
             index.end().expect("tolerant load")
@@ -82,9 +87,10 @@ fn index(bytes: &[u8], reps: usize, chunked: bool, spacing: Option<u64>) {
         assert!(report.errors.is_empty(), "benchmark log has errors");
         ms.push(t0.elapsed().as_secs_f64() * 1000.0);
         events = index.event_count();
+        retained = index.memory_stats().0;
     }
     println!(
-        "{{\"which\":\"native-index\",\"ms\":{ms:?},\"peakRssMb\":{},\"events\":{events}}}",
+        "{{\"which\":\"native-index\",\"ms\":{ms:?},\"peakRssMb\":{},\"events\":{events},\"retainedBytes\":{retained}}}",
         peak_rss_mb()
     );
 }

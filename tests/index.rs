@@ -3,6 +3,7 @@
 //! the log, on a generated log long enough for the checkpoints to thin out
 //! and on the real-runtime corpus.
 
+use agent_replay::event::SessionEvent;
 use agent_replay::generate::generate_jsonl;
 use agent_replay::index::{Filter, SessionIndex};
 use agent_replay::json::to_js_json;
@@ -93,7 +94,7 @@ fn chunks_of_any_size_index_as_the_whole_log() {
     for size in [1, 7, 4096] {
         let mut chunked = SessionIndex::new(None);
         for chunk in log.as_bytes().chunks(size) {
-            chunked.write(chunk, LogOptions::default()).unwrap();
+            chunked.write(chunk.to_vec(), LogOptions::default()).unwrap();
         }
         chunked.end().unwrap();
         assert_eq!(chunked.event_count(), whole.event_count());
@@ -152,6 +153,82 @@ fn a_log_handed_over_is_indexed_as_one_copied_in_every_framing() {
         .apply_log(bad.into_bytes(), LogOptions { strict: true, ..Default::default() })
         .is_err());
     assert_eq!(strict.event(1).map(|e| e.text), Some(lines[0]));
+}
+
+/// A chunk of a log written in pieces is kept as it is (no second copy of
+/// its texts), only the events straddling two chunks copied: whatever the
+/// cut, in the middle of a UTF-8 character too, in every framing and with
+/// bytes that are not UTF-8, the index answers as the whole log's.
+#[test]
+fn chunks_kept_as_they_are_index_as_the_whole_log_however_cut() {
+    let log = generate_jsonl(6, 60_000);
+    let lines = lines(&log);
+    // Characters of two, three and four bytes, so cuts fall inside them.
+    let wide: Vec<String> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| match i % 3 {
+            0 => l.replacen("\"kind\"", "\"note\":\"é€😀 ü\",\"kind\"", 1),
+            _ => l.to_string(),
+        })
+        .collect();
+    let entries: Vec<String> =
+        wide.iter().enumerate().map(|(i, l)| format!("{{\"seq\":{i},\"event\":{l}}}")).collect();
+    let mut broken = wide.join("\n").into_bytes();
+    broken.splice(5_000..5_000, [0xff, 0xfe]);
+    let logs: Vec<Vec<u8>> = vec![
+        wide.join("\n").into_bytes(),
+        format!("{}\n", wide.join("\n")).into_bytes(),
+        format!("\u{feff}  {}\r\n\n{}", wide[0], wide[1..].join("\r\n")).into_bytes(),
+        format!("[{}]", wide.join(",\n")).into_bytes(),
+        entries.join("\n").into_bytes(),
+        broken,
+    ];
+    for (n, bytes) in logs.into_iter().enumerate() {
+        let mut whole = SessionIndex::new(None);
+        whole.apply_bytes(&bytes, LogOptions::default()).unwrap();
+        assert!(whole.event_count() > 50, "log {n}");
+        let mut expected = answers(&whole);
+        expected.push(format!("{:?}", whole.search("😀 ü", 1, usize::MAX)));
+        for size in [1, 2, 3, 5, 333, 1_001, 4_099, bytes.len()] {
+            let mut chunked = SessionIndex::new(None);
+            for chunk in bytes.chunks(size) {
+                chunked.write(chunk.to_vec(), LogOptions::default()).unwrap();
+            }
+            chunked.end().unwrap();
+            let mut got = answers(&chunked);
+            got.push(format!("{:?}", chunked.search("😀 ü", 1, usize::MAX)));
+            assert_eq!(got, expected, "log {n} in chunks of {size}");
+        }
+    }
+    // Strict: the events before the first error, read in place from the
+    // chunk that holds it, stay readable.
+    let known = |l: &&String| {
+        SessionEvent::from_json_strict(l).is_ok_and(|e| !matches!(e, SessionEvent::Unknown(_)))
+    };
+    let valid: Vec<&String> = wide.iter().filter(known).take(3).collect();
+    let bad = format!("{}\n{}\n{{\"kind\":7}}\n{}\n", valid[0], valid[1], valid[2]);
+    let mut strict = SessionIndex::new(None);
+    let opts = LogOptions { strict: true, ..Default::default() };
+    strict.write(bad.as_bytes()[..3].to_vec(), opts).unwrap();
+    assert!(strict.write(bad.as_bytes()[3..].to_vec(), opts).is_err());
+    assert_eq!(strict.event(2).map(|e| e.text), Some(valid[1].as_str()));
+    assert_eq!(strict.event_count(), 2);
+}
+
+#[test]
+fn a_log_written_in_chunks_is_held_about_once() {
+    let log = generate_jsonl(8, 2_000_000);
+    let mut chunked = SessionIndex::new(None);
+    for chunk in log.as_bytes().chunks(64 << 10) {
+        chunked.write(chunk.to_vec(), LogOptions::default()).unwrap();
+    }
+    chunked.end().unwrap();
+    let (retained, _, _) = chunked.memory_stats();
+    // The chunks, and a copy of each event straddling two of them.
+    assert!(retained >= log.len(), "{retained} bytes retained");
+    assert!(retained < log.len() + log.len() / 16, "{retained} bytes for a log of {}", log.len());
+    assert_eq!(chunked.event_count(), lines(&log).len() as u64);
 }
 
 /// The positions a plain scan finds: ASCII letters in either case.

@@ -15,6 +15,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
+use crate::event::syntax::find_byte;
 use crate::event::{SessionEvent, KINDS};
 use crate::log::{self, EventSink, LoadReport, LogError, LogOptions, LogReader};
 use crate::state::SessionState;
@@ -190,26 +191,73 @@ impl SessionIndex {
             Ok(log) => log,
             Err(not_utf8) => return self.apply_bytes(&not_utf8, opts),
         };
-        let segment = self.folded.texts.reserve_segment();
-        self.folded.adopting = segment.map(|segment| Adopting::new(segment, &log));
-        let report = log::read_str(&log, opts, &mut self.folded);
-        self.folded.adopting = None;
-        if let Some(segment) = segment {
-            self.folded.texts.adopt(segment, log);
-        }
-        let report = report?;
+        let report = self.adopting(log, 0, |text, folded| log::read_str(text, opts, folded))?;
         self.load_errors.extend_from_slice(&report.errors);
         Ok(report)
     }
 
-    /// Indexes the next chunk of a log being streamed in; `end` finishes it.
-    pub fn write(&mut self, chunk: &[u8], opts: LogOptions) -> Result<(), LogError> {
+    /// Reads `log[from..]` with `read`, then keeps `log` as a segment of
+    /// the texts, which the texts read from it are spans of (not copies),
+    /// whether the read succeeded or not: the events it took point there.
+    fn adopting<T>(
+        &mut self,
+        log: String,
+        from: usize,
+        read: impl FnOnce(&str, &mut Folded) -> T,
+    ) -> T {
+        let segment = self.folded.texts.reserve_segment();
+        self.folded.adopting = segment.map(|segment| Adopting::new(segment, &log));
+        let read = read(log.get(from..).unwrap_or_default(), &mut self.folded);
+        self.folded.adopting = None;
+        if let Some(segment) = segment {
+            self.folded.texts.adopt(segment, log);
+        }
+        read
+    }
+
+    /// Indexes the next chunk of a log being streamed in; `end` finishes
+    /// it. The chunk, handed over, becomes a segment of the texts (`chunk`).
+    pub fn write(&mut self, chunk: Vec<u8>, opts: LogOptions) -> Result<(), LogError> {
         let mut reader = self.reader.take().unwrap_or_else(|| LogReader::new(opts));
         let before = reader.errors().len();
-        let result = reader.push(chunk, &mut self.folded);
+        let result = self.chunk(&mut reader, chunk);
         self.load_errors.extend(reader.errors().iter().skip(before).cloned());
         self.reader = Some(reader);
         result
+    }
+
+    /// A chunk of lines is kept as it is, its whole lines read in place:
+    /// only its first line, when it completes one begun in an earlier
+    /// chunk, and its unterminated last line are copied (the reader keeps a
+    /// line's start). That first line's bytes, read, are overwritten with
+    /// newlines: a character may straddle the two chunks, and a segment is
+    /// UTF-8. A chunk of an array, of a log whose framing is not known yet,
+    /// or one that is not UTF-8 is pushed as the reader takes any chunk.
+    fn chunk(&mut self, reader: &mut LogReader, mut chunk: Vec<u8>) -> Result<(), LogError> {
+        let folded = &mut self.folded;
+        let head = if reader.at_line_start() {
+            0
+        } else {
+            match find_byte(&chunk, b'\n') {
+                Some(newline) => newline.saturating_add(1),
+                None => return reader.push(&chunk, folded),
+            }
+        };
+        reader.push(chunk.get(..head).unwrap_or_default(), folded)?;
+        let body_end = chunk.iter().rposition(|&b| b == b'\n').map_or(0, |i| i.saturating_add(1));
+        if !reader.at_line_start() || body_end <= head {
+            return reader.push(chunk.get(head..).unwrap_or_default(), folded);
+        }
+        let tail = chunk.split_off(body_end);
+        chunk.get_mut(..head).unwrap_or_default().fill(b'\n');
+        match String::from_utf8(chunk) {
+            Ok(lines) => {
+                self.adopting(lines, head, |lines, folded| reader.push_lines_str(lines, folded))?
+            }
+            Err(not_utf8) => reader
+                .push(not_utf8.as_bytes().get(head..).unwrap_or_default(), &mut self.folded)?,
+        }
+        reader.push(&tail, &mut self.folded)
     }
 
     /// Ends a streamed log: its unterminated last line or buffered array.

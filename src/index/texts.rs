@@ -2,9 +2,13 @@
 //! kept once. They sit in segments that are never reallocated: one growing
 //! buffer would copy the whole log at each doubling and hold it twice at
 //! the peak, which a 1 GB log in a 4 GiB WebAssembly memory cannot afford.
-//! A whole log handed over (`adopt`) becomes a segment as it is: its texts
-//! are not copied, and it holds what lies between them too (newlines,
-//! stored entries' `seq`, an array's commas).
+//! A whole log handed over (`adopt`), or a chunk of one written in pieces,
+//! becomes a segment as it is: its texts are not copied, and it holds what
+//! lies between them too (newlines, stored entries' `seq`, an array's
+//! commas). A text no such segment holds (an event split across two
+//! chunks) is copied, into a segment of copies: each segment's texts are
+//! the events of one run of positions, which a search of a segment relies
+//! on.
 
 use crate::memory;
 
@@ -33,6 +37,12 @@ impl Span {
 #[derive(Debug, Default)]
 pub struct RetainedTexts {
     segments: Vec<String>,
+    /// Whether the last segment takes copies: not when it was handed over.
+    copying: bool,
+    /// Bytes copied so far: the next segment for copies is as large, so
+    /// that many copies take few segments however many chunks were handed
+    /// over between them.
+    copied: usize,
 }
 
 impl RetainedTexts {
@@ -41,6 +51,7 @@ impl RetainedTexts {
     pub fn reserve_segment(&mut self) -> Option<u32> {
         let index = u32::try_from(self.segments.len()).ok()?;
         self.segments.push(String::new());
+        self.copying = false;
         Some(index)
     }
 
@@ -56,14 +67,20 @@ impl RetainedTexts {
     pub fn push(&mut self, text: &str) -> Option<Span> {
         let len = u32::try_from(text.len()).ok()?;
         let need = text.len().checked_add(1)?;
-        let fits = self.segments.last().is_some_and(|s| spare(s) >= need);
+        let fits = self.copying && self.segments.last().is_some_and(|s| spare(s) >= need);
         if !fits {
-            let grown = FIRST_SEGMENT.checked_shl(self.segments.len().min(16) as u32);
-            let size = grown.unwrap_or(MAX_SEGMENT).min(MAX_SEGMENT).max(need);
+            // After a segment handed over, a text that straddled two chunks
+            // is most often the only copy before the next one: no more room.
+            let after_adopted = !self.copying && !self.segments.is_empty();
+            let grown =
+                if after_adopted { 0 } else { self.copied.clamp(FIRST_SEGMENT, MAX_SEGMENT) };
+            let size = grown.max(need);
             let mut segment = String::new();
             memory::fallibly(&mut || segment.try_reserve_exact(size).is_ok()).ok()?;
             self.segments.push(segment);
+            self.copying = true;
         }
+        self.copied = self.copied.saturating_add(need);
         let segment = u32::try_from(self.segments.len().checked_sub(1)?).ok()?;
         let buffer = self.segments.last_mut()?;
         let start = u32::try_from(buffer.len()).ok()?;

@@ -192,6 +192,24 @@ impl LogReader {
         self.keep(chunk)
     }
 
+    /// Whether the next byte pushed starts a line of a log known to be
+    /// lines (JSON Lines or stored entries): no line's start is pending.
+    pub fn at_line_start(&self) -> bool {
+        self.lead == Lead::Known(false) && self.pending.is_empty()
+    }
+
+    /// Whole lines of a log being pushed, each ending in a newline, read in
+    /// place (`at_line_start`, and UTF-8 already): what a caller that keeps
+    /// the chunk it pushes hands over, so that its events' texts are parts
+    /// of it.
+    pub fn push_lines_str(
+        &mut self,
+        lines: &str,
+        sink: &mut dyn EventSink,
+    ) -> Result<(), LogError> {
+        self.lines_str(lines, sink)
+    }
+
     /// Lines in chunks: the pending start of a line is completed by the
     /// chunk's first newline, the chunk's whole lines are read in place and
     /// its unterminated end is added to the pending bytes.

@@ -56,26 +56,35 @@ pub enum Value {
 #[derive(Debug, Default)]
 pub struct Attributes(pub Vec<(String, Value)>);
 
+// Not inlined: each is called at dozens of sites in cold code, where an
+// inlined copy of the push and the copy of the value costs size for no speed.
 impl Attributes {
+    #[inline(never)]
+    fn put(&mut self, key: &str, value: Value) {
+        self.0.push((key.to_string(), value));
+    }
+
+    #[inline(never)]
     pub fn str(&mut self, key: &str, value: &str) {
-        self.0.push((key.to_string(), Value::Str(value.to_string())));
+        self.put(key, Value::Str(value.to_string()));
     }
 
     /// An unsigned count or position: OTLP integers are signed 64-bit, so
     /// one past `i64::MAX` is written as `i64::MAX`.
+    #[inline(never)]
     pub fn int(&mut self, key: &str, value: u64) {
-        let value = i64::try_from(value).unwrap_or(i64::MAX);
-        self.0.push((key.to_string(), Value::Int(value)));
+        self.put(key, Value::Int(i64::try_from(value).unwrap_or(i64::MAX)));
     }
 
     pub fn bool(&mut self, key: &str, value: bool) {
-        self.0.push((key.to_string(), Value::Bool(value)));
+        self.put(key, Value::Bool(value));
     }
 
     pub fn strings(&mut self, key: &str, values: &[String]) {
-        self.0.push((key.to_string(), Value::Strings(values.to_vec())));
+        self.put(key, Value::Strings(values.to_vec()));
     }
 
+    #[inline(never)]
     pub fn opt_str(&mut self, key: &str, value: Option<&str>) {
         if let Some(v) = value {
             self.str(key, v);
@@ -97,7 +106,7 @@ impl Attributes {
                 Err(_) => Value::Double(raw.to_string()),
             },
         };
-        self.0.push((key.to_string(), value));
+        self.put(key, value);
     }
 }
 

@@ -48,7 +48,9 @@ impl SessionIndex {
         crate::alloc::reserve(CoreIndex::expected_bytes(bytes as usize));
     }
 
-    pub fn write(&mut self, chunk: &[u8], strict: bool) -> Result<(), JsValue> {
+    /// Indexes the next chunk, which the index then keeps as its events'
+    /// texts (copied in once, by the bindings, as `applyBytes`'s log).
+    pub fn write(&mut self, chunk: Vec<u8>, strict: bool) -> Result<(), JsValue> {
         self.inner.fold("write", |i| Ok(i.write(chunk, opts(strict))?))
     }
 
