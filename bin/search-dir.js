@@ -9,6 +9,7 @@
 // a match's deep link lands on the event that holds it.
 import { createReadStream } from "node:fs";
 import { queryPattern } from "../js/viewer/text-search.js";
+import { StoredEntryReader } from "../js/node.js";
 import { lightReader } from "./follow-dir.js";
 
 /** Matches answered by default, and at most. */
@@ -29,25 +30,53 @@ function excerpt(text, index, length) {
 }
 
 /**
- * The events of the first `bytes` of `path`, `{position, json}` each, read
- * and folded by the core's reader as the viewer reads the file (a fold that
- * keeps the summary only), so positions are the viewer's.
+ * The events of the first `bytes` of `path`, `{position, json}` each, as
+ * the viewer reads the file, so positions are the viewer's. A file of
+ * stored entries none of whose lines the reader rejected (`clean`: its
+ * row has no load error) is read by the core's entry reader, which takes
+ * each event's text without parsing the event; any other by the core's
+ * reader and a fold that keeps the summary only, which skips what the
+ * viewer skips.
  */
-async function* eventsOf(path, bytes) {
+async function* eventsOf(path, bytes, clean) {
   if (bytes <= 0) return;
-  const state = lightReader();
-  try {
-    const read = [];
-    const onEvent = (e) => read.push(e);
-    for await (const chunk of createReadStream(path, { start: 0, end: bytes - 1 })) {
-      state.write(chunk, { onEvent });
-      yield* read.splice(0);
-    }
-    state.end({ onEvent });
-    yield* read.splice(0);
-  } finally {
-    state.free();
+  let read;
+  let position = 0;
+  const found = [];
+  for await (const chunk of createReadStream(path, { start: 0, end: bytes - 1 })) {
+    read ??= clean && startsEntries(chunk) ? entryRead() : foldRead();
+    read.write(chunk, (json) => found.push({ position: ++position, json }));
+    yield* found.splice(0);
   }
+  read?.end((json) => found.push({ position: ++position, json }));
+  yield* found.splice(0);
+}
+
+const startsEntries = (chunk) => chunk.subarray(0, 7).toString() === '{"seq":';
+
+/** Reads stored entries: `write(chunk, take)` and `end(take)` hand each event's text to `take`. */
+function entryRead() {
+  const reader = new StoredEntryReader();
+  const each = (take) => (entry) => take(entry.text);
+  return {
+    write: (chunk, take) => reader.write(chunk).entries.forEach(each(take)),
+    end: (take) => {
+      reader.end().entries.forEach(each(take));
+      reader.free();
+    },
+  };
+}
+
+/** Reads any log as the viewer does, folding the summary only. */
+function foldRead() {
+  const state = lightReader();
+  return {
+    write: (chunk, take) => state.write(chunk, { onEvent: (e) => take(e.json) }),
+    end: (take) => {
+      state.end({ onEvent: (e) => take(e.json) });
+      state.free();
+    },
+  };
 }
 
 /** The query and limit a request asks, or an error message. */
@@ -79,8 +108,9 @@ export async function searchFiles(files, query, { limit = SEARCH_LIMIT, maxMs = 
       break;
     }
     searched += 1;
+    const clean = (file.summary?.errors.load_errors ?? 1) === 0;
     try {
-      for await (const { position, json } of eventsOf(file.path, file.complete)) {
+      for await (const { position, json } of eventsOf(file.path, file.complete, clean)) {
         if (position % 1024 === 0 && Date.now() > deadline) {
           timedOut = true;
           break scan;
