@@ -15,9 +15,8 @@
 // Sizes: BENCH_POSTS (300 appends per rate), BENCH_SAMPLES (200 deliveries),
 // BENCH_CLIENTS (100 per replica), BENCH_BIG (100,000 events), RUNS (3).
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { parseCursor } from "../js/node.js";
-import { startPostgres } from "../tests/js/postgres.mjs";
+import { freePort, startPostgres } from "../tests/js/postgres.mjs";
 
 const POSTS = Number(process.env.BENCH_POSTS ?? 300);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -32,15 +31,6 @@ const ev = (turn) =>
 const sorted = (xs) => [...xs].sort((a, b) => a - b);
 const median = (xs) => sorted(xs)[Math.floor(xs.length / 2)];
 const p99 = (xs) => sorted(xs)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))];
-
-/** A port nothing listens on now, on 127.0.0.1. */
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A replica on `connectionString`: `{base, kill()}` once it listens. */
 async function startReplica(connectionString) {

@@ -7,11 +7,10 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import http from "node:http";
-import { createServer } from "node:net";
 import { parseCursor } from "agent-replay";
 import { EventSource } from "eventsource";
 import pg from "pg";
-import { startPostgres } from "./postgres.mjs";
+import { freePort, startPostgres } from "./postgres.mjs";
 
 let db;
 before(async () => {
@@ -29,15 +28,6 @@ async function until(check, what, ms = 30_000) {
     if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
-}
-
-/** A port nothing listens on now, on 127.0.0.1. */
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** A replica on a port of its own: `start()` spawns examples/edge/server.mjs

@@ -25,7 +25,7 @@ function binDir() {
 }
 
 /** A port nothing listens on now, on 127.0.0.1. */
-async function freePort() {
+export async function freePort() {
   const server = createServer();
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address();

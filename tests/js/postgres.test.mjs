@@ -13,7 +13,7 @@ import { postgresStore } from "agent-replay/postgres";
 import { EventSource } from "eventsource";
 import pg from "pg";
 import { serve } from "../../bin/serve.js";
-import { startPostgres } from "./postgres.mjs";
+import { freePort, startPostgres } from "./postgres.mjs";
 
 let db;
 before(async () => {
@@ -684,15 +684,6 @@ test("a replica gone silent holding a session's head row lock: the server ends i
   assert.equal(appended.status, 200);
   assert.deepEqual(await storedPositions("halfopen-2"), [1, 2]);
 });
-
-/** A port nothing listens on now, on 127.0.0.1. */
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** examples/edge/server.mjs with DATABASE_URL, as a replica is deployed;
  * killed after the test. Its base URL once it listens. */
