@@ -133,11 +133,12 @@ function chartSpecs({ samples, alerts, usage }, turns, ops) {
       ],
     },
     {
-      title: "Tokens per turn: prompt (measured) and output, and in total",
+      title: "Tokens per turn: prompt (measured) and output; in total on the right",
       series: [
         { label: "prompt" },
         { label: "output", color: "#f28e2b" },
-        { label: "cumulative", color: "#59a14f" },
+        // A run's total dwarfs any one turn's: it gets an axis of its own.
+        { label: "cumulative", color: "#59a14f", scale: "total" },
       ],
       points: () => [
         turnPoints(turns, turns.input),

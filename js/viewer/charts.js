@@ -7,7 +7,7 @@
 // (`update` with new series). uPlot is imported with the first chart, not
 // with this module: a page that imports the viewer shows its first state
 // without loading, parsing and running uPlot first.
-import { compact, h } from "./dom.js";
+import { h, tickLabels } from "./dom.js";
 import { PALETTE, chartColumns, chartTables, xAt } from "./chart-data.js";
 import { xLabel } from "./series.js";
 
@@ -67,13 +67,27 @@ function plot(box, spec, width, lives, drawn) {
           incrs: TURN_STEPS,
           values: (_, splits) => splits.map((x) => xLabel(lives, x)),
         },
-        { ...axis, size: 56, values: (_, splits) => splits.map(compact) },
+        { ...axis, size: 56, values: (_, splits, _i, _space, incr) => tickLabels(splits, incr) },
+        // A series on a scale of its own (a running total) reads on the right.
+        ...(spec.series.some((s) => s.scale === "total")
+          ? [
+              {
+                ...axis,
+                scale: "total",
+                side: 1,
+                size: 56,
+                grid: { show: false },
+                values: (_, splits, _i, _space, incr) => tickLabels(splits, incr),
+              },
+            ]
+          : []),
       ],
       series: [
         { label: "turn" },
         ...spec.series.map((s, i) => {
           const color = s.color ?? PALETTE[i % PALETTE.length];
           return {
+            scale: s.scale ?? "y",
             stroke: color,
             width: s.points ? 0 : spec.bars ? 1 : 2,
             dash: s.dash,

@@ -47,6 +47,24 @@ export function compact(n) {
   return formatter({ notation: "compact", maximumFractionDigits: 1 }).format(n);
 }
 
+/** An axis's tick labels for ticks `increment` apart: below a thousand
+ * with the increment's own decimals (ticks 0.05 apart read 0.25 and 0.30,
+ * not 0.3 twice), from a thousand on `compact`. */
+export function tickLabels(ticks, increment) {
+  const decimals = Math.min(6, decimalsOf(increment));
+  const fixed = formatter({ minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+  return ticks.map((v) => (Math.abs(v) >= 1000 ? compact(v) : fixed.format(v)));
+}
+
+/** The decimals a number is written with (0.25 → 2, 5 → 0). */
+function decimalsOf(n) {
+  if (!Number.isFinite(n)) return 0;
+  const text = String(Number(Math.abs(n).toPrecision(6)));
+  const [digits, exponent] = text.split("e");
+  const fraction = (digits.split(".")[1] ?? "").length;
+  return Math.max(0, fraction - Number(exponent ?? 0));
+}
+
 /** Fresh nodes that stand in for the node they match (`standIn`). */
 const standIns = new WeakSet();
 

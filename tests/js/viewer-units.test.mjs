@@ -12,7 +12,7 @@ import {
   kernelFacets,
   kernelFacetsOf,
 } from "../../js/viewer/describe.js";
-import { compact, num } from "../../js/viewer/dom.js";
+import { compact, num, tickLabels } from "../../js/viewer/dom.js";
 import { FALLBACK_LOCALE, browserLocale } from "../../js/viewer/locale.js";
 import { activityAt, callAt, lifeAt, observationsAt, viewDigest } from "../../js/viewer/digest.js";
 import { PANEL_LISTS, panelView } from "../../js/viewer/paged.js";
@@ -457,4 +457,26 @@ test("browserLocale: the browser's language where Intl takes it, else en-US", ()
     assert.equal(browserLocale(language), FALLBACK_LOCALE, String(language));
   assert.equal(FALLBACK_LOCALE, "en-US");
   assert.doesNotThrow(() => new Intl.NumberFormat(browserLocale("C")));
+});
+
+test("axis ticks read apart: the increment's decimals below a thousand, compact above", () => {
+  assert.deepEqual(tickLabels([0.25, 0.3, 0.35], 0.05), ["0.25", "0.30", "0.35"]);
+  assert.deepEqual(tickLabels([0, 0.25, 0.5], 0.25), ["0.00", "0.25", "0.50"]);
+  assert.deepEqual(tickLabels([0, 500, 1000, 1500], 500), ["0", "500", "1K", "1.5K"]);
+});
+
+test("the running token total is charted on a scale of its own, not beside per-turn figures", () => {
+  const state = new SessionState();
+  state.apply(sampleLog());
+  const tables = chartTables(chartSeries(state.view()));
+  const tokens = tables.charts.find((c) => c.title.startsWith("Tokens per turn"));
+  assert.deepEqual(
+    tokens.series.map((s) => [s.label, s.scale ?? "y"]),
+    [
+      ["prompt", "y"],
+      ["output", "y"],
+      ["cumulative", "total"],
+    ],
+  );
+  state.free();
 });
