@@ -5,6 +5,11 @@ import { routeText } from "./describe.js";
 import { activityAt, callAt, observationsAt, upperBound } from "./digest.js";
 import { h, num, standIn } from "./dom.js";
 
+/** What the header's token figure counts, said where it is shown. */
+const BUDGET_TOKENS =
+  "Tokens the kernel counted against the run's budget. A model call's " +
+  "'in' and 'out' are the provider's own counts of that call.";
+
 function statusText(status) {
   switch (status.state) {
     case "not_started":
@@ -29,10 +34,10 @@ export function renderHeader(state) {
   const [status, tone] = statusText(state.status);
   const e = state.errors;
   const turns = state.status.state === "terminal" ? state.turns_used : state.revision;
-  const stat = (label, value, cls) =>
+  const stat = (label, value, cls, title) =>
     h(
       "div",
-      { class: `asv-stat ${cls ?? ""}` },
+      { class: `asv-stat ${cls ?? ""}`, title },
       h("span", { class: "asv-stat-value" }, value),
       h("span", { class: "asv-stat-label" }, label),
     );
@@ -60,7 +65,9 @@ export function renderHeader(state) {
       { class: "asv-stats" },
       stat("events", num(state.event_count)),
       stat("turns", num(turns), "asv-turns"),
-      stat("tokens", num(state.total_tokens), "asv-tokens"),
+      // The kernel's count against the run's budget, which is not the sum of
+      // the provider's per-call input and output counts shown on model calls.
+      stat("budget tokens", num(state.total_tokens), "asv-tokens", BUDGET_TOKENS),
       stat("tool errors", num(e.tool_errors), e.tool_errors ? "asv-warn" : ""),
       stat("fatal", num(e.fatal_tool_errors), e.fatal_tool_errors ? "asv-bad" : ""),
       stat("denied", num(e.denied_tools), e.denied_tools ? "asv-warn" : ""),
@@ -103,7 +110,7 @@ function callBlock(c) {
             class: a.status === "success" ? "" : "asv-attempt-failed",
             "data-position": a.position,
           },
-          `attempt ${a.attempt_seq}: ${a.status}${a.error ? ` (${a.error})` : ""} · ${num(a.ms)} ms${a.input_tokens != null ? ` · ${num(a.input_tokens)} in, ${num(a.output_tokens)} out` : ""}`,
+          `attempt ${a.attempt_seq}: ${a.status}${a.error ? ` (${a.error})` : ""} · ${num(a.ms)} ms${a.input_tokens != null ? ` · ${num(a.input_tokens)} in, ${num(a.output_tokens)} out (provider's count)` : ""}`,
         ),
       ),
       c.prompts.length

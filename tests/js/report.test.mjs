@@ -158,7 +158,7 @@ function expectedHeader(summary) {
   return {
     events: fmt(summary.event_count),
     turns: fmt(summary.status.state === "terminal" ? summary.turns_used : summary.revision),
-    tokens: fmt(summary.total_tokens),
+    "budget tokens": fmt(summary.total_tokens),
     "tool errors": fmt(e.tool_errors),
     fatal: fmt(e.fatal_tool_errors),
     denied: fmt(e.denied_tools),

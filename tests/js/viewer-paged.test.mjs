@@ -107,7 +107,7 @@ test("a paged log travels in time to the state the package folds", async () => {
     for (const text of texts.slice(0, at)) state.apply(text);
     const summary = state.summary();
     assert.equal(await stat(page, "events"), fmt(summary.event_count));
-    assert.equal(await stat(page, "tokens"), fmt(summary.total_tokens));
+    assert.equal(await stat(page, "budget tokens"), fmt(summary.total_tokens));
     assert.equal(await counter(page, "page_out_count"), fmt(state.osSnapshot().page_out_count));
     const expected = state
       .view()
