@@ -14,9 +14,8 @@
 //   npm run bench:postgres        (after npm run build)
 // Sizes: BENCH_POSTS (300 appends per rate), BENCH_SAMPLES (200 deliveries),
 // BENCH_CLIENTS (100 per replica), BENCH_BIG (100,000 events), RUNS (3).
-import { spawn } from "node:child_process";
 import { parseCursor } from "../js/node.js";
-import { freePort, startPostgres } from "../tests/js/postgres.mjs";
+import { freePort, spawnReplica, startPostgres } from "../tests/js/postgres.mjs";
 
 const POSTS = Number(process.env.BENCH_POSTS ?? 300);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -35,22 +34,9 @@ const p99 = (xs) => sorted(xs)[Math.min(xs.length - 1, Math.floor(xs.length * 0.
 /** A replica on `connectionString`: `{base, kill()}` once it listens. */
 async function startReplica(connectionString) {
   const port = await freePort();
-  const child = spawn(process.execPath, ["examples/edge/server.mjs"], {
-    cwd: new URL("../", import.meta.url).pathname,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      TOKENS: JSON.stringify({ bench: "*" }),
-      DATABASE_URL: connectionString,
-      MAX_STREAMS_PER_CLIENT: String(10 * CLIENTS),
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let err = "";
-  child.stderr.on("data", (d) => (err += d));
-  await new Promise((resolve, reject) => {
-    child.stdout.on("data", (d) => String(d).includes("listening on") && resolve());
-    child.on("exit", (code) => reject(new Error(`replica exited ${code}: ${err}`)));
+  const child = await spawnReplica(connectionString, port, {
+    TOKENS: JSON.stringify({ bench: "*" }),
+    MAX_STREAMS_PER_CLIENT: String(10 * CLIENTS),
   });
   return {
     base: `http://127.0.0.1:${port}/sessions`,

@@ -22,24 +22,10 @@ import { join } from "node:path";
 import { DurableSessions, parseCursor, parseLog } from "agent-replay";
 import { createReplayHandler } from "agent-replay/edge";
 import { fileStore } from "../../js/file-store.js";
+import { server, tempDir } from "./durable-local.mjs";
 import { ev } from "./durable-scenario.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
-
-function tempDir(t) {
-  const dir = mkdtempSync(join(tmpdir(), "agent-replay-safety-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-function server(dir, options = {}) {
-  const handler = createReplayHandler({
-    authorize: () => true,
-    storage: options.storage ?? fileStore(dir),
-    ...options,
-  });
-  return (path, init) => handler(new Request(`http://edge.test/sessions/${path}`, init));
-}
 
 const post = (request, id, body, headers = {}) =>
   request(`${id}/events`, { method: "POST", body, headers });

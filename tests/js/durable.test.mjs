@@ -7,15 +7,7 @@ import { test } from "node:test";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import assert from "node:assert/strict";
-import {
-  appendFileSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   DurableSessions,
@@ -25,30 +17,12 @@ import {
   ReplaySession,
   ReplayStore,
 } from "agent-replay";
-import { createReplayHandler } from "agent-replay/edge";
 import { fileStore } from "../../js/file-store.js";
+import { server, tempDir } from "./durable-local.mjs";
 import { ev, killScenario } from "./durable-scenario.mjs";
 import { startServe } from "./durable-servers.mjs";
 
 const run = promisify(execFile);
-
-/** A temporary directory, removed after the test. */
-function tempDir(t) {
-  const dir = mkdtempSync(join(tmpdir(), "agent-replay-durable-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-/** A handler over the file store in `dir`, as a process would start it;
- * `request(path, init)` calls it in-process. */
-function server(dir, options = {}) {
-  const handler = createReplayHandler({
-    authorize: () => true,
-    storage: fileStore(dir),
-    ...options,
-  });
-  return (path, init) => handler(new Request(`http://edge.test/sessions/${path}`, init));
-}
 
 const post = (request, id, body) => request(`${id}/events`, { method: "POST", body });
 const json = async (response) => (await response).json();

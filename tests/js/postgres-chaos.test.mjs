@@ -5,12 +5,11 @@
 // Every client must end with every acknowledged event, in order, once.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import http from "node:http";
 import { parseCursor } from "agent-replay";
 import { EventSource } from "eventsource";
 import pg from "pg";
-import { freePort, startPostgres } from "./postgres.mjs";
+import { freePort, spawnReplica, startPostgres } from "./postgres.mjs";
 
 let db;
 before(async () => {
@@ -38,23 +37,9 @@ async function replica() {
   return {
     port,
     async start() {
-      child = spawn(process.execPath, ["examples/edge/server.mjs"], {
-        cwd: new URL("../../", import.meta.url).pathname,
-        env: {
-          ...process.env,
-          PORT: String(port),
-          TOKENS: JSON.stringify({ secret: "*" }),
-          DATABASE_URL: db.connectionString,
-          RETRY_MS: "50",
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let err = "";
-      child.stderr.on("data", (d) => (err += d));
-      const started = child;
-      await new Promise((resolve, reject) => {
-        started.stdout.on("data", (d) => String(d).includes("listening on") && resolve());
-        started.on("exit", (code) => reject(new Error(`replica exited ${code}: ${err}`)));
+      child = await spawnReplica(db.connectionString, port, {
+        TOKENS: JSON.stringify({ secret: "*" }),
+        RETRY_MS: "50",
       });
     },
     async kill() {

@@ -4,7 +4,7 @@
 // server refuses to run as root, so as root every command runs as the
 // `postgres` user, who owns the directory. scripts/setup.sh installs the
 // binaries (Debian's postgresql).
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -39,6 +39,26 @@ function pgCommand(bin, name, args) {
   return process.getuid?.() === 0
     ? run("runuser", ["-u", "postgres", "--", path, ...args])
     : run(path, args);
+}
+
+/**
+ * examples/edge/server.mjs on `port` with DATABASE_URL, as a replica is
+ * deployed (`env` adds to its environment): the child process, once it
+ * listens.
+ */
+export async function spawnReplica(connectionString, port, env = {}) {
+  const child = spawn(process.execPath, ["examples/edge/server.mjs"], {
+    cwd: new URL("../../", import.meta.url).pathname,
+    env: { ...process.env, PORT: String(port), DATABASE_URL: connectionString, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let err = "";
+  child.stderr.on("data", (d) => (err += d));
+  await new Promise((resolve, reject) => {
+    child.stdout.on("data", (d) => String(d).includes("listening on") && resolve());
+    child.on("exit", (code) => reject(new Error(`replica exited ${code}: ${err}`)));
+  });
+  return child;
 }
 
 /**

@@ -4,7 +4,6 @@
 // (pool and LISTEN connection) of its own over one database.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { DurableSessions, httpStatusOf, parseCursor } from "agent-replay";
@@ -13,7 +12,7 @@ import { postgresStore } from "agent-replay/postgres";
 import { EventSource } from "eventsource";
 import pg from "pg";
 import { serve } from "../../bin/serve.js";
-import { freePort, startPostgres } from "./postgres.mjs";
+import { freePort, spawnReplica, startPostgres } from "./postgres.mjs";
 
 let db;
 before(async () => {
@@ -689,24 +688,11 @@ test("a replica gone silent holding a session's head row lock: the server ends i
  * killed after the test. Its base URL once it listens. */
 async function exampleServer(t) {
   const port = await freePort();
-  const child = spawn(process.execPath, ["examples/edge/server.mjs"], {
-    cwd: new URL("../../", import.meta.url).pathname,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      TOKENS: JSON.stringify({ secret: "*" }),
-      DATABASE_URL: db.connectionString,
-      RETRY_MS: "50",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  const child = await spawnReplica(db.connectionString, port, {
+    TOKENS: JSON.stringify({ secret: "*" }),
+    RETRY_MS: "50",
   });
   t.after(() => child.kill("SIGKILL"));
-  let err = "";
-  child.stderr.on("data", (d) => (err += d));
-  await new Promise((resolve, reject) => {
-    child.stdout.on("data", (d) => String(d).includes("listening on") && resolve());
-    child.on("exit", (code) => reject(new Error(`server exited ${code}: ${err}`)));
-  });
   return { base: `http://127.0.0.1:${port}/sessions`, child };
 }
 
