@@ -4,34 +4,16 @@
 import { routeText } from "./describe.js";
 import { activityAt, callAt, observationsAt, upperBound } from "./digest.js";
 import { h, num, standIn } from "./dom.js";
+import { statusTone, statusWords, suspensionWords } from "./status.js";
 
 /** What the header's token figure counts, said where it is shown. */
 const BUDGET_TOKENS =
   "Tokens the kernel counted against the run's budget. A model call's " +
   "'in' and 'out' are the provider's own counts of that call.";
 
-function statusText(status) {
-  switch (status.state) {
-    case "not_started":
-      return ["not started", "idle"];
-    case "running":
-      return ["running", "running"];
-    case "suspended":
-      return [
-        `suspended: ${status.reason}${status.pending_calls.length ? ` (pending ${status.pending_calls.join(", ")})` : ""}`,
-        "suspended",
-      ];
-    case "terminal":
-      return [`finished: ${status.reason}`, status.reason === "completed" ? "done" : "failed"];
-    default:
-      return [status.state, "idle"];
-  }
-}
-
 /** The run, its status and its totals. `state` is a summary or a view. */
 export function renderHeader(state) {
   const run = state.run;
-  const [status, tone] = statusText(state.status);
   const e = state.errors;
   const turns = state.status.state === "terminal" ? state.turns_used : state.revision;
   const stat = (label, value, cls, title) =>
@@ -50,7 +32,11 @@ export function renderHeader(state) {
       h(
         "div",
         { class: "asv-run-line" },
-        h("span", { class: `asv-badge asv-${tone}`, "data-testid": "status" }, status),
+        h(
+          "span",
+          { class: `asv-badge asv-${statusTone(state.status)}`, "data-testid": "status" },
+          statusWords(state.status),
+        ),
         h(
           "span",
           { class: "asv-run-id", "data-testid": "run-id" },
@@ -269,11 +255,7 @@ function entryBody(t, at, byAnswer) {
     case "suspended":
       return [
         h("div", { class: "asv-t-head" }, `Suspended · turn ${t.turn}`),
-        h(
-          "p",
-          {},
-          `${t.reason}${t.pending_calls.length ? ` — waiting on ${t.pending_calls.join(", ")}` : ""}`,
-        ),
+        h("p", {}, suspensionWords(t)),
       ];
     case "resumed":
       return [
@@ -440,7 +422,7 @@ export function renderSnapshot(snap, lengths = {}) {
           "span",
           { "data-key": "last_suspend" },
           snap.last_suspend
-            ? `turn ${snap.last_suspend.turn}, ${snap.last_suspend.reason}${snap.last_suspend.pending_calls.length ? ` (pending ${snap.last_suspend.pending_calls.join(", ")})` : ""}`
+            ? `turn ${snap.last_suspend.turn}, ${suspensionWords(snap.last_suspend)}`
             : "none",
         ),
       ),

@@ -19,7 +19,8 @@ import { launchChromium } from "./browsers.mjs";
 import { serve } from "../../bin/serve.js";
 import { writeRuns } from "../../benches/dashboard-data.mjs";
 import { searchFiles } from "../../bin/search-dir.js";
-import { OUTCOMES, failingTools, runsOverTime } from "../../www/sessions-charts.js";
+import { failingTools, runsOverTime } from "../../www/sessions-charts.js";
+import { OUTCOMES } from "../../js/viewer/status.js";
 import { figuresOf, noFilter, visibleRows } from "../../www/sessions-rows.js";
 
 const root = new URL("../..", import.meta.url).pathname;
