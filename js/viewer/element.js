@@ -6,6 +6,7 @@ import { renderCharts } from "./charts.js";
 import { viewDigest } from "./digest.js";
 import { chartSeries } from "./series.js";
 import { h, morphChildren, morphNode, standIn } from "./dom.js";
+import { whenIdle } from "./idle.js";
 import {
   renderActivity,
   renderHeader,
@@ -31,11 +32,6 @@ const PANEL_NEAR = 0.25;
  * column's, below the charts), and at the first render built in tasks of
  * their own. */
 const LAZY_PANELS = ["workflow", "activity", "snapshot", "processes"];
-
-/** Runs `f` in the page's next idle period (Safari lacks
- * requestIdleCallback): one called from another runs after a frame. */
-const whenIdle = (f) =>
-  globalThis.requestIdleCallback ? requestIdleCallback(f, { timeout: 200 }) : setTimeout(f, 16);
 
 /** The style that has a panel laid out although far from the viewport. */
 const LAID_OUT = "content-visibility: visible";
