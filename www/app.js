@@ -2,6 +2,7 @@
 // the time-travel scrubber and the live panel around <agent-session-viewer>.
 // All loading and folding happens in worker.js; this file only renders.
 import { chartTables, num, renderHeader } from "agent-replay/viewer";
+import { whenIdle } from "../js/viewer/idle.js";
 import { decodeLink, encodeLink } from "./links.js";
 import { Pace, PlaybackClock, UNTIMED_EVENTS_PER_SECOND } from "./playback.js";
 
@@ -852,9 +853,6 @@ function currentLink() {
     query: filters.query,
   };
 }
-
-/** Runs `f` when the page is idle (Safari lacks requestIdleCallback). */
-const whenIdle = globalThis.requestIdleCallback ?? ((f) => setTimeout(f));
 
 /** The hash is written once the moves pause this long (ms)... */
 const HASH_QUIET = 250;

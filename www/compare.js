@@ -5,6 +5,7 @@
 // per turn until then.
 import { compareRuns, init, parseLog } from "/agent-replay/js/web.js";
 import { describeEvent } from "/agent-replay/js/viewer/describe.js";
+import { statusWords } from "/agent-replay/js/viewer/status.js";
 
 const $ = (id) => document.getElementById(id);
 const fmt = (n) => Number(n).toLocaleString("en-US");
@@ -27,10 +28,9 @@ function fail(message) {
   $("error").hidden = false;
 }
 
+/** A run's status in the viewer's words, and the turns a finished run used. */
 function status(s) {
-  if (s.state === "terminal") return `finished: ${s.reason} after ${s.turns_used} turns`;
-  if (s.state === "suspended") return `suspended: ${s.reason}`;
-  return s.state.replace("_", " ");
+  return `${statusWords(s)}${s.state === "terminal" ? ` after ${s.turns_used} turns` : ""}`;
 }
 
 /**

@@ -1,6 +1,8 @@
 // The dashboard's charts over the runs shown (after filters): runs over
 // time by outcome, tokens per run, and the tools that fail most. Plain
 // SVG: three small charts redrawn with the list need no chart library.
+import { toneColors } from "../js/viewer/palette.js";
+import { OUTCOMES, outcomeTone } from "../js/viewer/status.js";
 import { fmt } from "./sessions-rows.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -10,7 +12,6 @@ const H = 120;
 const BUCKETS = 24;
 /** Tools listed in the failing-tools chart. */
 const TOP_TOOLS = 6;
-export const OUTCOMES = ["completed", "failed", "running", "suspended", "not_started"];
 
 function svg(tag, attrs = {}, text) {
   const el = document.createElementNS(SVG, tag);
@@ -63,7 +64,14 @@ function drawRunsOverTime(entries) {
       const h = (b[o] / most) * (H - 24);
       if (!h) continue;
       y -= h;
-      const bar = svg("rect", { x: i * bw + 1, y, width: bw - 2, height: h, class: `bar ${o}` });
+      const bar = svg("rect", {
+        x: i * bw + 1,
+        y,
+        width: bw - 2,
+        height: h,
+        class: `bar ${o}`,
+        style: `fill: ${toneColors(outcomeTone(o)).color}`,
+      });
       bar.append(svg("title", {}, `${o}: ${b[o]}`));
       plot.append(bar);
     }
@@ -132,6 +140,7 @@ function drawFailingTools(entries) {
         width: Math.max(1, w),
         height: rowH - 5,
         class: "bar failed",
+        style: `fill: ${toneColors("failed").color}`,
       }),
     );
     plot.append(svg("text", { x: 114 + w, y: y + rowH * 0.7, class: "axis" }, fmt(n)));

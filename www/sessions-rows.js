@@ -2,6 +2,9 @@
 // filters, sub-agent sessions nested under the run that started them, and
 // a parent's figures rolled up over its sub-agents. Pure functions over the
 // rows of GET /api/sessions (no DOM), so the page and its tests share them.
+// The viewer's modules are imported by their path in the repository: the
+// page's import map (sessions.html) maps it to where `serve` serves them.
+import { outcomeOf as statusOutcome, statusWords } from "../js/viewer/status.js";
 
 /** Groups digits by three: the same in every locale (no Intl). */
 export function fmt(n) {
@@ -42,32 +45,26 @@ export function fmtTime(ms) {
 const num = (v) => (v === null || v === undefined ? null : Number(v));
 
 /**
- * A run's outcome, one of the status filter's values: `running`,
- * `suspended`, `completed`, `failed` (finished any other way) or
- * `not_started`. A standalone workflow's log never finishes: it is done
- * when its workflow completed, failed if a sub-agent ended otherwise.
+ * A run's outcome, one of status.js's `OUTCOMES` (the status filter's
+ * values). A standalone workflow's log never finishes: it is done when its
+ * workflow completed, failed if a sub-agent ended otherwise.
  */
 export function outcomeOf(row, children = []) {
-  const { state, reason } = row.status;
-  if (state === "terminal") return reason === "completed" ? "completed" : "failed";
-  if (state === "running" && row.workflow_done) {
+  if (row.status.state === "running" && row.workflow_done) {
     const ended = row.sub_agents.every(
       (p) => (p.result_termination ?? "completed") === "completed",
     );
     const childFailed = children.some((c) => outcomeOf(c) === "failed");
     return ended && !childFailed ? "completed" : "failed";
   }
-  return state;
+  return statusOutcome(row.status);
 }
 
 /** The words of a status: the viewer header's, or a finished workflow's. */
 export function statusLabel(row, children = []) {
-  const { state, reason } = row.status;
-  if (state === "terminal") return `finished: ${reason}`;
-  if (state === "suspended") return `suspended: ${reason}`;
-  if (state === "running" && row.workflow_done)
+  if (row.status.state === "running" && row.workflow_done)
     return `workflow finished: ${outcomeOf(row, children)}`;
-  return state.replace(/_/g, " ");
+  return statusWords(row.status);
 }
 
 /**

@@ -1,14 +1,14 @@
 // The runs table: sortable headings and only the rows in view (plus a
 // margin) in the DOM, between two spacers that keep the scroll height, so
 // ten thousand runs cost the page a few dozen rows. Rows have one height.
+import { toneColors } from "../js/viewer/palette.js";
+import { outcomeTone } from "../js/viewer/status.js";
 import { COLUMNS, fmt, fmtBytes, fmtDuration, fmtTime } from "./sessions-rows.js";
 
 /** Each row's height in pixels (sessions.html's CSS sets the same). */
 export const ROW_PX = 30;
 /** Rows drawn above and below those in view. */
 const MARGIN_ROWS = 10;
-
-const TONES = { running: "running", suspended: "suspended", completed: "open", failed: "failed" };
 
 function cell(content, className) {
   const td = document.createElement("td");
@@ -85,7 +85,9 @@ function rowOf(entry, view) {
     if (key === "session") td = sessionCell(entry, view);
     else if (key === "status") {
       const pill = document.createElement("span");
-      pill.className = `pill ${TONES[figures.outcome] ?? ""}`;
+      const tone = outcomeTone(figures.outcome);
+      pill.className = `pill ${tone}`;
+      Object.assign(pill.style, toneColors(tone));
       pill.textContent = figures.status;
       td = cell(pill);
     } else {

@@ -7,6 +7,7 @@
 // Live: GET /api/sessions once, then `?since=VERSION` every second, which
 // answers only the rows changed and the ids removed since: a directory of
 // ten thousand runs is not sent again at each poll.
+import { OUTCOMES, outcomeWords } from "../js/viewer/status.js";
 import { renderCharts } from "./sessions-charts.js";
 import { choicesOf, fmt, nest, noFilter, visibleRows } from "./sessions-rows.js";
 import { startSearch } from "./sessions-search.js";
@@ -154,6 +155,7 @@ async function poll() {
 }
 
 function startFilters() {
+  $("filter-status").append(...OUTCOMES.map((o) => new Option(outcomeWords(o), o)));
   const bind = (id, key, event = "change") =>
     $(id).addEventListener(event, () => {
       state.filter = { ...state.filter, [key]: $(id).value };

@@ -5,18 +5,9 @@
 // typed arrays in plain objects (`chartTables`), so a Worker can make them
 // and transfer them to the page. No DOM and no uPlot: a test can run it.
 
-const MAX_POINTS = 1200;
+import { HUES, REFERENCE, SERIES_COLORS } from "./palette.js";
 
-/** The charts' series colors; budget operations past its length are not charted. */
-export const PALETTE = [
-  "#4e79a7",
-  "#f28e2b",
-  "#59a14f",
-  "#e15759",
-  "#b07aa1",
-  "#76b7b2",
-  "#edc948",
-];
+const MAX_POINTS = 1200;
 
 /** The x range of a session's series (turns, shifted per life): its
  * points' and its turns' (`turns`, their columns). */
@@ -123,8 +114,8 @@ function chartSpecs({ samples, alerts, usage }, turns, ops) {
       title: "Entropy score over turns (alerts marked)",
       series: [
         { label: "score" },
-        { label: "alert", color: "#e15759", points: true },
-        { label: "threshold", color: "#999", dash: [4, 4] },
+        { label: "alert", color: HUES.red, points: true },
+        { label: "threshold", color: REFERENCE, dash: [4, 4] },
       ],
       points: () => [
         points(samples, (e) => e.score),
@@ -136,9 +127,9 @@ function chartSpecs({ samples, alerts, usage }, turns, ops) {
       title: "Tokens per turn: prompt (measured) and output; in total on the right",
       series: [
         { label: "prompt" },
-        { label: "output", color: "#f28e2b" },
+        { label: "output", color: HUES.orange },
         // A run's total dwarfs any one turn's: it gets an axis of its own.
-        { label: "cumulative", color: "#59a14f", scale: "total" },
+        { label: "cumulative", color: HUES.green, scale: "total" },
       ],
       points: () => [
         turnPoints(turns, turns.input),
@@ -148,7 +139,7 @@ function chartSpecs({ samples, alerts, usage }, turns, ops) {
     },
     {
       title: "Events per turn",
-      series: [{ label: "events" }, { label: "errors", color: "#e15759" }],
+      series: [{ label: "events" }, { label: "errors", color: HUES.red }],
       points: () => [turnPoints(turns, turns.events), turnPoints(turns, turns.errors)],
       bars: true,
     },
@@ -186,7 +177,7 @@ function turnStarts({ position, x }) {
  * operations are charted. Plain data and typed arrays: a Worker makes it
  * and transfers `chartBuffers(tables)`; `chartColumns` reads it.
  */
-export function chartTables(series, colors = PALETTE.length) {
+export function chartTables(series, colors = SERIES_COLORS.length) {
   const turns = series.turnColumns ?? turnColumns(series.turns);
   const [lo, hi] = turnRange(series, turns);
   const width = Math.max(1, Math.ceil((hi - lo + 1) / MAX_POINTS));

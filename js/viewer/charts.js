@@ -8,7 +8,8 @@
 // with this module: a page that imports the viewer shows its first state
 // without loading, parsing and running uPlot first.
 import { h, tickLabels } from "./dom.js";
-import { PALETTE, chartColumns, chartTables, xAt } from "./chart-data.js";
+import { chartColumns, chartTables, xAt } from "./chart-data.js";
+import { SERIES_COLORS, THEMES } from "./palette.js";
 import { xLabel } from "./series.js";
 
 /** How far past the viewport's edges charts are kept drawn as the run
@@ -34,8 +35,8 @@ function loadUPlot() {
 function theme(el) {
   const css = getComputedStyle(el);
   return {
-    text: css.getPropertyValue("--asv-fg").trim() || "#222",
-    grid: css.getPropertyValue("--asv-grid").trim() || "#ddd",
+    text: css.getPropertyValue("--asv-fg").trim() || THEMES.light.fg,
+    grid: css.getPropertyValue("--asv-grid").trim() || THEMES.light.grid,
   };
 }
 
@@ -85,7 +86,7 @@ function plot(box, spec, width, lives, drawn) {
       series: [
         { label: "turn" },
         ...spec.series.map((s, i) => {
-          const color = s.color ?? PALETTE[i % PALETTE.length];
+          const color = s.color ?? SERIES_COLORS[i % SERIES_COLORS.length];
           return {
             scale: s.scale ?? "y",
             stroke: color,
@@ -136,7 +137,7 @@ function tablesFor(input) {
   if (input.charts) return input;
   let tables = tablesOf.get(input);
   if (!tables) {
-    tables = chartTables(input, PALETTE.length);
+    tables = chartTables(input, SERIES_COLORS.length);
     tablesOf.set(input, tables);
   }
   return tables;

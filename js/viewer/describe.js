@@ -3,6 +3,7 @@
 // what is alarming come from the package's kind table (`eventKinds()`), so
 // the WebAssembly must be loaded before these are called.
 import { eventKinds } from "../api.js";
+import { suspensionWords } from "./status.js";
 
 let byKind;
 
@@ -151,7 +152,7 @@ export function describeEvent(e) {
     case "permission_resolved":
       return `${e.approved ? "approved" : "refused"} by ${e.responder}`;
     case "suspended":
-      return `suspended (${e.reason})${e.pending_calls?.length ? ` pending ${e.pending_calls.join(", ")}` : ""}`;
+      return `suspended: ${suspensionWords(e)}`;
     case "resumed":
       return `resumed${e.approved?.length ? ` approved ${e.approved.join(", ")}` : ""}${e.denied?.length ? ` denied ${e.denied.join(", ")}` : ""}`;
     case "agent_process_changed":

@@ -5,40 +5,13 @@ import { init, SessionState } from "../web.js";
 import { renderCharts } from "./charts.js";
 import { viewDigest } from "./digest.js";
 import { chartSeries } from "./series.js";
-import { h, morphChildren, morphNode, standIn } from "./dom.js";
-import {
-  renderActivity,
-  renderHeader,
-  renderLoadErrors,
-  renderProcesses,
-  renderSnapshot,
-  renderWorkflow,
-  transcriptPanel,
-} from "./render.js";
+import { h, morphChildren, standIn } from "./dom.js";
+import { LAZY_PANELS, LaterBuilds } from "./later-builds.js";
+import { renderHeader } from "./render-header.js";
+import { renderActivity, renderLoadErrors, renderWorkflow } from "./render-panels.js";
+import { renderProcesses, renderSnapshot } from "./render-snapshot.js";
+import { transcriptPanel } from "./render-transcript.js";
 import { adoptStyles } from "./styles.js";
-
-/** How far past the viewport's edges transcript entries are laid out, as
- * a share of its height: scrolling then finds them drawn. */
-const NEAR = 0.5;
-
-/** How far past the viewport's edges the panels below the charts are
- * built. Less than for entries: a panel's place is read, not estimated, and
- * one far below the fold (the OS snapshot's tables) would otherwise be
- * built and laid out at every step. */
-const PANEL_NEAR = 0.25;
-
-/** The panels left unbuilt while far from the viewport (the right
- * column's, below the charts), and at the first render built in tasks of
- * their own. */
-const LAZY_PANELS = ["workflow", "activity", "snapshot", "processes"];
-
-/** Runs `f` in the page's next idle period (Safari lacks
- * requestIdleCallback): one called from another runs after a frame. */
-const whenIdle = (f) =>
-  globalThis.requestIdleCallback ? requestIdleCallback(f, { timeout: 200 }) : setTimeout(f, 16);
-
-/** The style that has a panel laid out although far from the viewport. */
-const LAID_OUT = "content-visibility: visible";
 
 /**
  * Whether two panel inputs (JSON-like values) hold the same values: a walk
@@ -82,13 +55,7 @@ export class SessionViewer extends HTMLElement {
   #placed = null; // where the list and panels were when the render was asked for
   #drawn = 0; // renders started: a stale chart task gives way
   #inputs = new Map(); // panel id → its input at the last render
-  #observers = new Map(); // margin → the observer building what comes within it
-  #builds = new Map(); // skipped transcript entry or panel → builds it
-  #fills = []; // stand-ins of panels not shown before, built one per idle period
-  #filled = []; // called once `#fills` is empty
-  #filling = false; // `#fillNext` is due
-  #sizing = null; // the panel last built by `#fillNext`, laid out in the frame after
-  #entryHeight = 200; // the mean height of the entries laid out last, in px
+  #later = new LaterBuilds(this); // what is left unbuilt, and builds it when wanted
 
   connectedCallback() {
     this.classList.add("asv-root");
@@ -100,14 +67,13 @@ export class SessionViewer extends HTMLElement {
   disconnectedCallback() {
     this.#dropCharts();
     removeEventListener("beforeprint", this.#buildAll);
-    for (const observer of this.#observers.values()) observer.disconnect();
+    this.#later.disconnect();
   }
 
   /** Builds everything left for later (a printed page shows it all). */
   #buildAll = () => {
     this.#charts?.plots.flush();
-    for (const observer of this.#observers.values()) observer.disconnect();
-    for (const node of [...this.#builds.keys()]) this.#buildNode(node);
+    this.#later.buildAll();
   };
 
   /** Draws everything again (e.g. after a theme change: charts are canvases). */
@@ -179,7 +145,7 @@ export class SessionViewer extends HTMLElement {
   #schedule() {
     if (this.#pending || !this.isConnected) return;
     this.#pending = true;
-    this.#placed = { top: this.#listTop(), far: this.#farPanels() };
+    this.#placed = this.#later.place();
     queueMicrotask(() => {
       this.#pending = false;
       this.#render();
@@ -209,7 +175,7 @@ export class SessionViewer extends HTMLElement {
       return h("section", { class: "asv-panel asv-later", "data-testid": id });
     }
     if (!shown) return build();
-    if (same && !this.#builds.has(shown)) {
+    if (same && !this.#later.has(shown)) {
       keep.add(shown);
       return h(shown.localName, { "data-testid": id });
     }
@@ -218,144 +184,6 @@ export class SessionViewer extends HTMLElement {
     const box = shown.cloneNode(false);
     box.classList.add("asv-later");
     return standIn(box);
-  }
-
-  /** The panels of the right column shown wholly past the viewport's
-   * margin (read, as `#listTop`, before a render writes). */
-  #farPanels() {
-    const far = new Set();
-    for (const id of LAZY_PANELS) {
-      const panel = this.querySelector(`[data-testid="${id}"]`);
-      if (!panel) continue;
-      const { top, bottom } = panel.getBoundingClientRect();
-      const margin = innerHeight * PANEL_NEAR;
-      if (top > innerHeight + margin || bottom < -margin) far.add(panel);
-    }
-    return far;
-  }
-
-  /**
-   * Where the transcript's list is in the viewport (its top, or null when
-   * none is shown), and the mean height of its laid-out entries (kept in
-   * `#entryHeight`). Read before a render changes the tree (`#schedule`).
-   */
-  #listTop() {
-    const list = this.querySelector('[data-testid="transcript"]');
-    if (!list) return null;
-    let height = 0;
-    let n = 0;
-    for (const entry of list.querySelectorAll(":scope > .asv-t:not(.asv-later)")) {
-      height += entry.getBoundingClientRect().height;
-      n += 1;
-    }
-    if (height > 0) this.#entryHeight = height / n;
-    return list.getBoundingClientRect().top;
-  }
-
-  /**
-   * Which transcript entries to build now: those in or near the viewport,
-   * where the list's last top and mean entry height place them (`near(i)`
-   * for the list's `i`th entry). The others are left as their boxes
-   * (`asv-later`: `content-visibility: hidden`, at their last or an
-   * estimated height) and built when scrolling brings them near: a random
-   * jump then builds, lays out and paints a few entries, not all it shows.
-   * (`content-visibility: auto` lays out every entry within its much wider
-   * margin, at each step.) The margin past the viewport's edges covers a
-   * misplaced estimate; an entry that still turns out near is built a frame
-   * later.
-   */
-  #nearViewport(top) {
-    const margin = innerHeight * NEAR;
-    const y = top ?? 0;
-    return (i) => {
-      const at = y + i * this.#entryHeight;
-      return at <= innerHeight + margin && at + this.#entryHeight >= -margin;
-    };
-  }
-
-  /** Builds what was left for later as it comes near the viewport: the
-   * list's entries (`entries[i]` builds its `i`th) and panels (`panels`:
-   * `[id, build]`; a build may give null, no panel); and the panels not
-   * shown before (`fills`, likewise), one per idle period, top first. */
-  #buildWhenNear(entries, panels, fills) {
-    for (const observer of this.#observers.values()) observer.disconnect();
-    this.#builds = new Map();
-    const shown = this.querySelectorAll('[data-testid="transcript"] > .asv-t');
-    for (const [i, build] of entries.entries()) if (build) this.#buildWithin(shown[i], build, NEAR);
-    for (const [id, build] of panels)
-      this.#buildWithin(this.querySelector(`[data-testid="${id}"]`), build, PANEL_NEAR);
-    this.#fills = fills.map(([id, build]) => {
-      const node = this.querySelector(`[data-testid="${id}"]`);
-      this.#builds.set(node, build);
-      return node;
-    });
-    if (this.#fills.length && !this.#filling) {
-      this.#filling = true;
-      whenIdle(this.#fillNext);
-    }
-  }
-
-  /** Builds the next panel of `#fills` (one a task, so that each one's
-   * build and layout is a short task of its own), then the rest later.
-   * Each is laid out in the frame after its build even if far from the
-   * viewport (its style, dropped at the next call): its box then keeps its
-   * size once skipped again (`contain-intrinsic-size: auto`), and the page
-   * is as tall as if it had been built with the render. The next call is
-   * asked for from that frame's `requestAnimationFrame`, so it runs after
-   * the frame: an idle callback alone can time out before a busy page's
-   * next frame, and the style would go before the box was ever sized. */
-  #fillNext = () => {
-    if (this.#sizing?.getAttribute("style") === LAID_OUT) this.#sizing.removeAttribute("style");
-    this.#sizing = null;
-    const node = this.#fills.shift();
-    if (node) {
-      this.#buildNode(node);
-      if (node.isConnected) {
-        node.setAttribute("style", LAID_OUT);
-        this.#sizing = node;
-      }
-      return requestAnimationFrame(() => whenIdle(this.#fillNext));
-    }
-    this.#filling = false;
-    for (const f of this.#filled.splice(0)) f();
-  };
-
-  /** Builds `node`, left for later, if it still is (its build gives the
-   * node to put in its place, or null: none). */
-  #buildNode(node) {
-    const build = this.#builds.get(node);
-    if (!build) return;
-    this.#builds.delete(node);
-    const fresh = build();
-    if (fresh) morphNode(node, fresh);
-    else node.remove();
-  }
-
-  /** Calls `f` once the panels not shown before are built and laid out. */
-  #whenFilled(f) {
-    if (this.#filling) this.#filled.push(f);
-    else f();
-  }
-
-  /** Builds `node` by `build` once it comes within `margin` (a share of
-   * the viewport's height) of the viewport. */
-  #buildWithin(node, build, margin) {
-    this.#builds.set(node, build);
-    let observer = this.#observers.get(margin);
-    if (!observer) {
-      observer = new IntersectionObserver(
-        (seen) => {
-          for (const { isIntersecting, target } of seen) {
-            if (!isIntersecting) continue;
-            this.#buildNode(target);
-            observer.unobserve(target);
-          }
-        },
-        { rootMargin: `${margin * 100}% 0px` },
-      );
-      this.#observers.set(margin, observer);
-    }
-    observer.observe(node);
   }
 
   #dropCharts() {
@@ -387,7 +215,7 @@ export class SessionViewer extends HTMLElement {
       earlier: d.earlier ?? 0,
       calls: digest.calls,
       onSelect: select,
-      near: this.#nearViewport(top),
+      near: this.#later.nearViewport(top),
     });
     const charts = h(
       "section",
@@ -427,9 +255,10 @@ export class SessionViewer extends HTMLElement {
     // A step changes the tree only where the new state differs: the charts'
     // section and its plots stay as they are and get new data below.
     morphChildren(this, h("div", {}, fresh), keep);
-    this.#buildWhenNear(transcript.later, laterPanels, fills ?? []);
+    this.#later.buildWhenNear(transcript.later, laterPanels, fills ?? []);
     const series = d.charts ?? d.series ?? seriesOf(d.view);
-    const rendered = () => this.#whenFilled(() => this.dispatchEvent(new CustomEvent("rendered")));
+    const rendered = () =>
+      this.#later.whenFilled(() => this.dispatchEvent(new CustomEvent("rendered")));
     if (kept) {
       this.#charts.plots.update(series, at);
       this.#charts.plots.whenDrawn(rendered);

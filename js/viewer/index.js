@@ -4,15 +4,10 @@
 import { defineSessionViewer } from "./element.js";
 
 export { SessionViewer, defineSessionViewer } from "./element.js";
-export {
-  renderHeader,
-  renderTranscript,
-  renderSnapshot,
-  renderProcesses,
-  renderLoadErrors,
-  renderWorkflow,
-  renderActivity,
-} from "./render.js";
+export { renderHeader } from "./render-header.js";
+export { renderTranscript } from "./render-transcript.js";
+export { renderSnapshot, renderProcesses } from "./render-snapshot.js";
+export { renderLoadErrors, renderWorkflow, renderActivity } from "./render-panels.js";
 export { renderCharts } from "./charts.js";
 export { num } from "./dom.js";
 export { chartTables } from "./chart-data.js";

@@ -2,26 +2,33 @@
 // system's, or `theme="light|dark"` on the element or <html data-theme>),
 // one column on narrow screens. uPlot's own rules follow (MIT, (c) Leon
 // Sorokin, from uplot/dist/uPlot.min.css) so no stylesheet has to be linked.
+// The colours are palette.js's.
+import { THEMES, TONE_COLORS, themeVariables, toneColors } from "./palette.js";
+
+/** The dark theme's variables (the system's choice, or asked for). */
+const DARK = themeVariables(THEMES.dark, "asv-");
+
+/** A badge's colours by its status tone (`asv-TONE`). */
+const TONE_BADGES = Object.keys(TONE_COLORS)
+  .map((tone) => {
+    const { color, background } = toneColors(tone, "asv-");
+    return `.asv-badge.asv-${tone} { background: ${background}; color: ${color}; }`;
+  })
+  .join("\n");
 
 export const STYLES = `
 agent-session-viewer, .asv-root {
-  --asv-bg: #ffffff; --asv-fg: #1d2329; --asv-dim: #5f6b76; --asv-card: #f6f8fa; --asv-line: #d8dee4; --asv-grid: #e3e8ee;
-  --asv-accent: #0b63c5; --asv-good: #1a7f37; --asv-warn: #9a6700; --asv-bad: #cf222e; --asv-pending: #8250df;
-  --asv-good-bg: #dafbe1; --asv-warn-bg: #fff8c5; --asv-bad-bg: #ffebe9; --asv-pending-bg: #fbefff; --asv-idle-bg: #eaeef2;
+  ${themeVariables(THEMES.light, "asv-")}
   display: block; color: var(--asv-fg); background: var(--asv-bg);
   font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
 }
 @media (prefers-color-scheme: dark) {
   :root:not([data-theme="light"]) :is(agent-session-viewer, .asv-root):not([theme="light"]) {
-    --asv-bg: #0d1117; --asv-fg: #e6edf3; --asv-dim: #9198a1; --asv-card: #161b22; --asv-line: #30363d; --asv-grid: #262c34;
-    --asv-accent: #4493f8; --asv-good: #3fb950; --asv-warn: #d29922; --asv-bad: #f85149; --asv-pending: #ab7df8;
-    --asv-good-bg: #12361f; --asv-warn-bg: #3b2e05; --asv-bad-bg: #4a1618; --asv-pending-bg: #2e1f4d; --asv-idle-bg: #21262d;
+    ${DARK}
   }
 }
 :root[data-theme="dark"] :is(agent-session-viewer, .asv-root):not([theme="light"]), :is(agent-session-viewer, .asv-root)[theme="dark"] {
-  --asv-bg: #0d1117; --asv-fg: #e6edf3; --asv-dim: #9198a1; --asv-card: #161b22; --asv-line: #30363d; --asv-grid: #262c34;
-  --asv-accent: #4493f8; --asv-good: #3fb950; --asv-warn: #d29922; --asv-bad: #f85149; --asv-pending: #ab7df8;
-  --asv-good-bg: #12361f; --asv-warn-bg: #3b2e05; --asv-bad-bg: #4a1618; --asv-pending-bg: #2e1f4d; --asv-idle-bg: #21262d;
+  ${DARK}
 }
 .asv-header { display: flex; flex-wrap: wrap; gap: 12px 24px; align-items: flex-start; justify-content: space-between; padding: 12px 0; border-bottom: 1px solid var(--asv-line); }
 .asv-run { min-width: 0; flex: 1 1 320px; }
@@ -36,10 +43,7 @@ agent-session-viewer, .asv-root {
 .asv-stat.asv-warn .asv-stat-value { color: var(--asv-warn); }
 .asv-stat.asv-bad .asv-stat-value { color: var(--asv-bad); }
 .asv-badge { display: inline-block; padding: 0 8px; margin-left: 6px; border-radius: 10px; font-size: 12px; font-weight: 600; background: var(--asv-idle-bg); }
-.asv-badge.asv-running { background: var(--asv-pending-bg); color: var(--asv-pending); }
-.asv-badge.asv-suspended { background: var(--asv-warn-bg); color: var(--asv-warn); }
-.asv-badge.asv-done { background: var(--asv-good-bg); color: var(--asv-good); }
-.asv-badge.asv-failed { background: var(--asv-bad-bg); color: var(--asv-bad); }
+${TONE_BADGES}
 .asv-grid { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 16px; margin-top: 12px; }
 @media (max-width: 900px) { .asv-grid { grid-template-columns: minmax(0, 1fr); } }
 .asv-panel { content-visibility: auto; contain-intrinsic-size: auto 400px; background: var(--asv-card); border: 1px solid var(--asv-line); border-radius: 8px; padding: 10px 12px; margin-bottom: 12px; min-width: 0; }

@@ -19,7 +19,9 @@ import { launchChromium } from "./browsers.mjs";
 import { serve } from "../../bin/serve.js";
 import { writeRuns } from "../../benches/dashboard-data.mjs";
 import { searchFiles } from "../../bin/search-dir.js";
-import { OUTCOMES, failingTools, runsOverTime } from "../../www/sessions-charts.js";
+import { failingTools, runsOverTime } from "../../www/sessions-charts.js";
+import { OUTCOMES, outcomeTone } from "../../js/viewer/status.js";
+import { THEMES, TONE_COLORS } from "../../js/viewer/palette.js";
 import { figuresOf, noFilter, visibleRows } from "../../www/sessions-rows.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -332,6 +334,23 @@ test("in Chromium: sort, filter, nest, follow live, search with a deep link, com
       (td) => td.textContent,
     );
     assert.equal(status, "workflow finished: completed");
+
+    // Each status pill and runs-over-time bar in its tone's colour, the palette's.
+    const rgb = (hex) =>
+      `rgb(${[1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)).join(", ")})`;
+    const pills = await page.$$eval("tbody td[data-col=status] .pill", (spans) =>
+      spans.map((s) => [s.classList[1], getComputedStyle(s).color]),
+    );
+    assert.ok(pills.length > 0);
+    for (const [tone, color] of pills)
+      assert.equal(color, rgb(THEMES.light[TONE_COLORS[tone][0]]), tone);
+    const bars = await page.$$eval("[data-testid=charts] rect.bar", (rects) =>
+      rects.map((r) => [r.classList[1], getComputedStyle(r).fill]),
+    );
+    const outcomeBars = bars.filter(([outcome]) => OUTCOMES.includes(outcome));
+    assert.ok(outcomeBars.length > 0);
+    for (const [outcome, fill] of outcomeBars)
+      assert.equal(fill, rgb(THEMES.light[TONE_COLORS[outcomeTone(outcome)][0]]), outcome);
 
     // Filters: failed runs only; then a model no run has not among the choices.
     await page.selectOption("[data-testid=filter-status]", "failed");

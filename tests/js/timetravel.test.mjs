@@ -137,7 +137,7 @@ function fakeDocument() {
 
 test("time travel marks an entry undone only once the rollback that undid it is reached", async () => {
   fakeDocument();
-  const { renderTranscript } = await import("../../js/viewer/render.js");
+  const { renderTranscript } = await import("../../js/viewer/render-transcript.js");
   const said = (turn) =>
     JSON.stringify({
       kind: "llm_completed",

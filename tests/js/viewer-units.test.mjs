@@ -1,7 +1,7 @@
 // The viewer's pure parts with node: describe.js's labels and facts for
 // deepstrike 0.2.77's kinds, digest.js's model calls, workflow and runtime
 // rows, and series.js's lives, against the corpus's own events; locale.js's
-// language for Intl.
+// language for Intl; idle.js's scheduling.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { SessionIndex, SessionState, eventKinds, parseLog, sampleLog } from "agent-replay";
@@ -14,6 +14,7 @@ import {
 } from "../../js/viewer/describe.js";
 import { compact, num, tickLabels } from "../../js/viewer/dom.js";
 import { FALLBACK_LOCALE, browserLocale } from "../../js/viewer/locale.js";
+import { whenIdle } from "../../js/viewer/idle.js";
 import { activityAt, callAt, lifeAt, observationsAt, viewDigest } from "../../js/viewer/digest.js";
 import { PANEL_LISTS, panelView } from "../../js/viewer/paged.js";
 import { chartBuffers, chartColumns, chartTables, xAt } from "../../js/viewer/chart-data.js";
@@ -479,4 +480,28 @@ test("the running token total is charted on a scale of its own, not beside per-t
     ],
   );
   state.free();
+});
+
+test("idle.js: an idle callback with a timeout, else a frame's wait", (t) => {
+  const asked = [];
+  globalThis.requestIdleCallback = (f, options) => asked.push([f, options]);
+  try {
+    const f = () => {};
+    whenIdle(f);
+    whenIdle(f, { timeout: 1000 });
+    assert.deepEqual(asked, [
+      [f, { timeout: 200 }],
+      [f, { timeout: 1000 }],
+    ]);
+  } finally {
+    delete globalThis.requestIdleCallback;
+  }
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  let ran = 0;
+  whenIdle(() => ran++);
+  assert.equal(ran, 0, "never in the same task");
+  t.mock.timers.tick(15);
+  assert.equal(ran, 0, "one scheduled from another waits a frame");
+  t.mock.timers.tick(1);
+  assert.equal(ran, 1);
 });
