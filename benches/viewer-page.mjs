@@ -40,7 +40,8 @@ export function probe(checking) {
     if (document.querySelector(checking)) {
       marks.checkingSeen = true;
       marks.checked = undefined;
-    } else if (marks.navigable !== undefined && marks.checked === undefined) marks.checked = now();
+    } else if (marks.navigable !== undefined && marks.checked === undefined)
+      marks.checked = marks.checkingSeen ? now() : marks.navigable;
   };
   document.addEventListener("viewer-partial", () => {
     marks.first ??= now();

@@ -180,7 +180,12 @@ function jumps(n) {
   return Array.from({ length: JUMPS }, () => 1 + Math.floor(random() * (n - 1)));
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** The middle of `xs` (of an even count, the mean of the two middles); NaN of none. */
+function median(xs) {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const half = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[half] : (sorted[half - 1] + sorted[half]) / 2;
+}
 
 /** The milestones of `marks`, in ms from its start; a milestone the probe
  * found already reached is an upper bound, named in `late`. */
