@@ -1,7 +1,7 @@
 // What benches/viewer.mjs runs in the viewer's page, the same in every
 // engine (each function is sent to the page as its source: it uses nothing
 // from this module): the probe that marks the page's milestones as the
-// page itself shows them, 20 scrubber jumps and a search, each timed until
+// page itself shows them, a scrubber jump and a search, each timed until
 // the frame showing its result is painted.
 
 /**
@@ -97,43 +97,53 @@ export function workerMemory() {
   ]);
 }
 
-/** Scrubber jumps to `positions`, each timed until the frame showing it is
- * painted; resolves to `{times, longest}` (the longest task meanwhile, 0
- * where the engine reports none). */
-export async function scrub(positions) {
+/** How long `jump` and `search` wait for what they time before they give
+ * up (a state or a match count that never comes): a failed measure, not a
+ * benchmark that hangs. */
+export const GIVE_UP_MS = 60_000;
+
+/** Forgets the long tasks seen so far (the load's), before the jumps. */
+export function forgetLongTasks() {
   window.__bench.long = [];
-  const times = [];
-  for (const p of positions) {
-    const drawn = new Promise((resolve) => {
-      const on = (e) => {
-        if (e.detail.position !== p) return;
-        document.removeEventListener("viewer-state", on);
-        resolve();
-      };
-      document.addEventListener("viewer-state", on);
-    });
-    const t0 = performance.now();
-    const s = document.getElementById("scrubber");
-    s.value = String(p);
-    s.dispatchEvent(new Event("input"));
-    await drawn;
-    // Until the frame with the new state is painted.
-    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
-    times.push(performance.now() - t0);
-  }
-  return { times, longest: Math.max(0, ...window.__bench.long) };
+}
+
+/** One scrubber jump to `position`, timed until the frame showing it is
+ * painted; resolves to its ms, or null if it is not shown in `giveUpMs`.
+ * One call a jump: each is short, whatever an engine's script timeout. */
+export async function jump([position, giveUpMs]) {
+  const drawn = new Promise((resolve) => {
+    const on = (e) => {
+      if (e.detail.position !== position) return;
+      document.removeEventListener("viewer-state", on);
+      resolve(true);
+    };
+    document.addEventListener("viewer-state", on);
+    setTimeout(() => resolve(false), giveUpMs);
+  });
+  const t0 = performance.now();
+  const scrubber = document.getElementById("scrubber");
+  scrubber.value = String(position);
+  scrubber.dispatchEvent(new Event("input"));
+  if (!(await drawn)) return null;
+  // Until the frame with the new state is painted.
+  await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+  return performance.now() - t0;
 }
 
 /** A full-text search typed into the search box, timed until the match
- * count for it is painted (the filter runs over every event). */
-export async function search(query) {
+ * count for it is painted (the filter runs over every event); null if the
+ * count does not change in `giveUpMs`. */
+export async function search([query, giveUpMs]) {
   const count = document.querySelector("[data-testid=match-count]");
   const before = count.textContent;
   const t0 = performance.now();
   const box = document.querySelector("[data-testid=search]");
   box.value = query;
   box.dispatchEvent(new Event("input", { bubbles: true }));
-  while (count.textContent === before) await new Promise((r) => setTimeout(r, 1));
+  while (count.textContent === before) {
+    if (performance.now() - t0 > giveUpMs) return null;
+    await new Promise((r) => setTimeout(r, 1));
+  }
   await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
   return performance.now() - t0;
 }

@@ -43,7 +43,16 @@ import { join, resolve } from "node:path";
 import { ENGINES, launchBrowser } from "../tests/js/browsers.mjs";
 import { startServe } from "../tests/js/serve.mjs";
 import { childrenOf, memorySampler, treeMemoryMb } from "./process-rss.mjs";
-import { CHECKING, probe, readMarks, scrub, search, workerMemory } from "./viewer-page.mjs";
+import {
+  CHECKING,
+  GIVE_UP_MS,
+  forgetLongTasks,
+  jump,
+  probe,
+  readMarks,
+  search,
+  workerMemory,
+} from "./viewer-page.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 /** Each size: a number of events, or a size in bytes (`1gb`, `500mb`),
@@ -158,14 +167,14 @@ async function open(page, url, source, log) {
   if (source === "file") await page.setInputFile("#file", log.path);
 }
 
-/** Resolves to the probe's marks once checked, an error is shown, or
- * `timeoutMs` has passed (then `timedOut` is set). */
+/** Resolves to the probe's marks once checked, an error is shown before
+ * the log is navigable, or `timeoutMs` has passed. */
 async function awaitLoad(page) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const marks = await page.evaluate(readMarks);
     if (marks.checked !== undefined || (marks.error && marks.navigable === undefined)) return marks;
-    if (Date.now() > deadline) return { ...marks, timedOut: true };
+    if (Date.now() > deadline) return marks;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -178,6 +187,20 @@ function jumps(n) {
     return seed / 2 ** 31;
   };
   return Array.from({ length: JUMPS }, () => 1 + Math.floor(random() * (n - 1)));
+}
+
+/** The 20 jumps of a log of `n` events, one at a time: `{times, missed,
+ * longest}` (the jumps not shown in time left out of `times`, counted). */
+async function scrub(page, n) {
+  await page.evaluate(forgetLongTasks);
+  const times = [];
+  let missed = 0;
+  for (const position of jumps(n)) {
+    const ms = await page.evaluate(jump, [position, GIVE_UP_MS]);
+    if (ms === null) missed += 1;
+    else times.push(ms);
+  }
+  return { times, missed, longest: (await page.evaluate(readMarks)).longest };
 }
 
 /** The middle of `xs` (of an even count, the mean of the two middles); NaN of none. */
@@ -209,42 +232,56 @@ function failure(marks) {
   return `${why}; last progress: ${marks.progress ?? "none"}`;
 }
 
-/** One load of `log` from `source` by `build` in a fresh `engine`: a row of
- * figures; a failed load is a row with `outcome` saying what failed. */
-async function measure({ round, build, engine, source, log }) {
+/** Opens `log` from `source` by `build` in `page` and measures it into
+ * `row`; one not checked in time gets an `outcome` saying how far it got. */
+async function measurePage(page, row, { build, source, log }, roots) {
+  await open(page, build.server.url, source, log);
+  const marks = await awaitLoad(page);
+  const held = treeMemoryMb(roots);
+  Object.assign(row, milestones(marks), { rss: held.rss, pss: held.pss });
+  const wasm = await page.evaluate(workerMemory);
+  if (wasm) row.wasmMemory = wasm.wasm_memory_bytes / 1e6;
+  if (marks.checked === undefined) {
+    row.outcome = failure(marks);
+    return;
+  }
+  const scrubbed = await scrub(page, log.events);
+  const searchMs = await page.evaluate(search, [QUERY, GIVE_UP_MS]);
+  Object.assign(row, {
+    loaded: true,
+    searchMs: searchMs ?? undefined,
+    scrubMedian: median(scrubbed.times),
+    scrubWorst: Math.max(...scrubbed.times),
+    longestScrubTask: marks.longtasks ? scrubbed.longest : undefined,
+  });
+  const missing = [];
+  if (scrubbed.missed) missing.push(`${scrubbed.missed} of ${JUMPS} jumps not shown`);
+  if (searchMs === null) missing.push("no match count");
+  row.outcome = ["loaded", ...missing].join("; ");
+}
+
+/** One load in a fresh browser of its engine: a row of figures; a failed
+ * load is a row with `outcome` saying what failed. */
+async function measure(load) {
+  const { round, build, engine, source, log } = load;
   const row = { round, build: build.name, engine, source, log, load: loadavg()[0] };
-  const { browser, roots } = await launch(engine);
-  const memory = memorySampler(roots);
+  let launched;
+  let memory;
   try {
-    const page = await browser.newPage();
-    await open(page, build.server.url, source, log);
-    const marks = await awaitLoad(page);
-    const held = treeMemoryMb(roots);
-    Object.assign(row, milestones(marks), { rss: held.rss, pss: held.pss });
-    const wasm = await page.evaluate(workerMemory);
-    if (wasm) row.wasmMemory = wasm.wasm_memory_bytes / 1e6;
-    if (marks.checked === undefined) {
-      row.outcome = failure(marks);
-      return row;
-    }
-    const scrubbed = await page.evaluate(scrub, jumps(log.events));
-    Object.assign(row, {
-      outcome: "loaded",
-      searchMs: await page.evaluate(search, QUERY),
-      scrubMedian: median(scrubbed.times),
-      scrubWorst: Math.max(...scrubbed.times),
-      longestScrubTask: marks.longtasks ? scrubbed.longest : undefined,
-    });
-    return row;
+    launched = await launch(engine);
+    memory = memorySampler(launched.roots);
+    await measurePage(await launched.browser.newPage(), row, load, launched.roots);
   } catch (e) {
     row.outcome = `benchmark error: ${e.message.split("\n")[0]}`;
-    return row;
   } finally {
-    const peak = memory.peak();
-    Object.assign(row, { rssPeak: peak.rss, pssPeak: peak.pss });
-    memory.stop();
-    await browser.close().catch(() => {});
+    if (memory) {
+      const peak = memory.peak();
+      Object.assign(row, { rssPeak: peak.rss, pssPeak: peak.pss });
+      memory.stop();
+    }
+    await launched?.browser.close().catch(() => {});
   }
+  return row;
 }
 
 const logs = sizes.map((size) => ({ ...size, ...generate(size), mb: 0 }));
@@ -334,7 +371,7 @@ const groups = logs.flatMap((log) =>
             r.engine === engine &&
             r.source === source &&
             r.build === b.name &&
-            r.outcome === "loaded",
+            r.loaded,
         ),
       ),
     })),
@@ -344,9 +381,10 @@ const groups = logs.flatMap((log) =>
 const medianOf =
   (key) =>
   ({ byBuild: [current, base] }) => {
-    const c = median(current.map((r) => r[key]));
+    const of = (rows) => median(rows.map((r) => r[key]).filter(Number.isFinite));
+    const c = of(current);
     if (!base) return f(c);
-    const b = median(base.map((r) => r[key]));
+    const b = of(base);
     return `${f(c)} / ${f(b)} (${f(c / b, 2)})`;
   };
 const versus = builds.length > 1 ? ", current / base (current ÷ base)" : "";
