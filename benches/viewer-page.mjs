@@ -1,6 +1,7 @@
 // What benches/viewer.mjs runs in the viewer's page, the same in every
 // engine (each function is sent to the page as its source: it uses nothing
-// from this module): the probe that marks the page's milestones as the
+// from this module; `milestones` alone runs in node, on what the probe
+// marked): the probe that marks the page's milestones as the
 // page itself shows them, a scrubber jump and a search, each timed until
 // the frame showing its result is painted.
 
@@ -87,6 +88,25 @@ export function probe(checking) {
 export function readMarks() {
   const { long, ...marks } = window.__bench;
   return { ...marks, longest: Math.max(0, ...long), longCount: long.length };
+}
+
+/** (In node, of `readMarks()`.) The milestones of `marks`, in ms from its start; a milestone the probe
+ * found already reached is an upper bound, named in `late`, and so are
+ * those that took its time (first render and checked, when they are
+ * navigable's). */
+export function milestones(marks) {
+  const since = (t) => (t === undefined ? undefined : t - marks.t0);
+  const late = new Set(marks.late);
+  if (late.has("navigable") && marks.first === undefined) late.add("first");
+  if (late.has("navigable") && marks.checked === marks.navigable) late.add("checked");
+  return {
+    first: since(Math.min(marks.first ?? Infinity, marks.navigable ?? Infinity)),
+    navigable: since(marks.navigable),
+    checked: since(marks.checked),
+    late: [...late],
+    checkingSeen: marks.checkingSeen,
+    longestLoadTask: marks.longtasks ? marks.longest : undefined,
+  };
 }
 
 /** The worker's memory report, or null if it does not answer in 5 s (a trapped worker). */

@@ -8,7 +8,8 @@
 // painted, scrub latency (median and worst of 20 random jumps, until the
 // frame showing the new state is painted), the longest main-thread task
 // (Chromium alone reports them), and memory: the browser's whole process
-// tree's RSS (from /proc) once checked, and its peak during the load.
+// tree's PSS and RSS (from /proc, process-rss.mjs) once checked, and their
+// peaks over the load, the jumps and the search.
 // Each load runs in a fresh browser; loads alternate engines, sources and
 // builds, and rounds flip the builds' order, so neighbours compare.
 //
@@ -22,7 +23,8 @@
 // e.g. 1 GB in every engine and source beside the build before the split:
 //   VIEWER_EVENTS=1gb VIEWER_ROUNDS=3 VIEWER_BASE=/work/base node benches/viewer.mjs
 // Prints a table of every load and a table of medians (with a base: each
-// cell "current / base (current ÷ base)"), in markdown for RESULTS.md.
+// cell "current / base (current ÷ base)"), in markdown for RESULTS.md
+// (viewer-tables.mjs).
 // A load that fails (an error shown: a trap, limit_exceeded) or does not
 // finish in time is a row saying how far it got, not a crash of the benchmark.
 // Logs are generated once into bench-data/ (never committed) and reused.
@@ -48,11 +50,13 @@ import {
   GIVE_UP_MS,
   forgetLongTasks,
   jump,
+  milestones,
   probe,
   readMarks,
   search,
   workerMemory,
 } from "./viewer-page.mjs";
+import { label, median, printTables } from "./viewer-tables.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 /** Each size: a number of events, or a size in bytes (`1gb`, `500mb`),
@@ -203,27 +207,6 @@ async function scrub(page, n) {
   return { times, missed, longest: (await page.evaluate(readMarks)).longest };
 }
 
-/** The middle of `xs` (of an even count, the mean of the two middles); NaN of none. */
-function median(xs) {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const half = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[half] : (sorted[half - 1] + sorted[half]) / 2;
-}
-
-/** The milestones of `marks`, in ms from its start; a milestone the probe
- * found already reached is an upper bound, named in `late`. */
-function milestones(marks) {
-  const since = (t) => (t === undefined ? undefined : t - marks.t0);
-  return {
-    first: since(Math.min(marks.first ?? Infinity, marks.navigable ?? Infinity)),
-    navigable: since(marks.navigable),
-    checked: since(marks.checked),
-    late: marks.late,
-    checkingSeen: marks.checkingSeen,
-    longestLoadTask: marks.longtasks ? marks.longest : undefined,
-  };
-}
-
 /** Why a load did not get to checked: how far it got. */
 function failure(marks) {
   const why = marks.error
@@ -313,97 +296,4 @@ try {
   for (const build of builds) await build.server.stop();
 }
 
-// ---- The tables -----------------------------------------------------------------
-
-function label(log) {
-  return `${log.events.toLocaleString("en-US")} events (${log.mb.toFixed(0)} MB)`;
-}
-const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : "–");
-/** A milestone of `row`, "≤" before it when it is an upper bound. */
-const mark = (name) => (r) => `${r.late?.includes(name) ? "≤" : ""}${f(r[name])}`;
-const line = (cells) => console.log(`| ${cells.join(" | ")} |`);
-/** Prints a markdown table of `columns` (each `[title, cell(item), text]`) over `items`. */
-function table(columns, items) {
-  line(columns.map(([title]) => title));
-  line(columns.map(([, , text]) => (text ? "---" : "---:")));
-  for (const item of items) line(columns.map(([, cell]) => cell(item)));
-}
-
-const builtFrom = builds.map((b) => `${b.name}: ${b.revision} (${b.checkout})`).join("; ");
-console.log(`${new Date().toISOString()}, ${builtFrom}\n`);
-console.log(`"≤": reached before the probe was installed (WebKit has no init script): at most.`);
-console.log(`"checked" is "navigable" while the viewer shows no ${CHECKING}.`);
-console.log("Memory: the browser's processes summed, PSS (each page once) and RSS (shared pages");
-console.log("in every process that maps them), once checked, and (peak) during the load.\n");
-table(
-  [
-    ["round", (r) => r.round],
-    ["log", (r) => label(r.log), true],
-    ["engine", (r) => r.engine, true],
-    ["source", (r) => r.source, true],
-    ["build", (r) => r.build, true],
-    ["load avg", (r) => f(r.load, 2)],
-    ["first render ms", mark("first")],
-    ["navigable ms", mark("navigable")],
-    ["checked ms", mark("checked")],
-    ["search ms", (r) => f(r.searchMs)],
-    ["scrub median / worst ms", (r) => `${f(r.scrubMedian, 1)} / ${f(r.scrubWorst, 1)}`],
-    ["longest task load / scrub ms", (r) => `${f(r.longestLoadTask)} / ${f(r.longestScrubTask)}`],
-    ["PSS MB (peak)", (r) => `${f(r.pss)} (${f(r.pssPeak)})`],
-    ["RSS MB (peak)", (r) => `${f(r.rss)} (${f(r.rssPeak)})`],
-    ["worker wasm MB", (r) => f(r.wasmMemory)],
-    ["outcome", (r) => r.outcome, true],
-  ],
-  rows,
-);
-
-/** The loaded rows of one (log, engine, source) by each build. */
-const groups = logs.flatMap((log) =>
-  engines.flatMap((engine) =>
-    sources.map((source) => ({
-      log,
-      engine,
-      source,
-      byBuild: builds.map((b) =>
-        rows.filter(
-          (r) =>
-            r.log === log &&
-            r.engine === engine &&
-            r.source === source &&
-            r.build === b.name &&
-            r.loaded,
-        ),
-      ),
-    })),
-  ),
-);
-/** A column of medians: current's, with a base "current / base (current ÷ base)". */
-const medianOf =
-  (key) =>
-  ({ byBuild: [current, base] }) => {
-    const of = (rows) => median(rows.map((r) => r[key]).filter(Number.isFinite));
-    const c = of(current);
-    if (!base) return f(c);
-    const b = of(base);
-    return `${f(c)} / ${f(b)} (${f(c / b, 2)})`;
-  };
-const versus = builds.length > 1 ? ", current / base (current ÷ base)" : "";
-console.log(`\nMedians of ${rounds} round${rounds > 1 ? "s" : ""}${versus}:\n`);
-table(
-  [
-    ["log", (g) => label(g.log), true],
-    ["engine", (g) => g.engine, true],
-    ["source", (g) => g.source, true],
-    ["loaded", (g) => `${g.byBuild.map((rs) => rs.length).join(" / ")} of ${rounds}`],
-    ["first render ms", medianOf("first")],
-    ["navigable ms", medianOf("navigable")],
-    ["checked ms", medianOf("checked")],
-    ["search ms", medianOf("searchMs")],
-    ["scrub median ms", medianOf("scrubMedian")],
-    ["scrub worst ms", medianOf("scrubWorst")],
-    ["PSS MB", medianOf("pss")],
-    ["PSS peak MB", medianOf("pssPeak")],
-    ["RSS MB", medianOf("rss")],
-  ],
-  groups,
-);
+printTables({ rows, logs, engines, sources, builds, rounds });

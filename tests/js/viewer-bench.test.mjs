@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
 import { childrenOf, treeMemoryMb } from "../../benches/process-rss.mjs";
-import { CHECKING, probe, readMarks } from "../../benches/viewer-page.mjs";
+import { CHECKING, milestones, probe, readMarks } from "../../benches/viewer-page.mjs";
 import { launchBrowser } from "./browsers.mjs";
 import { startServe } from "./serve.mjs";
 
@@ -78,6 +78,10 @@ describe("the probe, on the viewer in Chromium", () => {
     assert.deepEqual(marks.late, ["navigable"]);
     assert.equal(marks.navigable, marks.installedAt);
     assert.equal(marks.checked, marks.navigable);
+    // The figures that took navigable's time are upper bounds too.
+    const figures = milestones(marks);
+    assert.deepEqual(figures.late.sort(), ["checked", "first", "navigable"]);
+    assert.equal(figures.first, figures.navigable);
   });
 
   test("a file picked: the marks count from the pick", async () => {
