@@ -140,7 +140,11 @@ const JUMPS = 20;
 
 /** A checkout's commit, short, with "+changes" if its tree differs from it. */
 function revision(checkout) {
-  const git = (...args) => execFileSync("git", ["-C", checkout, ...args], { encoding: "utf8" });
+  const git = (...args) =>
+    execFileSync("git", ["-C", checkout, ...args], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    });
   try {
     const dirty = git("status", "--porcelain", "--untracked-files=no").trim() !== "";
     return `${git("rev-parse", "--short", "HEAD").trim()}${dirty ? "+changes" : ""}`;
@@ -163,12 +167,15 @@ async function launch(engine) {
 /** Opens `log` from `source` in `page` with the probe installed: its marks
  * count from the navigation ("serve") or the file's pick ("file"). */
 async function open(page, url, source, log) {
+  if (source === "file") {
+    await page.goto(`${url}/`);
+    await page.evaluate(probe, CHECKING);
+    await page.setInputFile("#file", log.path);
+    return;
+  }
   const early = await page.addInitScript(probe, CHECKING);
-  if (source === "serve") {
-    await page.goto(`${url}/?log=${encodeURIComponent(`/files/${log.path.split("/").pop()}`)}`);
-  } else await page.goto(`${url}/`);
-  if (!early || source === "file") await page.evaluate(probe, CHECKING);
-  if (source === "file") await page.setInputFile("#file", log.path);
+  await page.goto(`${url}/?log=${encodeURIComponent(`/files/${log.path.split("/").pop()}`)}`);
+  if (!early) await page.evaluate(probe, CHECKING);
 }
 
 /** Resolves to the probe's marks once checked, an error is shown before
