@@ -1,15 +1,34 @@
-// The viewer in headless Chromium on generated logs of 10,000 and 100,000
-// events (and, opt-in, about 1 GB: VIEWER_EVENTS=1700000): time to first
-// render (the run's header, drawn while the rest loads), time until fully
-// loaded (everything drawn), the longest main-thread task during the load,
-// scrub latency (median and worst of 20 random jumps, until the frame
-// showing the new state is painted), and memory (the renderer processes'
-// RSS, which holds the worker, and the page's JS heap).
+// The viewer on generated logs in Chromium, Firefox and WebKit, each log
+// opened two ways: `?log=` through `agent-replay serve` ("serve") and the
+// file picked in the page's file input ("file"). Per load, as the page
+// itself shows it (viewer-page.mjs): first render (the run's header, drawn
+// while the rest loads), navigable (the loaded log's position shown: the
+// timeline and scrubber usable), checked (no "checking…" indicator left:
+// viewer-page.mjs's CHECKING), a search typed until its match count is
+// painted, scrub latency (median and worst of 20 random jumps, until the
+// frame showing the new state is painted), the longest main-thread task
+// (Chromium alone reports them), and memory: the browser's whole process
+// tree's PSS and RSS (from /proc, process-rss.mjs) once checked, and their
+// peaks over the load, the jumps and the search.
+// Each load runs in a fresh browser; loads alternate engines, sources and
+// builds, and rounds flip the builds' order, so neighbours compare.
+//
+//   VIEWER_EVENTS=10000,100000   sizes: numbers of events, or bytes (1gb, 500mb)
+//   VIEWER_ENGINES=chromium,firefox,webkit   VIEWER_SOURCES=serve,file
+//   VIEWER_ROUNDS=1              loads of each (log, engine, source, build)
+//   VIEWER_BASE=/path/to/checkout   a previous build, side by side: its own
+//       `serve` (its bin/, pkg/ and www/; pkg/ built there) serves its loads
+//   VIEWER_TIMEOUT_S=300         a load not checked by then is a failed row
+//
+// e.g. 1 GB in every engine and source beside the build before the split:
+//   VIEWER_EVENTS=1gb VIEWER_ROUNDS=3 VIEWER_BASE=/work/base node benches/viewer.mjs
+// Prints a table of every load and a table of medians (with a base: each
+// cell "current / base (current ÷ base)"), in markdown for RESULTS.md
+// (viewer-tables.mjs).
 // A load that fails (an error shown: a trap, limit_exceeded) or does not
-// finish within VIEWER_TIMEOUT_S (default 300) is a result row saying how
-// far it got, not a crash of the benchmark.
+// finish in time is a row saying how far it got, not a crash of the benchmark.
 // Logs are generated once into bench-data/ (never committed) and reused.
-// Run: `npm run bench:viewer` (VERBOSE=1 lists each long task).
+// Run: `npm run bench:viewer`.
 import { execFileSync } from "node:child_process";
 import {
   closeSync,
@@ -21,9 +40,23 @@ import {
   statSync,
   truncateSync,
 } from "node:fs";
-import { join } from "node:path";
-import { launchChromium } from "../tests/js/browsers.mjs";
+import { loadavg } from "node:os";
+import { join, resolve } from "node:path";
+import { ENGINES, launchBrowser } from "../tests/js/browsers.mjs";
 import { startServe } from "../tests/js/serve.mjs";
+import { childrenOf, memorySampler, treeMemoryMb } from "./process-rss.mjs";
+import {
+  CHECKING,
+  GIVE_UP_MS,
+  forgetLongTasks,
+  jump,
+  milestones,
+  probe,
+  readMarks,
+  search,
+  workerMemory,
+} from "./viewer-page.mjs";
+import { label, median, printTables } from "./viewer-tables.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 /** Each size: a number of events, or a size in bytes (`1gb`, `500mb`),
@@ -91,232 +124,183 @@ function generate({ spec, events, bytes }) {
   return { path, events: events ?? countLines(path).lines };
 }
 
-/** Resident memory of this benchmark's Chromium renderer processes, in
- * MB (the descendants of this process: other Chromiums on a shared
- * machine are not counted). */
-function rendererRss() {
-  const ps = execFileSync("ps", ["-eo", "pid=,ppid=,rss=,args="], { encoding: "utf8" });
-  const rows = ps
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => {
-      const [pid, ppid, rss] = l.trim().split(/\s+/, 3).map(Number);
-      return { pid, ppid, rss, renderer: l.includes("--type=renderer") };
+/** The comma-separated names of `variable`, each one of `known`. */
+function listOf(variable, known) {
+  const names = (process.env[variable] ?? known.join(",")).split(",").map((n) => n.trim());
+  for (const name of names)
+    if (!known.includes(name)) throw new Error(`${variable}: ${name} is not one of ${known}`);
+  return names;
+}
+
+const engines = listOf("VIEWER_ENGINES", ENGINES);
+const sources = listOf("VIEWER_SOURCES", ["serve", "file"]);
+const rounds = Number(process.env.VIEWER_ROUNDS ?? 1);
+const QUERY = "budget_exceeded";
+const JUMPS = 20;
+
+/** A checkout's commit, short, with "+changes" if its tree differs from it. */
+function revision(checkout) {
+  const git = (...args) =>
+    execFileSync("git", ["-C", checkout, ...args], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
     });
-  const ours = new Set([process.pid]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const r of rows) {
-      if (!ours.has(r.pid) && ours.has(r.ppid)) {
-        ours.add(r.pid);
-        grew = true;
-      }
-    }
+  try {
+    const dirty = git("status", "--porcelain", "--untracked-files=no").trim() !== "";
+    return `${git("rev-parse", "--short", "HEAD").trim()}${dirty ? "+changes" : ""}`;
+  } catch {
+    return "not a git checkout";
   }
-  return (
-    rows.filter((r) => r.renderer && ours.has(r.pid)).reduce((sum, r) => sum + r.rss, 0) / 1024
-  );
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-/** Samples the renderers' RSS every second; `peak()` is the highest seen. */
-function rssSampler() {
-  let peak = rendererRss();
-  const timer = setInterval(() => {
-    peak = Math.max(peak, rendererRss());
-  }, 1000);
-  return {
-    peak: () => Math.max(peak, rendererRss()),
-    stop: () => clearInterval(timer),
-  };
+/** A fresh browser of `engine`, and the processes it started (its tree's
+ * roots: not Xvfb, which WebKit's display runs in, but not the browser). */
+async function launch(engine) {
+  const before = new Set(childrenOf().map((p) => p.pid));
+  const browser = await launchBrowser(engine);
+  const roots = childrenOf()
+    .filter((p) => !before.has(p.pid) && p.name !== "Xvfb")
+    .map((p) => p.pid);
+  return { browser, roots };
 }
 
-/** Marks what the page shows: first render, fully loaded, the first error
- * shown (a worker trap or a coded error), and the last progress line. */
-function observePage() {
-  window.__long = [];
-  window.__longAt = [];
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) {
-      window.__long.push(e.duration);
-      window.__longAt.push([Math.round(e.startTime), Math.round(e.duration)]);
-    }
-  }).observe({ type: "longtask", buffered: true });
-  window.__marks = {};
-  document.addEventListener("viewer-partial", () => (window.__marks.first ??= performance.now()));
-  document.addEventListener("viewer-state", () => (window.__marks.full ??= performance.now()));
-  addEventListener("DOMContentLoaded", () => {
-    const watch = () => {
-      const box = document.getElementById("error");
-      if (box && !box.hidden && box.textContent && !window.__marks.error)
-        window.__marks.error = { message: box.textContent, at: performance.now() };
-      const text = document.getElementById("progress-text")?.textContent;
-      if (text) window.__marks.progress = text;
-    };
-    new MutationObserver(watch).observe(document.body, {
-      subtree: true,
-      childList: true,
-      attributes: true,
-      characterData: true,
-    });
-  });
+/** Opens `log` from `source` in `page` with the probe installed: its marks
+ * count from the navigation ("serve") or the file's pick ("file"). */
+async function open(page, url, source, log) {
+  if (source === "file") {
+    await page.goto(`${url}/`);
+    await page.evaluate(probe, CHECKING);
+    await page.setInputFile("#file", log.path);
+    return;
+  }
+  const early = await page.addInitScript(probe, CHECKING);
+  await page.goto(`${url}/?log=${encodeURIComponent(`/files/${log.path.split("/").pop()}`)}`);
+  if (!early) await page.evaluate(probe, CHECKING);
 }
 
-/** Resolves to the page's marks once fully loaded, an error is shown, or
- * `timeoutMs` has passed (then `timedOut` is set). */
+/** Resolves to the probe's marks once checked, an error is shown before
+ * the log is navigable, or `timeoutMs` has passed. */
 async function awaitLoad(page) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const marks = await page.evaluate(() => window.__marks);
-    if (marks.full !== undefined || marks.error) return marks;
-    if (Date.now() > deadline) return { ...marks, timedOut: true };
+    const marks = await page.evaluate(readMarks);
+    if (marks.checked !== undefined || (marks.error && marks.navigable === undefined)) return marks;
+    if (Date.now() > deadline) return marks;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 
-/** The worker's memory report, or null if it does not answer (a trapped worker). */
-function workerMemory(page) {
-  return page.evaluate(
-    () =>
-      Promise.race([
-        window.agentReplayViewer.memory(),
-        new Promise((resolve) => setTimeout(() => resolve(null), 5000)),
-      ]),
-    null,
-  );
-}
-
-/** 20 random scrubber jumps, each timed until the frame showing it is painted. */
-async function scrub(page, n) {
+/** The 20 scrubber positions of a log of `n` events (the same every run). */
+function jumps(n) {
   let seed = 12345;
   const random = () => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
     return seed / 2 ** 31;
   };
-  const jumps = Array.from({ length: 20 }, () => 1 + Math.floor(random() * (n - 1)));
-  return page.evaluate(async (positions) => {
-    window.__long = [];
-    const times = [];
-    for (const p of positions) {
-      const drawn = new Promise((resolve) => {
-        const on = (e) => {
-          if (e.detail.position !== p) return;
-          document.removeEventListener("viewer-state", on);
-          resolve();
-        };
-        document.addEventListener("viewer-state", on);
-      });
-      const t0 = performance.now();
-      const s = document.getElementById("scrubber");
-      s.value = String(p);
-      s.dispatchEvent(new Event("input"));
-      await drawn;
-      // Until the frame with the new state is painted.
-      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
-      times.push(performance.now() - t0);
-    }
-    return { times, longest: Math.max(0, ...window.__long) };
-  }, jumps);
+  return Array.from({ length: JUMPS }, () => 1 + Math.floor(random() * (n - 1)));
 }
 
-/** A full-text search typed into the search box, timed until the match
- * count for it is painted (the filter runs over every event). */
-async function search(page, query) {
-  return page.evaluate(async (q) => {
-    const count = document.querySelector("[data-testid=match-count]");
-    const before = count.textContent;
-    const t0 = performance.now();
-    const box = document.querySelector("[data-testid=search]");
-    box.value = q;
-    box.dispatchEvent(new Event("input", { bubbles: true }));
-    while (count.textContent === before) await new Promise((r) => setTimeout(r, 1));
-    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
-    return performance.now() - t0;
-  }, query);
+/** The 20 jumps of a log of `n` events, one at a time: `{times, missed,
+ * longest}` (the jumps not shown in time left out of `times`, counted). */
+async function scrub(page, n) {
+  await page.evaluate(forgetLongTasks);
+  const times = [];
+  let missed = 0;
+  for (const position of jumps(n)) {
+    const ms = await page.evaluate(jump, [position, GIVE_UP_MS]);
+    if (ms === null) missed += 1;
+    else times.push(ms);
+  }
+  return { times, missed, longest: (await page.evaluate(readMarks)).longest };
 }
 
-/** Opens one log in a new page and measures it; a failed load is a row
- * with `outcome` saying what failed and how far it got. */
-async function measure(browser, server, n, path) {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  const workerErrors = [];
-  page.on("worker", (worker) =>
-    worker.on("console", (m) => m.type() === "error" && workerErrors.push(m.text())),
-  );
-  page.on("pageerror", (e) => workerErrors.push(e.message));
-  await page.addInitScript(observePage);
-  const rss = rssSampler();
-  const name = path.split("/").pop();
-  const row = { events: n, mb: statSync(path).size / 1e6 };
+/** Why a load did not get to checked: how far it got. */
+function failure(marks) {
+  const why = marks.error
+    ? `error after ${((marks.error.at - marks.t0) / 1000).toFixed(1)} s: ${marks.error.message}`
+    : `not ${marks.navigable === undefined ? "navigable" : "checked"} after ${timeoutMs / 1000} s`;
+  return `${why}; last progress: ${marks.progress ?? "none"}`;
+}
+
+/** Opens `log` from `source` by `build` in `page` and measures it into
+ * `row`; one not checked in time gets an `outcome` saying how far it got. */
+async function measurePage(page, row, { build, source, log }, roots) {
+  await open(page, build.server.url, source, log);
+  const marks = await awaitLoad(page);
+  const held = treeMemoryMb(roots);
+  Object.assign(row, milestones(marks), { rss: held.rss, pss: held.pss });
+  const wasm = await page.evaluate(workerMemory);
+  if (wasm) row.wasmMemory = wasm.wasm_memory_bytes / 1e6;
+  if (marks.checked === undefined) {
+    row.outcome = failure(marks);
+    return;
+  }
+  const scrubbed = await scrub(page, log.events);
+  const searchMs = await page.evaluate(search, [QUERY, GIVE_UP_MS]);
+  Object.assign(row, {
+    loaded: true,
+    searchMs: searchMs ?? undefined,
+    scrubMedian: median(scrubbed.times),
+    scrubWorst: Math.max(...scrubbed.times),
+    longestScrubTask: marks.longtasks ? scrubbed.longest : undefined,
+  });
+  const missing = [];
+  if (scrubbed.missed) missing.push(`${scrubbed.missed} of ${JUMPS} jumps not shown`);
+  if (searchMs === null) missing.push("no match count");
+  row.outcome = ["loaded", ...missing].join("; ");
+}
+
+/** One load in a fresh browser of its engine: a row of figures; a failed
+ * load is a row with `outcome` saying what failed. */
+async function measure(load) {
+  const { round, build, engine, source, log } = load;
+  const row = { round, build: build.name, engine, source, log, load: loadavg()[0] };
+  let launched;
+  let memory;
   try {
-    await page.goto(`${server.url}/?log=${encodeURIComponent(`/files/${name}`)}`);
-    const marks = await awaitLoad(page);
-    if (process.env.VERBOSE)
-      console.error(n, await page.evaluate(() => JSON.stringify({ long: window.__longAt })));
-    const long = await page.evaluate(() => window.__long);
-    Object.assign(row, {
-      first: Math.min(
-        marks.first ?? Number.POSITIVE_INFINITY,
-        marks.full ?? Number.POSITIVE_INFINITY,
-      ),
-      full: marks.full,
-      longestLoadTask: Math.max(0, ...long),
-      longTasks: long.length,
-      rssLoaded: rendererRss(),
-      pageHeap: await page.evaluate(() => performance.memory?.usedJSHeapSize / 1e6),
-    });
-    const wasm = await workerMemory(page);
-    if (wasm) {
-      row.wasmMemory = wasm.wasm_memory_bytes / 1e6;
-      row.wasmAllocated = wasm.allocated_bytes / 1e6;
-      row.checkpoints = wasm.checkpoints;
-      row.eventsHeld = wasm.events;
-    }
-    if (marks.full === undefined) {
-      const why = marks.error
-        ? `error after ${(marks.error.at / 1000).toFixed(1)} s: ${marks.error.message}`
-        : `not loaded after ${timeoutMs / 1000} s`;
-      row.outcome = `${why}; last progress: ${marks.progress ?? "none"}`;
-      if (workerErrors.length) row.outcome += `; console: ${workerErrors[0]}`;
-      return row;
-    }
-    const scrubbed = await scrub(page, n);
-    if (process.env.VERBOSE)
-      console.error(n, "scrub times", scrubbed.times.map((t) => Math.round(t)).join(" "));
-    Object.assign(row, {
-      outcome: "loaded",
-      searchMs: await search(page, "budget_exceeded"),
-      scrubMedian: median(scrubbed.times),
-      scrubWorst: Math.max(...scrubbed.times),
-      longestScrubTask: scrubbed.longest,
-    });
-    return row;
+    launched = await launch(engine);
+    memory = memorySampler(launched.roots);
+    await measurePage(await launched.browser.newPage(), row, load, launched.roots);
   } catch (e) {
     row.outcome = `benchmark error: ${e.message.split("\n")[0]}`;
-    return row;
   } finally {
-    row.rssPeak = rss.peak();
-    rss.stop();
-    await page.close().catch(() => {});
+    if (memory) {
+      const peak = memory.peak();
+      Object.assign(row, { rssPeak: peak.rss, pssPeak: peak.pss });
+      memory.stop();
+    }
+    await launched?.browser.close().catch(() => {});
   }
+  return row;
 }
 
-const logs = sizes.map(generate);
-const server = await startServe(["--no-demo", ...logs.map((log) => log.path)]);
-const browser = await launchChromium(["--enable-precise-memory-info"]);
-const results = [];
-for (const { path, events } of logs) results.push(await measure(browser, server, events, path));
-await browser.close();
-await server.stop();
-
-const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : "–");
-console.log(
-  "| events | log MB | first render ms | fully loaded ms | longest main-thread task during load ms | scrub median / worst ms | longest task while scrubbing ms | search ms | renderer RSS MB (peak) | page JS heap MB | worker wasm memory / allocated MB (checkpoints) | outcome |",
-);
-console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
-for (const r of results) {
-  console.log(
-    `| ${r.events.toLocaleString("en-US")} | ${f(r.mb, 1)} | ${f(r.first)} | ${f(r.full)} | ${f(r.longestLoadTask)} (${r.longTasks ?? "–"} over 50) | ${f(r.scrubMedian, 1)} / ${f(r.scrubWorst, 1)} | ${f(r.longestScrubTask)} | ${f(r.searchMs)} | ${f(r.rssLoaded)} (${f(r.rssPeak)}) | ${f(r.pageHeap, 1)} | ${f(r.wasmMemory)} / ${f(r.wasmAllocated)} (${r.checkpoints ?? "–"}) | ${r.outcome} |`,
-  );
+const logs = sizes.map((size) => ({ ...size, ...generate(size), mb: 0 }));
+for (const log of logs) log.mb = statSync(log.path).size / 1e6;
+const serveArgs = ["--no-demo", ...logs.map((log) => log.path)];
+const builds = [{ name: "current", checkout: root }];
+if (process.env.VIEWER_BASE)
+  builds.push({ name: "base", checkout: resolve(process.env.VIEWER_BASE) });
+for (const build of builds) {
+  build.revision = revision(build.checkout);
+  build.server = await startServe(serveArgs, { root: build.checkout });
 }
+const rows = [];
+try {
+  for (let round = 1; round <= rounds; round++) {
+    const order = round % 2 ? builds : [...builds].reverse();
+    for (const log of logs)
+      for (const engine of engines)
+        for (const source of sources)
+          for (const build of order) {
+            const row = await measure({ round, build, engine, source, log });
+            console.error(
+              `round ${round}, ${label(log)}, ${engine}, ${source}, ${build.name}: ${row.outcome}`,
+            );
+            rows.push(row);
+          }
+  }
+} finally {
+  for (const build of builds) await build.server.stop();
+}
+
+printTables({ rows, logs, engines, sources, builds, rounds });

@@ -44,8 +44,11 @@ const WAIT_MS = 30_000;
  * `evaluate(fn, arg)` (fn runs in the page; arg and the result are JSON:
  * not a DOM node), `waitFor(fn, arg, {timeout})` (until fn(arg) is
  * truthy; resolves to it), `setInputFile(selector, path)` (a file
- * chosen in a file input), `screenshot()` (resolves to the viewport as
- * PNG bytes) and `close()`; `close()` ends the browser.
+ * chosen in a file input), `addInitScript(fn, arg)` (fn(arg) runs in
+ * each document the page opens next, before the document's own scripts;
+ * resolves to false where the engine cannot: WebKit's classic WebDriver
+ * has no such command), `screenshot()` (resolves to the viewport as PNG
+ * bytes) and `close()`; `close()` ends the browser.
  * `locale` is the language it runs in (its LANG, for WebKit: what
  * navigator.language says; "C.UTF-8" makes it "C").
  */
@@ -83,6 +86,10 @@ function wrapped(engine, browser) {
           page.setInputFiles
             ? page.setInputFiles(selector, path)
             : (await page.$(selector)).uploadFile(path),
+        addInitScript: async (fn, arg) => {
+          await (page.addInitScript?.(fn, arg) ?? page.evaluateOnNewDocument(fn, arg));
+          return true;
+        },
         screenshot: async () => Buffer.from(await page.screenshot()),
         close: () => page.close(),
       });
@@ -91,7 +98,7 @@ function wrapped(engine, browser) {
   };
 }
 
-/** A page from its engine's `goto`, `evaluate`, `screenshot` and `close`:
+/** A page from its engine's own operations (`goto`, `evaluate`, ...):
  * `waitFor` asks `evaluate` again until it holds, the same in every engine. */
 function pageOf(ops) {
   return {
@@ -253,6 +260,7 @@ function webKitBrowser(session, home, stopAll) {
           const found = await call("POST", "/element", { using: "css selector", value: selector });
           await call("POST", `/element/${Object.values(found)[0]}/value`, { text: path });
         },
+        addInitScript: async () => false,
         screenshot: async () => {
           await call("POST", "/window", { handle });
           return Buffer.from(await call("GET", "/screenshot"), "base64");

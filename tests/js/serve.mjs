@@ -5,20 +5,24 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { viewerBundlesStale } from "../../scripts/viewer-bundles.mjs";
 
-const root = new URL("../..", import.meta.url).pathname;
-const cli = join(root, "bin/agent-replay.js");
+const here = new URL("../..", import.meta.url).pathname;
 
 /**
  * Runs `agent-replay serve --port 0 ARGS`; resolves to `{url, viewer,
  * child, out, stop}` (`url` the origin, `viewer` the printed URL, with its
  * token) once it prints the viewer's URL and its output matches `ready`
  * (when given), or rejects with its stderr if it exits or has not started
- * within 20 s. `stop()` resolves once it has exited.
+ * within 20 s. `stop()` resolves once it has exited. `root`: the checkout
+ * whose CLI serves (its own pkg/ and www/), this one unless a benchmark
+ * compares another build with it.
  */
-export function startServe(args, { ready } = {}) {
+export function startServe(args, { ready, root = here } = {}) {
   // The page runs pkg/'s bundles of www/ and js/: older ones would test old code.
   if (viewerBundlesStale(root, join(root, "pkg")))
-    throw new Error("pkg/'s viewer bundles are older than www/ or js/: node scripts/build.mjs");
+    throw new Error(
+      `${join(root, "pkg")}'s viewer bundles are older than www/ or js/: node scripts/build.mjs there`,
+    );
+  const cli = join(root, "bin/agent-replay.js");
   const child = spawn(process.execPath, [cli, "serve", "--port", "0", ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -4,7 +4,8 @@
 // call accepts). Each scenario is written once over browsers.mjs's common
 // page; one browser per engine serves all of its scenarios (the viewer,
 // playback, the live sample, files opened and dropped, `serve DIR`, a paged
-// log, a deep link, Compare, the one-file report). The other viewer tests go deeper
+// log, a deep link, Compare, the one-file report; an init script, which the
+// viewer's benchmark installs its probe by). The other viewer tests go deeper
 // in Chromium alone. Screenshots go to target/screenshots/viewer-ENGINE.png.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -297,6 +298,16 @@ for (const [engine, locale] of TARGETS) {
         return link && getComputedStyle(link).display;
       });
       assert.ok(compare === null || compare === "none", `the Compare link shows: ${compare}`);
+    });
+
+    test("an init script runs before the next document's own scripts (WebKit has none)", async () => {
+      const runs = await page.addInitScript((name) => {
+        window.__initScript = { name, readyState: document.readyState };
+      }, "probe");
+      assert.equal(runs, engine !== "webkit");
+      await page.goto(`${server.url}/`);
+      const seen = await page.evaluate(() => window.__initScript ?? null);
+      assert.deepEqual(seen, runs ? { name: "probe", readyState: "loading" } : null);
     });
   });
 }
