@@ -10,9 +10,10 @@
 // them by their served URLs (`/agent-replay/pkg/…`). The one-file report
 // (scripts/report-template.mjs) bundles the same sources with the same
 // options.
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import * as esbuild from "esbuild";
+import { newest } from "./fs-times.mjs";
 
 /** Each bundle: the source it starts from, and its file in pkg/. In
  * pkg/ itself, so that the bindings' default .wasm URL (beside their
@@ -72,17 +73,6 @@ function uPlotLocale(root) {
       });
     },
   };
-}
-
-/** The latest modification time of a file under `dir`. */
-export function newest(dir) {
-  let t = 0;
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    const s = statSync(p);
-    t = Math.max(t, s.isDirectory() ? newest(p) : s.mtimeMs);
-  }
-  return t;
 }
 
 /** Whether a bundle in `out` is missing or older than a file of www/, js/
