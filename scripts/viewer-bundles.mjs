@@ -91,10 +91,12 @@ export function viewerBundlesStale(root, out) {
 }
 
 /** What a bundle imports dynamically is a chunk of its own in `out`,
- * `viewer-NAME.js` after the module's file: uPlot's (VIEWER_CHUNKS),
- * imported with the first chart, so that the page does not fetch and parse
- * its code at start-up. */
-export const VIEWER_CHUNKS = ["viewer-uPlot.esm.js"];
+ * `viewer-NAME.js` after the module's file: uPlot's, imported with the
+ * first chart, so that the page does not fetch and parse its code at
+ * start-up; and the element's own fold (js/viewer/fold.js, with the
+ * package's API), imported only by its `setLog`, which the page, whose
+ * worker folds, never calls. */
+export const VIEWER_CHUNKS = ["viewer-uPlot.esm.js", "viewer-fold.js"];
 
 /** Writes the viewer's bundles into `out` (ES modules, not minified: they
  * are what a developer's tools show of the served viewer), and their

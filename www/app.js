@@ -1,12 +1,21 @@
 // The viewer page: sources (file, drop, ?log=, live stream), the timeline,
 // the time-travel scrubber and the live panel around <agent-session-viewer>.
 // All loading and folding happens in worker.js; this file only renders.
-import { chartTables, num, renderHeader } from "agent-replay/viewer";
+// The viewer's modules, not agent-replay/viewer's index: that holds the
+// kind table's helpers (describe.js), which import the package's bindings,
+// and the page calls none of them (its worker folds the log).
+import { chartTables } from "/agent-replay/js/viewer/chart-data.js";
+import { num } from "/agent-replay/js/viewer/dom.js";
+import { defineSessionViewer } from "/agent-replay/js/viewer/element.js";
+import { renderHeader } from "/agent-replay/js/viewer/render-header.js";
 import { whenIdle } from "../js/viewer/idle.js";
 import { decodeLink, encodeLink } from "./links.js";
 import { Pace, PlaybackClock, UNTIMED_EVENTS_PER_SECOND } from "./playback.js";
 
 const $ = (id) => document.getElementById(id);
+// Before the page's first use of <agent-session-viewer>: an element not yet
+// upgraded would keep `data` as a plain property.
+defineSessionViewer();
 // A one-file report (`agent-replay report`) brings its own worker and log (www/report.js).
 const embedded = globalThis.agentReplayEmbedded;
 // The page's worker was started by index.html, before this module loaded.
