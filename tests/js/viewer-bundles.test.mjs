@@ -2,7 +2,7 @@
 // into a directory of their own: the page's start-up code carries none of
 // the package's API (its worker folds the log; the page only renders), and
 // every chunk a bundle loads later is one the build checks and the package
-// ships.
+// ships. And the page's own modules stay split by concern, each small.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -57,5 +57,23 @@ test("the page's bundle starts without the package's API; its later chunks ship"
   for (const chunk of later) {
     assert.ok(VIEWER_CHUNKS.includes(chunk), `${chunk} in VIEWER_CHUNKS`);
     assert.ok(files.includes(`pkg/${chunk}`), `pkg/${chunk} in package.json's files`);
+  }
+});
+
+/** Lines a module of the page may hold: more, and it holds more than one concern. */
+const MODULE_LINES = 400;
+
+test("the page's own modules (www/app.js and what it imports from www/) are each small", () => {
+  const seen = new Set();
+  const visit = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const next of staticImports(readFileSync(join(root, "www", file), "utf8"))) visit(next);
+  };
+  visit("app.js");
+  assert.ok(seen.size > 10, `app.js imports its parts: ${[...seen]}`);
+  for (const file of seen) {
+    const lines = readFileSync(join(root, "www", file), "utf8").split("\n").length;
+    assert.ok(lines <= MODULE_LINES, `www/${file}: ${lines} lines`);
   }
 });
