@@ -11,8 +11,9 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as esbuild from "esbuild";
+import { newest } from "./fs-times.mjs";
 import { buildReportTemplate } from "./report-template.mjs";
-import { buildViewerBundles, newest, viewerBundlesStale } from "./viewer-bundles.mjs";
+import { buildViewerBundles, viewerBundlesStale } from "./viewer-bundles.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const out = join(root, "pkg");

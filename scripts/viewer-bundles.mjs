@@ -10,9 +10,10 @@
 // them by their served URLs (`/agent-replay/pkg/…`). The one-file report
 // (scripts/report-template.mjs) bundles the same sources with the same
 // options.
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import * as esbuild from "esbuild";
+import { newest } from "./fs-times.mjs";
 
 /** Each bundle: the source it starts from, and its file in pkg/. In
  * pkg/ itself, so that the bindings' default .wasm URL (beside their
@@ -74,17 +75,6 @@ function uPlotLocale(root) {
   };
 }
 
-/** The latest modification time of a file under `dir`. */
-export function newest(dir) {
-  let t = 0;
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    const s = statSync(p);
-    t = Math.max(t, s.isDirectory() ? newest(p) : s.mtimeMs);
-  }
-  return t;
-}
-
 /** Whether a bundle in `out` is missing or older than a file of www/, js/
  * or this script: `build.mjs --if-needed` then builds them again, and the
  * tests that serve the viewer refuse to run on them. */
@@ -101,10 +91,12 @@ export function viewerBundlesStale(root, out) {
 }
 
 /** What a bundle imports dynamically is a chunk of its own in `out`,
- * `viewer-NAME.js` after the module's file: uPlot's (VIEWER_CHUNKS),
- * imported with the first chart, so that the page does not fetch and parse
- * its code at start-up. */
-export const VIEWER_CHUNKS = ["viewer-uPlot.esm.js"];
+ * `viewer-NAME.js` after the module's file: uPlot's, imported with the
+ * first chart, so that the page does not fetch and parse its code at
+ * start-up; and the element's own fold (js/viewer/fold.js, with the
+ * package's API), imported only by its `setLog`, which the page, whose
+ * worker folds, never calls. */
+export const VIEWER_CHUNKS = ["viewer-uPlot.esm.js", "viewer-fold.js"];
 
 /** Writes the viewer's bundles into `out` (ES modules, not minified: they
  * are what a developer's tools show of the served viewer), and their

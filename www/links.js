@@ -1,7 +1,7 @@
 // Deep links: the viewer's place in a log (position, selected event,
 // filters, search) written in the URL's hash, e.g.
 // `#at=120&sel=118&kind=tool_completed&q=timeout`, and read back. Pure
-// functions: no DOM, no location (app.js reads and writes the hash).
+// functions: no DOM, no location (deep-link.js reads and writes the hash).
 
 /** The hash keys of the list filters, by the viewer's filter names. */
 const LIST_KEYS = {

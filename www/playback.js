@@ -1,7 +1,7 @@
 // Playback: the clock that moves the viewer's position forward at 1–8×
 // the log's own pace, with idle stretches shortened. Pure: no DOM and no
 // timers; every call is given the time (`now`, in ms), so tests drive it
-// with a clock of their own and app.js with performance.now().
+// with a clock of their own and playback-controls.js with performance.now().
 
 export const SPEEDS = [1, 2, 4, 8];
 /** The pace at 1× where the log has no times: events per second. */

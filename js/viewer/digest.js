@@ -5,7 +5,7 @@
 // be cut at any position (time travel) without the view. No DOM: a Worker
 // can use it. Every row comes from a view list of `{position, event}` (or
 // the transcript); a view without a list (an older core) gives no rows.
-import { contentText, contextSummary } from "./describe.js";
+import { contentText, contextSummary } from "./event-text.js";
 
 const entries = (list) => list ?? [];
 

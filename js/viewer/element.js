@@ -1,7 +1,6 @@
 // <agent-session-viewer>: the session panels (header, transcript, OS
 // snapshot, sub-agent tree, charts, load errors) for any app. Give it a log
 // (`log` property or `src` attribute) or data you folded yourself (`data`).
-import { init, SessionState } from "../web.js";
 import { renderCharts } from "./charts.js";
 import { viewDigest } from "./digest.js";
 import { chartSeries } from "./series.js";
@@ -113,16 +112,13 @@ export class SessionViewer extends HTMLElement {
     return this.#data;
   }
 
-  /** A whole log (string or bytes), folded here; resolves once shown. */
+  /** A whole log (string or bytes), folded here; resolves once shown. The
+   * fold (fold.js, with the package's API) is imported when first needed:
+   * a page that gives the element folded `data` (the viewer's, whose
+   * worker folds) then loads none of the API. */
   async setLog(input) {
-    await init();
-    const state = new SessionState();
-    try {
-      state.apply(input);
-      this.data = { view: state.view(), snapshot: state.osSnapshot() };
-    } finally {
-      state.free();
-    }
+    const { foldLog } = await import("./fold.js");
+    this.data = await foldLog(input);
   }
 
   set log(input) {

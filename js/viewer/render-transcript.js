@@ -1,7 +1,7 @@
 // The transcript panel of a session as of a position: the view's entries
 // with the model calls beside the answers they produced, each entry's body
 // built now or left for later (the element builds those near the viewport).
-import { routeText } from "./describe.js";
+import { routeText } from "./event-text.js";
 import { callAt, upperBound } from "./digest.js";
 import { h, num, standIn } from "./dom.js";
 import { suspensionWords } from "./status.js";

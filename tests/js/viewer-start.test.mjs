@@ -92,7 +92,7 @@ test("the page's scripts are the worker's entry, three bundles and uPlot's chunk
     );
   const { view } = await page.evaluate(() => window.agentReplayViewer.exportState());
   assert.ok(view, "a small log opens as a view");
-  // The hidden header app.js lays out at start-up (for its fonts) is gone.
+  // The hidden header the page lays out at start-up (for its fonts) is gone.
   assert.equal(await page.locator("[data-testid=header]").count(), 1);
   assert.deepEqual(problems, []);
   await page.close();
