@@ -1,7 +1,8 @@
 // The one-file report's template, pkg/report-template.html, built with the
 // package because `agent-replay report` runs where esbuild (a
-// devDependency) is absent. It is www/index.html with www/app.css (and
-// www/report.css) inlined and minified, and one minified module: the page
+// devDependency) is absent. It is www/index.html with the pages' stylesheet
+// (www/app.css and its parts, bundled as for pkg/viewer.css) and
+// www/report.css inlined and minified, and one minified module: the page
 // (www/report.js, then www/app.js) holding its worker's bundle as text
 // (www/report-worker.js, then www/worker.js), which holds the .wasm
 // gzipped as base64. The same viewer code as `npm start`, bundled.
@@ -10,7 +11,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
 import { logSlot } from "../bin/report-html.js";
-import { viewerBuildOptions } from "./viewer-bundles.mjs";
+import { VIEWER_CSS, viewerBuildOptions, viewerCssOptions } from "./viewer-bundles.mjs";
 
 /** Resolves the report's virtual modules (`agent-replay:NAME`) to
  * `modules[NAME]`, `{contents, loader}`. */
@@ -68,15 +69,22 @@ export async function buildReportTemplate(root, out) {
   const page = await bundle(root, ["www/report.js", "www/app.js"], "esm", {
     "report-worker.js": { contents: worker, loader: "text" },
   });
-  const css = await esbuild.transform(
-    readFileSync(join(root, "www/app.css"), "utf8") + readFileSync(join(root, "www/report.css")),
-    { loader: "css", minify: true },
-  );
+  const css = await esbuild.build({
+    ...viewerCssOptions(root),
+    stdin: {
+      contents: [VIEWER_CSS.entry, "www/report.css"].map((e) => `@import "./${e}";`).join("\n"),
+      loader: "css",
+      resolveDir: root,
+      sourcefile: "report-entry.css",
+    },
+    minify: true,
+    write: false,
+  });
   let html = readFileSync(join(root, "www/index.html"), "utf8");
   html = replaceOnce(
     html,
-    '<link rel="stylesheet" href="/www/app.css">',
-    `<style>${inlined(css.code.trim(), "style")}</style>`,
+    `<link rel="stylesheet" href="/agent-replay/pkg/${VIEWER_CSS.out}">`,
+    `<style>${inlined(css.outputFiles[0].text.trim(), "style")}</style>`,
   );
   // The report's page starts its own worker (www/report.js), with nothing to fetch.
   html = replaceOnce(html, /<script id="start-worker">[\s\S]*?<\/script>\n/, "");

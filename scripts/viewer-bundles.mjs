@@ -7,9 +7,10 @@
 // once it has started the .wasm and the reader) and the reader worker's
 // (js/viewer/reader-worker.js); uPlot, which the page imports with its
 // first chart, is a chunk of its own. www/index.html and worker-start.js name
-// them by their served URLs (`/agent-replay/pkg/…`). The one-file report
-// (scripts/report-template.mjs) bundles the same sources with the same
-// options.
+// them by their served URLs (`/agent-replay/pkg/…`). The pages' stylesheet
+// is one file too, pkg/viewer.css: www/app.css and the parts it imports
+// (www/css/). The one-file report (scripts/report-template.mjs) bundles the
+// same sources with the same options.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import * as esbuild from "esbuild";
@@ -23,6 +24,16 @@ export const VIEWER_BUNDLES = [
   { entry: "www/worker.js", out: "viewer-worker.js" },
   { entry: "js/viewer/reader-worker.js", out: "viewer-reader.js" },
 ];
+
+/** The pages' stylesheet: the entry that imports its parts, and its
+ * bundle in pkg/, which every page links (`/agent-replay/pkg/viewer.css`). */
+export const VIEWER_CSS = { entry: "www/app.css", out: "viewer.css" };
+
+/** What the stylesheet's bundle is built with: its parts inlined in the
+ * order the entry imports them, which is the cascade's. */
+export function viewerCssOptions(root) {
+  return { bundle: true, absWorkingDir: root, logLevel: "warning" };
+}
 
 /**
  * What every bundle of the viewer shares: the package's names as the
@@ -75,8 +86,9 @@ function uPlotLocale(root) {
   };
 }
 
-/** Whether a bundle in `out` is missing or older than a file of www/, js/
- * or this script: `build.mjs --if-needed` then builds them again, and the
+/** Whether a bundle in `out` is missing or older than a file of www/ (its
+ * folders too: the stylesheet's parts in www/css/), js/ or this script:
+ * `build.mjs --if-needed` then builds them again, and the
  * tests that serve the viewer refuse to run on them. */
 export function viewerBundlesStale(root, out) {
   const sources = Math.max(
@@ -84,7 +96,8 @@ export function viewerBundlesStale(root, out) {
     newest(join(root, "js")),
     statSync(new URL(import.meta.url)).mtimeMs,
   );
-  return [...VIEWER_BUNDLES.map(({ out: file }) => file), ...VIEWER_CHUNKS].some((file) => {
+  const files = [...VIEWER_BUNDLES.map(({ out: file }) => file), ...VIEWER_CHUNKS, VIEWER_CSS.out];
+  return files.some((file) => {
     const path = join(out, file);
     return !existsSync(path) || statSync(path).mtimeMs < sources;
   });
@@ -99,8 +112,8 @@ export function viewerBundlesStale(root, out) {
 export const VIEWER_CHUNKS = ["viewer-uPlot.esm.js", "viewer-fold.js"];
 
 /** Writes the viewer's bundles into `out` (ES modules, not minified: they
- * are what a developer's tools show of the served viewer), and their
- * chunks. */
+ * are what a developer's tools show of the served viewer), their chunks,
+ * and the stylesheet's (not minified either). */
 export async function buildViewerBundles(root, out) {
   for (const { entry, out: file } of VIEWER_BUNDLES) {
     await esbuild.build({
@@ -113,4 +126,9 @@ export async function buildViewerBundles(root, out) {
       chunkNames: "viewer-[name]",
     });
   }
+  await esbuild.build({
+    ...viewerCssOptions(root),
+    entryPoints: [join(root, VIEWER_CSS.entry)],
+    outfile: join(out, VIEWER_CSS.out),
+  });
 }

@@ -1,8 +1,9 @@
 // The viewer's colours, the one place they are written: the light and dark
 // themes (the element's CSS variables, `--asv-NAME`, made from them by
-// styles.js; the pages' www/app.css declares the same as `--NAME`, and a
-// test checks it against these), the colours each status tone is shown in,
-// and the charts' series colours. No DOM: workers and Node tests use it.
+// styles.js; the pages' stylesheet declares the same as `--NAME` in
+// www/css/base.css, and a test checks it against these), the colours each
+// status tone is shown in, and the charts' series colours. No DOM: workers
+// and Node tests use it.
 
 /** Each theme's colours by name. `sel` is the pages' selected row. */
 export const THEMES = {

@@ -8,9 +8,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
+import * as esbuild from "esbuild";
 import { SessionState, parseLog, sampleLog } from "agent-replay";
 import { launchChromium } from "./browsers.mjs";
-import { corpus } from "./viewer-fixtures.mjs";
+import { corpus, stylesheetParts } from "./viewer-fixtures.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const cli = join(root, "bin/agent-replay.js");
@@ -38,7 +39,7 @@ function brokenLog() {
   return [...lines.slice(0, 5), "{not json", ...lines.slice(5), '{"kind":"page_in","tu'].join("\n");
 }
 
-test("report writes one file holding the log as it was, and nothing to fetch", () => {
+test("report writes one file holding the log as it was, and nothing to fetch", async () => {
   const out = join(dir, "long_run.html");
   const r = run(["report", corpusPath("long_run.jsonl"), "-o", out]);
   assert.equal(r.status, 0, r.stderr);
@@ -52,6 +53,12 @@ test("report writes one file holding the log as it was, and nothing to fetch", (
   assert.doesNotMatch(html, /<script[^>]*\ssrc=/);
   assert.doesNotMatch(html, /<link[^>]*stylesheet/);
   assert.doesNotMatch(html, /type="importmap"/);
+  // The pages' stylesheet, every part in its order, then the report's own rules.
+  const styles = [...html.matchAll(/<style>([^<]*)<\/style>/g)].map((m) => m[1]);
+  const sources = [...stylesheetParts(), "www/report.css"];
+  const written = sources.map((file) => readFileSync(join(root, file), "utf8")).join("\n");
+  const { code } = await esbuild.transform(written, { loader: "css", minify: true });
+  assert.deepEqual(styles, [code.trim()]);
 });
 
 test("report reads stdin and the sample, writes stdout with -o -, and escapes the name", () => {

@@ -3,13 +3,32 @@
 // by scripts/viewer-bundles.mjs); the worker's entry starts the .wasm's
 // compile and the reader before worker.js's bundle arrives, and the page's
 // `?log=` is opened by index.html, once, before app.js has loaded; the log
-// must still open as app.js would open it.
+// must still open as app.js would open it. The pages' stylesheet is one
+// file too, pkg/viewer.css, bundled from www/app.css's parts (www/css/).
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import * as esbuild from "esbuild";
+import {
+  VIEWER_BUNDLES,
+  VIEWER_CHUNKS,
+  VIEWER_CSS,
+  viewerBundlesStale,
+} from "../../scripts/viewer-bundles.mjs";
 import { launchChromium } from "./browsers.mjs";
 import { startServe } from "./serve.mjs";
+import { stylesheetParts } from "./viewer-fixtures.mjs";
 import { SessionState } from "agent-replay";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -73,6 +92,9 @@ test("the page's scripts are the worker's entry, three bundles and uPlot's chunk
     scripts.toSorted(),
     ["/www/worker-start.js", ...BUNDLES, "/agent-replay/pkg/viewer-uPlot.esm.js"].toSorted(),
   );
+  // The stylesheet is one request too: the bundle, not its parts.
+  const styles = requested.filter((path) => path.endsWith(".css"));
+  assert.deepEqual(styles, ["/agent-replay/pkg/viewer.css"]);
   // Opened by index.html only: a second open would read the log again.
   assert.equal(count(requested, "/files/long_run.jsonl"), 1);
   // The entry's compile is the one init() uses: no second fetch.
@@ -166,4 +188,53 @@ test("a worker that never starts: the page says so, not just its top bar", async
   assert.equal(await page.locator("[data-testid=error]").isVisible(), true);
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test("every page links one stylesheet, pkg/viewer.css: every part of www/css/, in app.css's order", async () => {
+  for (const page of ["www/index.html", "www/compare.html", "www/sessions.html"]) {
+    const html = readFileSync(join(root, page), "utf8");
+    const links = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)">/g)].map((m) => m[1]);
+    assert.deepEqual(links, [`/agent-replay/pkg/${VIEWER_CSS.out}`], page);
+  }
+  const parts = stylesheetParts();
+  const files = readdirSync(join(root, "www/css")).map((name) => `www/css/${name}`);
+  assert.deepEqual(parts.toSorted(), files.toSorted(), "app.css imports each part once");
+  for (const part of parts) {
+    const lines = readFileSync(join(root, part), "utf8").split("\n").length;
+    assert.ok(lines < 400, `${part}: ${lines} lines`);
+  }
+  // The bundle: each part under its name, in order, and their rules as written.
+  const bundle = readFileSync(join(root, "pkg", VIEWER_CSS.out), "utf8");
+  const marker = /^\/\* (www\/[\w/-]+\.css) \*\/\n/gm;
+  assert.deepEqual(
+    [...bundle.matchAll(marker)].map((m) => m[1]),
+    [...parts, VIEWER_CSS.entry],
+  );
+  const written = parts.map((part) => readFileSync(join(root, part), "utf8")).join("\n");
+  const { code } = await esbuild.transform(written, { loader: "css" });
+  assert.equal(bundle.replace(marker, "").replace(/\n\n/g, "\n"), code);
+});
+
+test("the bundles are stale when a part of the stylesheet is newer, or the stylesheet's bundle is missing", () => {
+  const copy = mkdtempSync(join(tmpdir(), "agent-replay-stale-"));
+  try {
+    const out = join(copy, "pkg");
+    const files = [...VIEWER_BUNDLES.map((b) => b.out), ...VIEWER_CHUNKS, VIEWER_CSS.out];
+    mkdirSync(out);
+    for (const file of files) writeFileSync(join(out, file), "");
+    for (const source of [...stylesheetParts(), VIEWER_CSS.entry, "js/viewer/palette.js"]) {
+      mkdirSync(dirname(join(copy, source)), { recursive: true });
+      copyFileSync(join(root, source), join(copy, source));
+      utimesSync(join(copy, source), 1000, 1000);
+    }
+    assert.equal(viewerBundlesStale(copy, out), false, "bundles newer than their sources");
+    const part = join(copy, stylesheetParts()[0]);
+    utimesSync(part, new Date(), new Date(Date.now() + 60_000));
+    assert.equal(viewerBundlesStale(copy, out), true, "a part newer than the bundles");
+    utimesSync(part, 1000, 1000);
+    rmSync(join(out, VIEWER_CSS.out));
+    assert.equal(viewerBundlesStale(copy, out), true, "the stylesheet's bundle missing");
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
 });

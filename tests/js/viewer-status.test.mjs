@@ -2,7 +2,7 @@
 // and for colours (js/viewer/palette.js): every state the core has gives
 // words and a tone, a state from a newer runtime a sensible fallback, and
 // every place that shows colours (the element's styles, the pages'
-// app.css, the dashboard's tones) takes them from the palette.
+// stylesheet, the dashboard's tones) takes them from the palette.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -121,8 +121,8 @@ test("the element's styles declare the palette's themes and tones", () => {
   }
 });
 
-test("www/app.css declares the palette's colours, by the same names, and each tone's", () => {
-  const css = read("www/app.css");
+test("the pages' stylesheet (www/css/base.css) declares the palette's colours, by the same names, and each tone's", () => {
+  const css = read("www/css/base.css");
   const block = (selector) => {
     const at = css.indexOf(`${selector} {`);
     assert.ok(at >= 0, selector);
