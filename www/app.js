@@ -1,7 +1,7 @@
 // The viewer page: sources (file, drop, ?log=, live stream), the timeline,
 // the time-travel scrubber and the live panel around <agent-session-viewer>.
 // All loading and folding happens in worker.js; this file only renders.
-import { chartTables, num, renderHeader } from "agent-replay/viewer";
+import { chartSeries, chartTables, num, renderHeader } from "agent-replay/viewer";
 import { decodeLink, encodeLink } from "./links.js";
 import { Pace, PlaybackClock, UNTIMED_EVENTS_PER_SECOND } from "./playback.js";
 
@@ -38,7 +38,9 @@ let requested = new Set(); // row blocks asked for
 let selected = null; // selected position
 let liveUrl = null;
 const exportWaiters = [];
-const NO_CHARTS = chartTables({ lives: [], samples: [], alerts: [], turns: [], usage: [] });
+const NO_CHARTS = chartTables(
+  chartSeries({ entropy: { samples: [], alerts: [] }, budgets: { usage: [] } }),
+);
 let charts = NO_CHARTS; // the charts' tables of the whole log (the viewer cuts them at the position)
 let digest = null; // the runtime panels' rows of the whole log (viewDigest), cut likewise;
 // its model calls come with each state (those its transcript entries show)

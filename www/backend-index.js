@@ -4,7 +4,7 @@
 // and the page's questions are answered a page of the index at a time.
 import { SessionIndex } from "/agent-replay/js/web.js";
 import { viewDigest } from "/agent-replay/js/viewer/digest.js";
-import { indexedSeries } from "/agent-replay/js/viewer/series.js";
+import { chartSeries } from "/agent-replay/js/viewer/series.js";
 import {
   eachEntryAt,
   headlineSummary,
@@ -47,7 +47,7 @@ export class IndexBackend {
   end() {
     const report = this.index.end();
     const lists = panelView(this.index);
-    this.#series = indexedSeries(lists, this.index.turnSeries());
+    this.#series = chartSeries(lists, this.index.turnSeries());
     this.#digest = viewDigest(lists);
     this.#loadErrors = lists.load_errors;
     this.#counts = lists.counts;
