@@ -1,7 +1,8 @@
-// Folds a log as the viewer's worker does (www/worker.js: 256 KiB writes, a
-// checkpoint every 500 events), without Chromium, and prints how it ends:
-// loaded, or the error with how far it got and the memory. Then frees
-// everything and folds a new state, to show the instance is still usable.
+// Folds a log as the viewer's worker does (www/worker-load.js's 256 KiB
+// writes, www/backend-view.js's checkpoint every 500 events), without
+// Chromium, and prints how it ends: loaded, or the error with how far it
+// got and the memory. Then frees everything and folds a new state, to
+// show the instance is still usable.
 // Run: `node benches/worker-fold.mjs LOG [MEMORY_LIMIT_BYTES]`.
 import { openSync, readSync } from "node:fs";
 import { SessionState, memoryUsage, setMemoryLimit } from "agent-replay";

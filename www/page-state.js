@@ -5,6 +5,7 @@
 // reads it.
 import { chartTables } from "/agent-replay/js/viewer/chart-data.js";
 import { defineSessionViewer } from "/agent-replay/js/viewer/element.js";
+import { chartSeries } from "/agent-replay/js/viewer/series.js";
 
 export const $ = (id) => document.getElementById(id);
 
@@ -13,13 +14,9 @@ export const $ = (id) => document.getElementById(id);
 defineSessionViewer();
 export const viewer = $("viewer");
 
-export const NO_CHARTS = chartTables({
-  lives: [],
-  samples: [],
-  alerts: [],
-  turns: [],
-  usage: [],
-});
+export const NO_CHARTS = chartTables(
+  chartSeries({ entropy: { samples: [], alerts: [] }, budgets: { usage: [] } }),
+);
 
 export const page = {
   end: 0, // the last position loaded

@@ -43,7 +43,7 @@ function openLog(source, { asked = false } = {}) {
   delete $("gaps").dataset.key;
   if (asked) return;
   // The page's `?paged=` as it stands: the worker says what it means.
-  ask({ op: "open", paged: new URLSearchParams(location.search).get("paged"), ...source });
+  ask({ op: "open", query: location.search, ...source });
 }
 
 /** Follows a live stream (from `cursor`, else its start). */
@@ -108,13 +108,14 @@ export function loaded(msg) {
   $("scrub").hidden = false;
   page.end = msg.events;
   document.title = `${msg.name.split("/").pop()} · agent-replay viewer`;
-  fillKinds(msg.kinds, msg.observations);
-  // A loaded log's marks came before it (a paged log's are read on demand).
-  if (msg.paged) setMarks(null);
+  fillKinds(msg.kinds, msg.observations ?? {});
+  // A loaded log's marks came before it; `null`: they are read on demand.
+  if (msg.marks === null) setMarks(null);
   setScrubber(page.end);
   refilter();
-  // Asked after the first filter, so the timeline does not wait for them.
-  if (msg.paged && msg.kinds.kernel_observation) ask({ op: "observations" });
+  // `null`: counted when asked, after the first filter, so that the
+  // timeline does not wait for them.
+  if (msg.observations === null && msg.kinds.kernel_observation) ask({ op: "observations" });
   page.complete = true;
   applyPendingLink();
   document.dispatchEvent(new CustomEvent("viewer-loaded", { detail: msg }));

@@ -27,32 +27,6 @@ function turnRange({ samples, alerts, usage }, turns) {
   return lo <= hi ? [lo, hi] : [0, -1];
 }
 
-/** The turns of a `chartSeries` as columns, a Float64Array each: `x`,
- * `position`, `input` (prompt tokens; NaN where the view has none),
- * `output`, `events`, `errors` (series.js's `indexedSeries` makes them
- * from an index without a point per turn). */
-function turnColumns(turns) {
-  const n = turns.length;
-  const columns = {
-    x: new Float64Array(n),
-    position: new Float64Array(n),
-    input: new Float64Array(n),
-    output: new Float64Array(n),
-    events: new Float64Array(n),
-    errors: new Float64Array(n),
-  };
-  for (let k = 0; k < n; k++) {
-    const t = turns[k];
-    columns.x[k] = t.x;
-    columns.position[k] = t.position;
-    columns.input[k] = t.input_tokens ?? Number.NaN;
-    columns.output[k] = t.output_tokens;
-    columns.events[k] = t.event_count;
-    columns.errors[k] = t.errors;
-  }
-  return columns;
-}
-
 /** The turns' points of one column: `{x, y}` (the columns themselves),
  * without the turns where it is NaN. */
 function turnPoints({ x }, y) {
@@ -168,8 +142,8 @@ function turnStarts({ position, x }) {
 }
 
 /**
- * The charts of a session's series (from series.js's `chartSeries`, or
- * its `indexedSeries`, whose turns come as columns), bucketed: `{lives,
+ * The charts of a session's series (series.js's `chartSeries`, whose
+ * turns come as columns), bucketed: `{lives,
  * turns, charts}`: `turns` where each turn starts (`xAt` reads it), each
  * chart with its `title`, `series`, `bars`, its x column `xs` (one per
  * turn, or per bucket of turns past MAX_POINTS) and per series its
@@ -178,7 +152,7 @@ function turnStarts({ position, x }) {
  * and transfers `chartBuffers(tables)`; `chartColumns` reads it.
  */
 export function chartTables(series, colors = SERIES_COLORS.length) {
-  const turns = series.turnColumns ?? turnColumns(series.turns);
+  const { turns } = series;
   const [lo, hi] = turnRange(series, turns);
   const width = Math.max(1, Math.ceil((hi - lo + 1) / MAX_POINTS));
   const n = Math.max(0, Math.floor((hi - lo) / width) + 1);

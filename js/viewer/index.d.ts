@@ -7,6 +7,7 @@ import type {
   OsSnapshot,
   SessionSummary,
   SessionView,
+  TurnSeries,
 } from "../index.js";
 
 /** What <agent-session-viewer> shows. */
@@ -65,25 +66,30 @@ export interface LifeAxis {
   shift: number;
   start: number;
 }
-/** Chart points: `x` is the turn shifted per life (see `xLabel`). */
+/** Chart points: `x` is the turn shifted per life (see `xLabel`); the
+ * turns as columns, a value per turn in each, in the view's order. */
 export interface ChartSeries {
   lives: LifeAxis[];
   samples: { position: number; turn: number; x: number; score: number }[];
   alerts: { position: number; turn: number; x: number; score: number; threshold: number }[];
   turns: {
-    position: number;
-    turn: number;
-    x: number;
-    tokens: number;
-    /** Prompt tokens measured for the turn (`null`: the view has none). */
-    input_tokens: number | null;
-    output_tokens: number;
-    event_count: number;
-    errors: number;
-  }[];
+    x: Float64Array;
+    /** Where the turn starts. */
+    position: Float64Array;
+    /** Prompt tokens measured for the turn (NaN: the view has none). */
+    input: Float64Array;
+    output: Float64Array;
+    events: Float64Array;
+    errors: Float64Array;
+  };
   usage: { position: number; turn: number; x: number; operation_id: string; tokens: number }[];
 }
-export function chartSeries(view: SessionView): ChartSeries;
+/** The chart series of a view; or of a paged index's lists (the view's
+ * lives, entropy and budgets) with its `turnSeries()`. */
+export function chartSeries(
+  view: Pick<SessionView, "lives" | "entropy" | "budgets"> & Partial<SessionView>,
+  turnSeries?: TurnSeries,
+): ChartSeries;
 /** The charts of a session's series, bucketed once (`chartTables`): typed
  * arrays in plain objects, so a Worker can make them and transfer them. */
 export interface ChartTables {

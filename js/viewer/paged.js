@@ -60,7 +60,7 @@ function setPath(target, path, value) {
 }
 
 /**
- * A partial view with what series.js's `indexedSeries` (with the
+ * A partial view with what series.js's `chartSeries` (with the
  * index's `turnSeries()`) and viewDigest read: lives, run, and the panel
  * lists, each left empty when it holds more than
  * `maxList` events (its panel would need more memory than the rest of the

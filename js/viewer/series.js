@@ -53,56 +53,49 @@ function eventSeries(view, xOf) {
   };
 }
 
-/** Compact chart series of a view: entropy samples and alerts, per-turn
- * totals (output and prompt tokens), budget usage; each with the position
- * it is known from and its x (see above). */
-export function chartSeries(view) {
-  const axis = lifeAxis(view);
-  const xOf = xOfPoints(axis, view.lives);
-  const { samples, alerts, usage } = eventSeries(view, xOf);
+/** The per-turn numbers of a view's turns as columns, a Float64Array
+ * each, in the view's order: what a paged index's `turnSeries()` gives
+ * (`life`, `turn`, `first_position`, `input_tokens` (NaN where the view
+ * has none), `output_tokens`, `event_count`, `errors`). */
+function turnSeriesOf({ turns = [], lives }) {
+  const column = (of) => Float64Array.from(turns, of);
   return {
-    lives: axis,
-    samples,
-    alerts,
-    turns: view.turns
-      .map((t) => ({
-        position: t.first_position,
-        turn: t.turn,
-        x: xOf(t.first_position, t.turn, t.life),
-        tokens: Number(t.tokens),
-        input_tokens: t.input_tokens ?? null,
-        output_tokens: t.output_tokens ?? Number(t.tokens),
-        event_count: t.event_count,
-        errors: t.errors,
-      }))
-      .sort((a, b) => a.x - b.x),
-    usage,
+    life: column((t) => t.life ?? lifeAt(lives, t.first_position)),
+    turn: column((t) => t.turn),
+    first_position: column((t) => t.first_position),
+    input_tokens: column((t) => t.input_tokens ?? Number.NaN),
+    output_tokens: column((t) => t.output_tokens ?? Number(t.tokens)),
+    event_count: column((t) => t.event_count),
+    errors: column((t) => t.errors),
   };
 }
 
 /**
- * `chartSeries` of a paged index's panel lists (paged.js's `panelView`)
- * and its per-turn columns (`SessionIndex.turnSeries()`), for
- * chart-data.js's `chartTables`: the turns as columns (`turnColumns`, a
- * Float64Array each, in the index's order) instead of a point each, which
- * on a long run is most of the series' cost.
+ * The chart series of a view, or of a paged index's panel lists (paged.js's
+ * `panelView`) with its `turnSeries()`: entropy samples and alerts and
+ * budget usage as points, each with the position it is known from and its
+ * x (see above); the turns as columns (`turns`: `x`, `position`, `input`,
+ * `output`, `events`, `errors`, a Float64Array each, in the view's order),
+ * which on a long run is most of the series and which chart-data.js's
+ * `chartTables` reads as they are. `turnSeries`: the turns' columns as a
+ * paged index gives them (default: the view's turns').
  */
-export function indexedSeries(lists, columns) {
-  const axis = lifeAxis(lists);
+export function chartSeries(view, turnSeries = turnSeriesOf(view)) {
+  const axis = lifeAxis(view);
   const shiftOf = new Map(axis.map((a) => [a.life, a.shift]));
-  const n = columns.turn.length;
+  const n = turnSeries.turn.length;
   const x = new Float64Array(n);
-  for (let k = 0; k < n; k++) x[k] = (shiftOf.get(columns.life[k]) ?? 0) + columns.turn[k];
+  for (let k = 0; k < n; k++) x[k] = (shiftOf.get(turnSeries.life[k]) ?? 0) + turnSeries.turn[k];
   return {
     lives: axis,
-    ...eventSeries(lists, xOfPoints(axis, lists.lives)),
-    turnColumns: {
+    ...eventSeries(view, xOfPoints(axis, view.lives)),
+    turns: {
       x,
-      position: columns.first_position,
-      input: columns.input_tokens,
-      output: columns.output_tokens,
-      events: columns.event_count,
-      errors: columns.errors,
+      position: turnSeries.first_position,
+      input: turnSeries.input_tokens,
+      output: turnSeries.output_tokens,
+      events: turnSeries.event_count,
+      errors: turnSeries.errors,
     },
   };
 }
@@ -115,6 +108,16 @@ export function xLabel(lives, x) {
   return `L${at.life}·t${x - at.shift}`;
 }
 
+/** The turns' columns (`chartSeries`' `turns`) of the turns started by `at`. */
+function cutTurns(turns, at) {
+  const kept = [];
+  for (let k = 0; k < turns.position.length; k++) if (turns.position[k] <= at) kept.push(k);
+  const cut = {};
+  for (const [name, column] of Object.entries(turns))
+    cut[name] = Float64Array.from(kept, (k) => column[k]);
+  return cut;
+}
+
 /** The series as of position `at`. (A turn still going on at `at` counts
  * its events and tokens up to its end: the view keeps per-turn totals.) */
 export function cutSeries(series, at = Infinity) {
@@ -124,7 +127,7 @@ export function cutSeries(series, at = Infinity) {
     lives: series.lives,
     samples: cut(series.samples),
     alerts: cut(series.alerts),
-    turns: cut(series.turns),
+    turns: cutTurns(series.turns, at),
     usage: cut(series.usage),
   };
 }

@@ -18,7 +18,7 @@ const LOG = join(root, "tests/corpus/deepstrike-0.2.77/long_run.jsonl");
 const texts = [];
 new SessionState().write(readFileSync(LOG), { onEvent: (e) => texts.push(e.json) }).end();
 const N = texts.length;
-/** As the worker sends them with a state (www/worker.js). */
+/** As the worker sends them with a state (www/backend-shared.js). */
 const TRANSCRIPT_WINDOW = 30;
 const FOLDED_BEFORE = 400;
 

@@ -164,7 +164,7 @@ test("a reader worker that never starts: the fold worker reads the log itself", 
     "/agent-replay/pkg/viewer-reader.js",
     "?log=/files/long_run.jsonl",
   );
-  // After READER_START_MS (worker.js) of waiting for the reader.
+  // After READER_START_MS (worker-load.js) of waiting for the reader.
   await page.waitForFunction(
     (t) => document.querySelector("[data-testid=position]")?.textContent.includes(t),
     `event ${fmt(N)} of ${fmt(N)}`,

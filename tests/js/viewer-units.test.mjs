@@ -18,7 +18,7 @@ import { whenIdle } from "../../js/viewer/idle.js";
 import { activityAt, callAt, lifeAt, observationsAt, viewDigest } from "../../js/viewer/digest.js";
 import { PANEL_LISTS, panelView } from "../../js/viewer/paged.js";
 import { chartBuffers, chartColumns, chartTables, xAt } from "../../js/viewer/chart-data.js";
-import { chartSeries, cutSeries, indexedSeries, xLabel } from "../../js/viewer/series.js";
+import { chartSeries, cutSeries, xLabel } from "../../js/viewer/series.js";
 import { contractView, corpus } from "./viewer-fixtures.mjs";
 
 const eventsOf = (name) => parseLog(corpus(name)).events;
@@ -306,17 +306,17 @@ test("chart series keep lives apart on the x axis and split prompt and output to
   };
   const s = chartSeries(view);
   assert.deepEqual(
-    s.turns.map((t) => xLabel(s.lives, t.x)),
+    Array.from(s.turns.x, (x) => xLabel(s.lives, x)),
     ["L1·t1", "L1·t2", "L1·t3", "L2·t1", "L2·t2"],
   );
-  assert.equal(new Set(s.turns.map((t) => t.x)).size, 5, "no two turns share an x");
-  assert.ok(s.turns[3].x > s.turns[2].x + 1, "an empty column between the lives");
+  assert.equal(new Set(s.turns.x).size, 5, "no two turns share an x");
+  assert.ok(s.turns.x[3] > s.turns.x[2] + 1, "an empty column between the lives");
   assert.deepEqual(
     s.samples.map((p) => xLabel(s.lives, p.x)),
     ["L1·t2", "L2·t1"],
   );
   assert.deepEqual(
-    s.turns.map((t) => [t.input_tokens, t.output_tokens]),
+    Array.from(s.turns.input, (input, k) => [input, s.turns.output[k]]),
     [
       [100, 5],
       [120, 5],
@@ -325,11 +325,11 @@ test("chart series keep lives apart on the x axis and split prompt and output to
       [95, 5],
     ],
   );
-  assert.equal(cutSeries(s, 6).turns.length, 3);
+  assert.deepEqual(cutSeries(s, 6).turns.position, new Float64Array([1, 3, 5]));
   // One life: the x is the turn, labelled plainly.
   const one = chartSeries({ ...view, lives: undefined, turns: view.turns.slice(0, 3) });
   assert.deepEqual(
-    one.turns.map((t) => [t.x, xLabel(one.lives, t.x)]),
+    Array.from(one.turns.x, (x) => [x, xLabel(one.lives, x)]),
     [
       [1, "1"],
       [2, "2"],
@@ -351,34 +351,53 @@ test("paged.js reads from an index the same panel lists the view keeps", () => {
       panels.transcript.map((t) => t.position),
       view.transcript.filter((t) => t.type === "assistant").map((t) => t.position),
     );
-    assert.deepEqual(
-      chartTables(indexedSeries(panels, index.turnSeries())),
-      chartTables(chartSeries(view)),
-      "the charts' tables",
-    );
+    // One series of either: the charts have one path.
+    assert.deepEqual(chartSeries(panels, index.turnSeries()), chartSeries(view), "the series");
     assert.deepEqual(panels.lives, view.lives);
     assert.deepEqual(viewDigest(panels).workflow, viewDigest(view).workflow);
     index.free();
   }
 });
 
+/** A series' turns (columns) as a record each. */
+const turnRows = (turns) =>
+  Array.from(turns.x, (x, k) => ({
+    x,
+    position: turns.position[k],
+    input_tokens: Number.isNaN(turns.input[k]) ? null : turns.input[k],
+    output_tokens: turns.output[k],
+    event_count: turns.events[k],
+    errors: turns.errors[k],
+  }));
+
+/** Records of turns as a series' columns. */
+const turnColumns = (rows) => ({
+  x: Float64Array.from(rows, (t) => t.x),
+  position: Float64Array.from(rows, (t) => t.position),
+  input: Float64Array.from(rows, (t) => t.input_tokens ?? Number.NaN),
+  output: Float64Array.from(rows, (t) => t.output_tokens),
+  events: Float64Array.from(rows, (t) => t.event_count),
+  errors: Float64Array.from(rows, (t) => t.errors),
+});
+
 /** The charts' columns the plain way: bucket every point of the series
  * (a bucket keeps each series' maximum). */
 function columnsByScan(chart, full) {
+  const turns = turnRows(full.turns);
   const xs = chartColumns(chart)[0];
   const width = xs.length > 1 ? xs[1] - xs[0] : 1;
   const pointsOf = {
     score: full.samples.map((e) => [e.x, e.score]),
     alert: full.alerts.map((e) => [e.x, e.score]),
     threshold: full.alerts.map((e) => [e.x, e.threshold]),
-    prompt: full.turns.filter((t) => t.input_tokens !== null).map((t) => [t.x, t.input_tokens]),
-    output: full.turns.map((t) => [t.x, t.output_tokens]),
-    events: full.turns.map((t) => [t.x, t.event_count]),
-    errors: full.turns.map((t) => [t.x, t.errors]),
+    prompt: turns.filter((t) => t.input_tokens !== null).map((t) => [t.x, t.input_tokens]),
+    output: turns.map((t) => [t.x, t.output_tokens]),
+    events: turns.map((t) => [t.x, t.event_count]),
+    errors: turns.map((t) => [t.x, t.errors]),
   };
   let total = 0;
   pointsOf.cumulative = [];
-  for (const t of [...full.turns].sort((a, b) => a.position - b.position)) {
+  for (const t of [...turns].sort((a, b) => a.position - b.position)) {
     total += (t.input_tokens ?? 0) + t.output_tokens;
     pointsOf.cumulative.push([t.x, total]);
   }
@@ -399,7 +418,7 @@ function columnsByScan(chart, full) {
 /** The x of a position the plain way: its turn's (the last turn started
  * at or before it), null before the first. */
 function xByScan(full, at) {
-  const started = full.turns.filter((t) => t.position <= at);
+  const started = turnRows(full.turns).filter((t) => t.position <= at);
   if (!started.length) return null;
   return started.reduce((a, b) => (b.position > a.position ? b : a)).x;
 }
@@ -419,9 +438,15 @@ test("the charts' columns bucket the whole series, and xAt gives each position's
   // Past 1,200 turns the columns are buckets; turns out of position order
   // test that the total is summed in the order the turns happened.
   [turns[10], turns[2500]] = [turns[2500], turns[10]];
-  const long = { lives: sample.lives, samples: [], alerts: [], turns, usage: [] };
+  const long = {
+    lives: sample.lives,
+    samples: [],
+    alerts: [],
+    turns: turnColumns(turns),
+    usage: [],
+  };
   for (const full of [sample, long]) {
-    const last = Math.max(...full.turns.map((t) => t.position), 1);
+    const last = Math.max(...full.turns.position, 1);
     // As the page reads them: bucketed in the worker, sent with their
     // buffers transferred.
     const made = chartTables(full, 7);

@@ -1158,12 +1158,14 @@ test("time travel marks the position on charts of the whole run, and redraws no 
     host.style.width = "600px";
     document.body.prepend(host);
     const series = chartSeries(view);
-    const turns = [...series.turns].sort((a, b) => a.position - b.position);
+    const { x: xs, position } = series.turns;
+    const turns = Array.from(xs, (x, k) => ({ x, position: position[k] })).sort(
+      (a, b) => a.position - b.position,
+    );
     const charts = renderCharts(host, series, turns[1].position);
     await new Promise((resolve) => charts.whenDrawn(resolve));
     const pixels = () => [...host.querySelectorAll("canvas")].map((c) => c.toDataURL());
     const drawn = pixels();
-    const xs = series.turns.map((t) => t.x);
     const [lo, hi] = [Math.min(...xs), Math.max(...xs)];
     /** Each plot's playhead: hidden, or its offset from where the plot
      * area starts, against where the position's turn is on the x axis. */
