@@ -29,6 +29,8 @@ const MAX_CAPACITY = 2 ** 32 - 1;
  */
 export class InputBuffer {
   #core;
+  /** Where its bytes lie in the memory (fixed: the core never moves them). */
+  #ptr;
 
   constructor(capacity) {
     if (!Number.isInteger(capacity) || capacity < 1 || capacity > MAX_CAPACITY) {
@@ -39,14 +41,15 @@ export class InputBuffer {
     }
     this.#core = call(() => new raw.InputBufferCore(capacity));
     this.capacity = capacity;
-    live.set(this.#core.ptr, new WeakRef(this));
+    this.#ptr = this.#core.ptr;
+    live.set(this.#ptr, new WeakRef(this));
   }
 
   /** A view of the buffer's bytes, valid until the next call into the
    * package (take it again after any). */
   get bytes() {
     if (!this.#core) throw misused("InputBuffer", "used after it was taken or freed");
-    return new Uint8Array(packageBuffer(), this.#core.ptr, this.capacity);
+    return new Uint8Array(packageBuffer(), this.#ptr, this.capacity);
   }
 
   /** The live buffer `view` starts, used up now (it is `undefined` when
@@ -59,7 +62,7 @@ export class InputBuffer {
   }
 
   #forget() {
-    live.delete(this.#core?.ptr);
+    if (live.get(this.#ptr)?.deref() === this) live.delete(this.#ptr);
     this.#core = undefined;
   }
 
