@@ -17,6 +17,11 @@ function misused(what, why) {
   return new AgentReplayError("invalid_input", `${what}: ${why}`);
 }
 
+/** The live buffer a view starts, used up now (undefined when the view is
+ * stale or stray: `inputCall` says which); set by InputBuffer, which alone
+ * reads its core. */
+let takeBuffer;
+
 /** Largest capacity: lengths cross as u32. */
 const MAX_CAPACITY = 2 ** 32 - 1;
 
@@ -52,13 +57,14 @@ export class InputBuffer {
     return new Uint8Array(packageBuffer(), this.#ptr, this.capacity);
   }
 
-  /** The live buffer `view` starts, used up now (it is `undefined` when
-   * `view` is stale or stray: `inputCall` says which). */
-  static take(view) {
-    const owner = view.buffer === packageBuffer() ? live.get(view.byteOffset)?.deref() : undefined;
-    const core = owner?.#core;
-    owner?.#forget();
-    return core;
+  static {
+    takeBuffer = (view) => {
+      const owner =
+        view.buffer === packageBuffer() ? live.get(view.byteOffset)?.deref() : undefined;
+      const core = owner?.#core;
+      owner?.#forget();
+      return core;
+    };
   }
 
   #forget() {
@@ -86,7 +92,7 @@ export function allocInput(capacity) {
  */
 export function inputCall(view, what, fn) {
   if (!(view instanceof Uint8Array) || !viewsPackageMemory(view)) return undefined;
-  const core = InputBuffer.take(view);
+  const core = takeBuffer(view);
   if (!core) {
     throw misused(
       what,
