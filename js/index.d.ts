@@ -1147,7 +1147,8 @@ export class InputBuffer {
   private constructor();
   /** Bytes it holds (the most a view of it may give). */
   readonly capacity: number;
-  /** A fresh view of its bytes in WebAssembly memory (zeroed at first). */
+  /** A fresh view of its bytes in WebAssembly memory (what the memory held
+   * there until filled: hand over only what you filled). */
   readonly bytes: Uint8Array;
   /** Frees a buffer not handed to a call. */
   free(): void;
