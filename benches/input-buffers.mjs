@@ -54,10 +54,7 @@ const pairs = {
     () => rebuildOsSnapshot(readFileSync(file)),
     () => rebuildOsSnapshot(readIntoInput().bytes),
   ],
-  copy: [
-    (bytes) => rebuildOsSnapshot(bytes),
-    (_, input) => rebuildOsSnapshot(input.bytes),
-  ],
+  copy: [(bytes) => rebuildOsSnapshot(bytes), (_, input) => rebuildOsSnapshot(input.bytes)],
   index: [
     () =>
       indexed((index, fd, at) => {
