@@ -3,8 +3,10 @@
 import * as raw from "../pkg/agent_replay.js";
 import sample from "../pkg/sample.js";
 import { AgentReplayError, call, decodeEvents, invalidInput, isBytes, toBytes } from "./common.js";
+import { inputCall } from "./input.js";
 
 export { AgentReplayError, errorCodes, httpStatusOf } from "./common.js";
+export { allocInput, InputBuffer } from "./input.js";
 
 function strictOf(options) {
   return Boolean(options?.strict);
@@ -37,8 +39,12 @@ export function rebuildOsSnapshot(input, options) {
   }
   let text = input;
   if (Array.isArray(input)) text = JSON.stringify(input);
+  const own = inputCall(text, "rebuildOsSnapshot", (core, len) =>
+    raw.rebuildOsSnapshotInput(core, len, strict, all),
+  );
   let json;
-  if (typeof text === "string")
+  if (own) json = own.value;
+  else if (typeof text === "string")
     json = call(() => raw.rebuildOsSnapshotStr(text, strict, all), text);
   else if (isBytes(text)) json = call(() => raw.rebuildOsSnapshotBytes(text, strict, all), text);
   else throw invalidInput("rebuildOsSnapshot", input);
@@ -175,6 +181,8 @@ export class SessionState {
   apply(input, options = this.#options) {
     const core = this.#live();
     const strict = strictOf(options);
+    if (inputCall(input, "SessionState.apply", (own, len) => core.applyInput(own, len, strict)))
+      return this;
     if (typeof input === "string") call(() => core.applyStr(input, strict), input);
     else if (isBytes(input)) call(() => core.applyBytes(input, strict), input);
     else if (Array.isArray(input)) {
@@ -441,8 +449,11 @@ export class SessionIndex {
    * `loadErrors()`). */
   apply(input, options = this.#options) {
     const core = this.#live();
+    const strict = strictOf(options);
+    if (inputCall(input, "SessionIndex.apply", (own, len) => core.applyInput(own, len, strict)))
+      return this;
     const bytes = toBytes(input, "SessionIndex.apply");
-    call(() => core.applyBytes(bytes, strictOf(options)), bytes);
+    call(() => core.applyBytes(bytes, strict), bytes);
     return this;
   }
 
@@ -458,8 +469,11 @@ export class SessionIndex {
   /** Indexes the next chunk of a log arriving in pieces. */
   write(chunk, options = this.#options) {
     const core = this.#live();
+    const strict = strictOf(options);
+    if (inputCall(chunk, "SessionIndex.write", (own, len) => core.writeInput(own, len, strict)))
+      return this;
     const bytes = toBytes(chunk, "SessionIndex.write");
-    call(() => core.write(bytes, strictOf(options)), bytes);
+    call(() => core.write(bytes, strict), bytes);
     return this;
   }
 

@@ -2,7 +2,7 @@
 // table (from the core), the call into WebAssembly that turns its raw
 // errors into it, the decoder of what WebAssembly sends back, and input
 // normalisation.
-import { fitsInput, errorCodes as rawErrorCodes } from "../pkg/agent_replay.js";
+import { fitsInput, errorCodes as rawErrorCodes, wasmMemory } from "../pkg/agent_replay.js";
 
 /** The smallest module that uses a SIMD instruction (a function returning
  * `v128.const 0`): a host that validates it runs the package's .wasm. */
@@ -60,6 +60,25 @@ function inputBytes(input) {
   return typeof input === "string" ? input.length : (input?.byteLength ?? 0);
 }
 
+/** The WebAssembly memory (one per instance, asked once). */
+let memory;
+
+/** Every memory buffer a view was made over (js/input.js): the memory
+ * replaces its buffer as it grows, and a view of a former one is stale. */
+const viewed = new WeakSet();
+
+/** The WebAssembly memory's buffer now, for views of input buffers. */
+export function packageBuffer() {
+  memory ??= wasmMemory();
+  viewed.add(memory.buffer);
+  return memory.buffer;
+}
+
+/** Whether `bytes` views the package's memory, now or before it grew. */
+export function viewsPackageMemory(bytes) {
+  return viewed.has(bytes.buffer);
+}
+
 /** Whether the host refused to make a result into a string that long (Node:
  * ERR_STRING_TOO_LONG; browsers: a RangeError). */
 function tooLongForString(e) {
@@ -79,6 +98,12 @@ function tooLongForString(e) {
  */
 export function call(fn, input) {
   try {
+    if (isBytes(input) && viewsPackageMemory(input)) {
+      throw new AgentReplayError(
+        "invalid_input",
+        "a view of WebAssembly memory (an InputBuffer's bytes) is taken only by rebuildOsSnapshot, SessionState.apply and SessionIndex.apply or write",
+      );
+    }
     if (input !== undefined) {
       const bytes = inputBytes(input);
       fitsInput(`an input of ${bytes} bytes`, bytes);

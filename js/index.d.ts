@@ -1133,6 +1133,31 @@ export function rebuildOsSnapshot(
   options?: LoadOptions & { validate?: "folded" | "all" },
 ): OsSnapshot;
 
+/**
+ * Bytes allocated in WebAssembly memory for one input (`allocInput`): fill
+ * them through `bytes` and hand `bytes` (or `bytes.subarray(0, n)`) to
+ * `rebuildOsSnapshot`, `SessionState.apply`, `SessionIndex.apply` or
+ * `SessionIndex.write`, which take them where they lie, with no copy; the
+ * buffer is then used up. A view of it is valid until the next call into
+ * the package (any call may grow the memory, which detaches every view):
+ * take `bytes` again after one. A stale view, or a view of the memory that
+ * does not start a live buffer, throws `invalid_input`.
+ */
+export class InputBuffer {
+  private constructor();
+  /** Bytes it holds (the most a view of it may give). */
+  readonly capacity: number;
+  /** A fresh view of its bytes in WebAssembly memory (what the memory held
+   * there until filled: hand over only what you filled). */
+  readonly bytes: Uint8Array;
+  /** Frees a buffer not handed to a call. */
+  free(): void;
+}
+
+/** Allocates an input buffer of `capacity` bytes (1 to 2^32 − 1), counted
+ * against the memory limit (`limit_exceeded` past it). */
+export function allocInput(capacity: number): InputBuffer;
+
 /** The WebAssembly linear memory the host holds, the bytes allocated in it
  * now (linear memory never shrinks; allocated bytes do), the most allocated
  * during the last call the limit watched, and the memory limit. */

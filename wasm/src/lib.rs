@@ -19,6 +19,7 @@ mod alloc;
 mod budget;
 mod entries;
 mod index;
+mod input;
 mod kinds;
 mod live;
 mod mem;
