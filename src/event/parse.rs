@@ -85,6 +85,24 @@ impl<'a> SessionEvent<'a> {
         }
     }
 
+    /// The event as a fold that reads no more of it than its kind and turn
+    /// needs it, from a scan alone: the `skeleton` of its kind, its syntax
+    /// checked but not its fields' types, which a full read checks later
+    /// (the paged index's deferred check). `None` for the kinds without a
+    /// skeleton and for anything the scan cannot vouch for (a turn that is
+    /// not one plain `u32`, a second `kind`): the full read takes those.
+    pub fn navigable(text: &str) -> Option<SessionEvent<'static>> {
+        let leading = scan_leading_kind(text);
+        let kind = leading.or_else(|| super::syntax::first_kind(text))?;
+        let index = super::kind_place(kind)?;
+        SessionEvent::skeleton(index, 0)?;
+        let top = super::syntax::top_level(text)?;
+        if leading.is_none() && top.kinds != 1 {
+            return None;
+        }
+        SessionEvent::skeleton(index, top.unique_turn()?)
+    }
+
     /// Parses one event if `wanted(kind)` (strictly or not); other events
     /// are only checked to be well-formed JSON and give `None` (a fold that
     /// ignores them need not pay for building them).
