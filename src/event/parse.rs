@@ -41,9 +41,22 @@ impl<'a> SessionEvent<'a> {
     }
 
     fn read(text: &'a str, strict: bool) -> Result<Self, EventError> {
-        match Self::read_fast(text, strict) {
-            Some(event) => Ok(event),
+        match Self::read_fast(text, strict, false) {
+            Some((event, _)) => Ok(event),
             None => Self::parse_kind_and_body(read_kind(text)?, text, strict),
+        }
+    }
+
+    /// `from_json`, but an event of a kind whose body no fold reads is
+    /// taken from the scan of its syntax, kind and turn: the `skeleton` of
+    /// its kind, its fields' types not checked (`true` beside it), for a
+    /// full read later (the paged index's deferred check). What the scan
+    /// cannot vouch for (a turn that is not one plain `u32`, a second
+    /// `kind`) is read in full.
+    pub fn from_json_deferring(text: &'a str) -> Result<(Self, bool), EventError> {
+        match Self::read_fast(text, false, true) {
+            Some(read) => Ok(read),
+            None => Self::parse_kind_and_body(read_kind(text)?, text, false).map(|e| (e, false)),
         }
     }
 
@@ -55,8 +68,10 @@ impl<'a> SessionEvent<'a> {
     /// and counts the keys `kind` no struct reads (a kind that does not
     /// lead must be the only one). `None` for anything the scans cannot
     /// vouch for and for every error: the full path then reads it, and
-    /// says what is wrong. So the result is always the full path's.
-    fn read_fast(text: &'a str, strict: bool) -> Option<Self> {
+    /// says what is wrong. So the result is always the full path's. With
+    /// `defer`, a kind with a skeleton is taken from the scan too, its
+    /// skeleton given with `true` (`from_json_deferring`).
+    fn read_fast(text: &'a str, strict: bool, defer: bool) -> Option<(Self, bool)> {
         let leading = scan_leading_kind(text);
         let kind = leading.or_else(|| super::syntax::first_kind(text))?;
         let read = super::kind_place(kind)
@@ -64,13 +79,19 @@ impl<'a> SessionEvent<'a> {
         let bare = match read {
             Some(index) => match super::BareBody::of(index) {
                 Some(body) => Some(body),
+                None if defer && SessionEvent::skeleton(index, 0).is_some() => {
+                    let top = super::syntax::top_level(text)?;
+                    let once = leading.is_some() || top.kinds == 1;
+                    let skeleton = SessionEvent::skeleton(index, top.unique_turn()?);
+                    return skeleton.filter(|_| once).map(|e| (e, true));
+                }
                 None => {
                     super::text::take_kind_keys();
                     let event = Self::parse_kind_and_body(Str::from(kind), text, strict).ok();
                     // A kind that does not lead is the only one, or the
                     // probe would refuse a duplicate field.
                     let once = leading.is_some() || super::text::take_kind_keys() == 1;
-                    return event.filter(|_| once);
+                    return event.filter(|_| once).map(|e| (e, false));
                 }
             },
             None => None,
@@ -79,28 +100,11 @@ impl<'a> SessionEvent<'a> {
         if leading.is_none() && top.kinds != 1 {
             return None;
         }
-        match bare {
+        let event = match bare {
             Some(body) => body.event(top.unique_turn()),
             None => Some(SessionEvent::Unknown(UnknownEvent { kind: Str::from(kind), json: text })),
-        }
-    }
-
-    /// The event as a fold that reads no more of it than its kind and turn
-    /// needs it, from a scan alone: the `skeleton` of its kind, its syntax
-    /// checked but not its fields' types, which a full read checks later
-    /// (the paged index's deferred check). `None` for the kinds without a
-    /// skeleton and for anything the scan cannot vouch for (a turn that is
-    /// not one plain `u32`, a second `kind`): the full read takes those.
-    pub fn navigable(text: &str) -> Option<SessionEvent<'static>> {
-        let leading = scan_leading_kind(text);
-        let kind = leading.or_else(|| super::syntax::first_kind(text))?;
-        let index = super::kind_place(kind)?;
-        SessionEvent::skeleton(index, 0)?;
-        let top = super::syntax::top_level(text)?;
-        if leading.is_none() && top.kinds != 1 {
-            return None;
-        }
-        SessionEvent::skeleton(index, top.unique_turn()?)
+        };
+        event.map(|e| (e, false))
     }
 
     /// Parses one event if `wanted(kind)` (strictly or not); other events
@@ -519,11 +523,27 @@ mod tests {
             texts.extend(more.into_iter().take(20_000 - texts.len().min(20_000)));
         }
         let snapshot = |kind: &str| crate::snapshot::folds(kind);
-        let (mut read, mut refused) = (0, 0);
+        let (mut read, mut refused, mut deferred_refusals) = (0, 0, 0);
         for text in &texts {
             for strict in [false, true] {
                 let got = SessionEvent::read(text, strict);
                 assert_eq!(got, full(text, strict), "{text}");
+                // Deferring: the full read's event, or a skeleton of its
+                // kind and turn (only of a kind that has one) that the full
+                // read may refuse later.
+                match (SessionEvent::from_json_deferring(text), full(text, false)) {
+                    (Ok((skeleton, true)), full) => {
+                        let (kind, turn) = (skeleton.kind_index().unwrap(), skeleton.turn());
+                        assert_eq!(SessionEvent::skeleton(kind, turn.unwrap()), Some(skeleton));
+                        if let Ok(full) = full {
+                            assert_eq!((full.kind_index(), full.turn()), (Some(kind), turn));
+                        } else {
+                            deferred_refusals += 1;
+                        }
+                    }
+                    (Ok((event, false)), full) => assert_eq!(Ok(event), full, "{text}"),
+                    (Err(e), full) => assert_eq!(Err(e), full, "{text}"),
+                }
                 if got.is_ok() {
                     read += 1
                 } else {
@@ -536,5 +556,6 @@ mod tests {
             }
         }
         assert!(read > 5000 && refused > 5000, "{read} read, {refused} refused");
+        assert!(deferred_refusals > 20, "{deferred_refusals} refused after a deferral");
     }
 }

@@ -1,5 +1,5 @@
 //! The deferred check (`SessionIndex::deferring`): the events a load took
-//! from a scan (`SessionEvent::navigable`) are read in full afterwards, in
+//! from a scan (`SessionEvent::from_json_deferring`) are read in full afterwards, in
 //! log order, in steps (`SessionIndex::check_step`) or ahead of a read
 //! that reaches them. An invalid one is refused from then on, its load
 //! error placed among the others where an eager load reports it; once the

@@ -243,7 +243,7 @@ impl SessionIndex {
     }
 
     /// Defers, in the non-strict loads that follow, the check of the
-    /// events of kinds whose body no fold reads (`SessionEvent::navigable`)
+    /// events of kinds whose body no fold reads (`SessionEvent::from_json_deferring`)
     /// to a pass run after (`check_step`), so the log is navigable sooner.
     /// An option, off by default: a caller that reads `load_errors` at
     /// `end` (the API's contract until now) gets every error there; the

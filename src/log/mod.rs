@@ -32,7 +32,7 @@ pub struct LogOptions {
     /// checked to be well-formed JSON objects with a kind, and counted.
     pub only: Option<fn(&str) -> bool>,
     /// Deliver an event of a kind whose body no fold reads
-    /// (`SessionEvent::navigable`) from a scan of its syntax, kind and
+    /// (`SessionEvent::from_json_deferring`) from a scan of its syntax, kind and
     /// turn, and tell the sink (`EventSink::deferred`) where it is, for a
     /// full check later. Lines only (an array is read whole at its end);
     /// strict reading and `only` never defer.
@@ -415,20 +415,22 @@ impl LogReader {
         } else {
             (text, 0)
         };
-        if let Some(event) = self.defer.then(|| SessionEvent::navigable(event_text)).flatten() {
-            let column = column_at(raw, lead + base);
-            let at = Deferred { line: self.lines_done, column, errors_before: self.errors.len() };
-            return match self.deliver(event_text, Some(&event), sink) {
+        let parsed = if self.defer {
+            SessionEvent::from_json_deferring(event_text).map(|(e, d)| (Some(e), d))
+        } else {
+            self.parse(event_text).map(|e| (e, false))
+        };
+        match parsed {
+            Ok((ref event, deferred)) => match self.deliver(event_text, event.as_ref(), sink) {
                 Ok(()) => {
-                    sink.deferred(at);
+                    if deferred {
+                        let column = column_at(raw, lead + base);
+                        // Delivered: no error since it was read.
+                        let errors_before = self.errors.len();
+                        sink.deferred(Deferred { line: self.lines_done, column, errors_before });
+                    }
                     Ok(())
                 }
-                Err(why) => self.fail(rejected(self.lines_done, column, None, why)),
-            };
-        }
-        match self.parse(event_text) {
-            Ok(ref event) => match self.deliver(event_text, event.as_ref(), sink) {
-                Ok(()) => Ok(()),
                 Err(why) => {
                     let column = column_at(raw, lead + base);
                     self.fail(rejected(self.lines_done, column, None, why))

@@ -3,7 +3,9 @@
 //! wire (`wire::Folded`), positions of a filter as a `Uint32Array`, the
 //! rest as JSON.
 
-use agent_replay::index::{shown_state_json, Filter, SessionIndex as CoreIndex, TURN_SERIES};
+use agent_replay::index::{
+    shown_state_json, CheckProgress, Filter, SessionIndex as CoreIndex, TURN_SERIES,
+};
 use agent_replay::json::to_js_json;
 use agent_replay::state::SessionState;
 use wasm_bindgen::prelude::*;
@@ -13,6 +15,11 @@ use crate::{budget, opts, report_json, wire};
 #[wasm_bindgen(js_name = SessionIndexCore)]
 pub struct SessionIndex {
     inner: budget::Held<CoreIndex>,
+}
+
+/// `{checked_to, done}` of the deferred check, as JSON.
+fn progress_json(p: CheckProgress) -> String {
+    format!("{{\"checked_to\":{},\"done\":{}}}", p.checked_to, p.done)
 }
 
 /// `{summary, os_snapshot}` of a state, as JSON.
@@ -26,9 +33,25 @@ fn state_json(state: &SessionState) -> String {
 
 #[wasm_bindgen(js_class = SessionIndexCore)]
 impl SessionIndex {
+    /// With `defer_check`, non-strict loads defer the typed check of the
+    /// events no fold reads to `checkStep` (`CoreIndex::deferring`).
     #[wasm_bindgen(constructor)]
-    pub fn new(session_id: Option<String>) -> SessionIndex {
-        SessionIndex { inner: budget::Held::new("SessionIndex", CoreIndex::new(session_id)) }
+    pub fn new(session_id: Option<String>, defer_check: Option<bool>) -> SessionIndex {
+        let index = CoreIndex::new(session_id).deferring(defer_check.unwrap_or(false));
+        SessionIndex { inner: budget::Held::new("SessionIndex", index) }
+    }
+
+    /// Checks up to `budget` more deferred events; `{checked_to, done}` as
+    /// JSON (`CoreIndex::check_step`).
+    #[wasm_bindgen(js_name = checkStep)]
+    pub fn check_step(&mut self, budget: u32) -> Result<String, JsValue> {
+        self.inner.fold("checkStep", |i| Ok(progress_json(i.check_step(budget as usize))))
+    }
+
+    /// `{checked_to, done}` as JSON, without checking more.
+    #[wasm_bindgen(js_name = checkProgress)]
+    pub fn check_progress(&self) -> Result<String, JsValue> {
+        self.inner.read("checkProgress", |i| Ok(progress_json(i.check_progress())))
     }
 
     /// Indexes a whole log, which the index then keeps as its events'
