@@ -407,11 +407,6 @@ function kindsOf({ kinds, categories, kernelCategories, primitives }) {
   return { names, unknown: unknownPass && !kinds };
 }
 
-/** The deferred check's progress, as JS names it. */
-function progressOf({ checked_to, done }) {
-  return { checkedTo: checked_to, done };
-}
-
 /** A position argument: a non-negative integer. */
 function positionOf(value, name) {
   if (!Number.isSafeInteger(value) || value < 0)
@@ -497,12 +492,14 @@ export class SessionIndex {
         "invalid_input",
         "SessionIndex.checkStep: budget must be an integer ≥ 0",
       );
-    return progressOf(this.#json((core) => core.checkStep(budget)));
+    const core = this.#live();
+    const [checkedTo, done] = call(() => core.checkStep(budget));
+    return { checkedTo, done: done === 1 };
   }
 
   /** How far the deferred check got, `{checkedTo, done}`, checking no more. */
   checkProgress() {
-    return progressOf(this.#json((core) => core.checkProgress()));
+    return this.checkStep(0);
   }
 
   get eventCount() {

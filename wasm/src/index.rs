@@ -3,9 +3,7 @@
 //! wire (`wire::Folded`), positions of a filter as a `Uint32Array`, the
 //! rest as JSON.
 
-use agent_replay::index::{
-    shown_state_json, CheckProgress, Filter, SessionIndex as CoreIndex, TURN_SERIES,
-};
+use agent_replay::index::{shown_state_json, Filter, SessionIndex as CoreIndex, TURN_SERIES};
 use agent_replay::json::to_js_json;
 use agent_replay::state::SessionState;
 use wasm_bindgen::prelude::*;
@@ -15,11 +13,6 @@ use crate::{budget, opts, report_json, wire};
 #[wasm_bindgen(js_name = SessionIndexCore)]
 pub struct SessionIndex {
     inner: budget::Held<CoreIndex>,
-}
-
-/// `{checked_to, done}` of the deferred check, as JSON.
-fn progress_json(p: CheckProgress) -> String {
-    format!("{{\"checked_to\":{},\"done\":{}}}", p.checked_to, p.done)
 }
 
 /// `{summary, os_snapshot}` of a state, as JSON.
@@ -41,17 +34,15 @@ impl SessionIndex {
         SessionIndex { inner: budget::Held::new("SessionIndex", index) }
     }
 
-    /// Checks up to `budget` more deferred events; `{checked_to, done}` as
-    /// JSON (`CoreIndex::check_step`).
+    /// Checks up to `budget` more deferred events (`CoreIndex::check_step`;
+    /// 0 only says how far it got): `[checked_to, done]`, `done` 1 or 0 (two
+    /// numbers, not JSON: no formatter for them in the .wasm).
     #[wasm_bindgen(js_name = checkStep)]
-    pub fn check_step(&mut self, budget: u32) -> Result<String, JsValue> {
-        self.inner.fold("checkStep", |i| Ok(progress_json(i.check_step(budget as usize))))
-    }
-
-    /// `{checked_to, done}` as JSON, without checking more.
-    #[wasm_bindgen(js_name = checkProgress)]
-    pub fn check_progress(&self) -> Result<String, JsValue> {
-        self.inner.read("checkProgress", |i| Ok(progress_json(i.check_progress())))
+    pub fn check_step(&mut self, budget: u32) -> Result<Vec<f64>, JsValue> {
+        self.inner.fold("checkStep", |i| {
+            let progress = i.check_step(budget as usize);
+            Ok(vec![progress.checked_to as f64, f64::from(u8::from(progress.done))])
+        })
     }
 
     /// Indexes a whole log, which the index then keeps as its events'
