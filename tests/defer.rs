@@ -301,3 +301,33 @@ fn without_the_option_nothing_is_deferred() {
     let deferring = SessionIndex::new(None).deferring(true);
     assert!(deferring.check_progress().done, "nothing written: nothing to check");
 }
+
+#[test]
+fn checks_and_reads_between_the_writes_change_nothing() {
+    let mut rng = Rng(77);
+    for (name, log) in logs().into_iter().filter(|(n, _)| !n.contains("corpus")) {
+        let want = seen(&eager(&log, TOLERANT));
+        let mut index = SessionIndex::with_checkpoints(None, 4, 64).deferring(true);
+        let mut at = 0;
+        while at < log.len() {
+            let size = 1 + rng.below(log.len() as u64 / 8 + 2) as usize;
+            let end = (at + size).min(log.len());
+            index.write(log[at..end].to_vec(), TOLERANT).unwrap();
+            at = end;
+            // A step of the check, or a read that checks ahead of it.
+            let p = rng.below(index.event_count() + 2);
+            match rng.below(5) {
+                0 => drop(index.check_step(rng.below(50) as usize)),
+                1 => drop(index.event(p)),
+                2 => drop(index.state_at(p)),
+                3 => drop(index.transcript(p / 2, p, 10)),
+                _ => drop(index.events(p, p + 20).count()),
+            }
+            let progress = index.check_progress();
+            assert!(!progress.done && progress.checked_to <= index.event_count(), "{name}");
+        }
+        index.end().unwrap();
+        check(&mut index, 5);
+        assert_eq!(seen(&index), want, "{name}");
+    }
+}
