@@ -165,6 +165,12 @@ fn logs() -> Vec<(String, Vec<u8>)> {
         ("hostile".to_string(), jsonl(&hostile)),
         ("hostile entries".to_string(), stored(&hostile)),
         ("hostile unterminated".to_string(), hostile.join("\r\n").into_bytes()),
+        ("hostile, not all UTF-8".to_string(), {
+            let mut log = jsonl(&hostile);
+            log.extend_from_slice(b"{\"kind\":\"entropy_alert\",\"turn\":1,\"x\":\"\xff\"}\n");
+            log.extend_from_slice(&jsonl(&hostile));
+            log
+        }),
     ];
     let mut rng = Rng(0x5eed);
     for seed in 0..6 {
@@ -197,6 +203,10 @@ fn after_the_check_a_deferred_load_is_the_eager_load() {
         let mut whole = deferred(&log, TOLERANT);
         check(&mut whole, 7);
         assert_eq!(seen(&whole), want, "{name}: whole");
+        let mut bytes = SessionIndex::new(None).deferring(true);
+        let _ = bytes.apply_bytes(&log, TOLERANT);
+        check(&mut bytes, 1 << 20);
+        assert_eq!(seen(&bytes), want, "{name}: bytes");
         for size in [1 + log.len() / 5, 4096, 97] {
             let mut chunked = written(&log, size, true, TOLERANT);
             check(&mut chunked, 1000);
