@@ -29,7 +29,7 @@ impl<'a> SessionEvent<'a> {
     /// be a decimal string, a process may name `parent_task_id` instead of
     /// `parent_session_id`). Unknown kinds become `SessionEvent::Unknown`.
     pub fn from_json(text: &'a str) -> Result<Self, EventError> {
-        Self::read(text, false)
+        Self::read(text, false, None)
     }
 
     /// Parses one event as deepstrike-core 0.2.60 does, no more, no less:
@@ -37,12 +37,14 @@ impl<'a> SessionEvent<'a> {
     /// number, and `agent_process_changed` needs its `parent_session_id`.
     /// Unknown kinds still become `SessionEvent::Unknown` (the caller decides).
     pub fn from_json_strict(text: &'a str) -> Result<Self, EventError> {
-        Self::read(text, true)
+        Self::read(text, true, None)
     }
 
-    fn read(text: &'a str, strict: bool) -> Result<Self, EventError> {
-        match Self::read_fast(text, strict, false) {
-            Some((event, _)) => Ok(event),
+    /// `deferred`: see `read_fast` (one call of it, so that it stays
+    /// inlined here, the event not copied out of a pair).
+    fn read(text: &'a str, strict: bool, deferred: Option<&mut bool>) -> Result<Self, EventError> {
+        match Self::read_fast(text, strict, deferred) {
+            Some(event) => Ok(event),
             None => Self::parse_kind_and_body(read_kind(text)?, text, strict),
         }
     }
@@ -54,10 +56,8 @@ impl<'a> SessionEvent<'a> {
     /// cannot vouch for (a turn that is not one plain `u32`, a second
     /// `kind`) is read in full.
     pub fn from_json_deferring(text: &'a str) -> Result<(Self, bool), EventError> {
-        match Self::read_fast(text, false, true) {
-            Some(read) => Ok(read),
-            None => Self::parse_kind_and_body(read_kind(text)?, text, false).map(|e| (e, false)),
-        }
+        let mut deferred = false;
+        Self::read(text, false, Some(&mut deferred)).map(|e| (e, deferred))
     }
 
     /// The event, read without the kind's probe parse: its kind leads the
@@ -69,9 +69,9 @@ impl<'a> SessionEvent<'a> {
     /// lead must be the only one). `None` for anything the scans cannot
     /// vouch for and for every error: the full path then reads it, and
     /// says what is wrong. So the result is always the full path's. With
-    /// `defer`, a kind with a skeleton is taken from the scan too, its
-    /// skeleton given with `true` (`from_json_deferring`).
-    fn read_fast(text: &'a str, strict: bool, defer: bool) -> Option<(Self, bool)> {
+    /// `deferred`, a kind with a skeleton is taken from the scan too, its
+    /// skeleton given and `deferred` set (`from_json_deferring`).
+    fn read_fast(text: &'a str, strict: bool, deferred: Option<&mut bool>) -> Option<Self> {
         let leading = scan_leading_kind(text);
         let kind = leading.or_else(|| super::syntax::first_kind(text))?;
         let read = super::kind_place(kind)
@@ -79,11 +79,15 @@ impl<'a> SessionEvent<'a> {
         let bare = match read {
             Some(index) => match super::BareBody::of(index) {
                 Some(body) => Some(body),
-                None if defer && SessionEvent::skeleton(index, 0).is_some() => {
+                None if deferred.is_some() && SessionEvent::skeleton(index, 0).is_some() => {
                     let top = super::syntax::top_level(text)?;
                     let once = leading.is_some() || top.kinds == 1;
                     let skeleton = SessionEvent::skeleton(index, top.unique_turn()?);
-                    return skeleton.filter(|_| once).map(|e| (e, true));
+                    let skeleton = skeleton.filter(|_| once)?;
+                    if let Some(deferred) = deferred {
+                        *deferred = true;
+                    }
+                    return Some(skeleton);
                 }
                 None => {
                     super::text::take_kind_keys();
@@ -91,7 +95,7 @@ impl<'a> SessionEvent<'a> {
                     // A kind that does not lead is the only one, or the
                     // probe would refuse a duplicate field.
                     let once = leading.is_some() || super::text::take_kind_keys() == 1;
-                    return event.filter(|_| once).map(|e| (e, false));
+                    return event.filter(|_| once);
                 }
             },
             None => None,
@@ -100,11 +104,10 @@ impl<'a> SessionEvent<'a> {
         if leading.is_none() && top.kinds != 1 {
             return None;
         }
-        let event = match bare {
+        match bare {
             Some(body) => body.event(top.unique_turn()),
             None => Some(SessionEvent::Unknown(UnknownEvent { kind: Str::from(kind), json: text })),
-        };
-        event.map(|e| (e, false))
+        }
     }
 
     /// Parses one event if `wanted(kind)` (strictly or not); other events
@@ -526,7 +529,7 @@ mod tests {
         let (mut read, mut refused, mut deferred_refusals) = (0, 0, 0);
         for text in &texts {
             for strict in [false, true] {
-                let got = SessionEvent::read(text, strict);
+                let got = SessionEvent::read(text, strict, None);
                 assert_eq!(got, full(text, strict), "{text}");
                 // Deferring: the full read's event, or a skeleton of its
                 // kind and turn (only of a kind that has one) that the full
