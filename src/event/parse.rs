@@ -51,13 +51,12 @@ impl<'a> SessionEvent<'a> {
 
     /// `from_json`, but an event of a kind whose body no fold reads is
     /// taken from the scan of its syntax, kind and turn: the `skeleton` of
-    /// its kind, its fields' types not checked (`true` beside it), for a
+    /// its kind, its fields' types not checked (`deferred` set), for a
     /// full read later (the paged index's deferred check). What the scan
     /// cannot vouch for (a turn that is not one plain `u32`, a second
     /// `kind`) is read in full.
-    pub fn from_json_deferring(text: &'a str) -> Result<(Self, bool), EventError> {
-        let mut deferred = false;
-        Self::read(text, false, Some(&mut deferred)).map(|e| (e, deferred))
+    pub fn from_json_deferring(text: &'a str, deferred: &mut bool) -> Result<Self, EventError> {
+        Self::read(text, false, Some(deferred))
     }
 
     /// The event, read without the kind's probe parse: its kind leads the
@@ -534,7 +533,9 @@ mod tests {
                 // Deferring: the full read's event, or a skeleton of its
                 // kind and turn (only of a kind that has one) that the full
                 // read may refuse later.
-                match (SessionEvent::from_json_deferring(text), full(text, false)) {
+                let mut deferred = false;
+                let lazy = SessionEvent::from_json_deferring(text, &mut deferred);
+                match (lazy.map(|e| (e, deferred)), full(text, false)) {
                     (Ok((skeleton, true)), full) => {
                         let (kind, turn) = (skeleton.kind_index().unwrap(), skeleton.turn());
                         assert_eq!(SessionEvent::skeleton(kind, turn.unwrap()), Some(skeleton));

@@ -415,13 +415,9 @@ impl LogReader {
         } else {
             (text, 0)
         };
-        let parsed = if self.defer {
-            SessionEvent::from_json_deferring(event_text).map(|(e, d)| (Some(e), d))
-        } else {
-            self.parse(event_text).map(|e| (e, false))
-        };
-        match parsed {
-            Ok((ref event, deferred)) => match self.deliver(event_text, event.as_ref(), sink) {
+        let mut deferred = false;
+        match self.parse(event_text, Some(&mut deferred)) {
+            Ok(ref event) => match self.deliver(event_text, event.as_ref(), sink) {
                 Ok(()) => {
                     if deferred {
                         let column = column_at(raw, lead + base);
@@ -462,11 +458,19 @@ impl LogReader {
 
     /// Parses an event, or only checks it when `only` rejects its kind
     /// (kinds strict reading does not know are parsed in strict mode, to be
-    /// reported).
-    fn parse<'t>(&self, text: &'t str) -> Result<Option<SessionEvent<'t>>, EventError> {
+    /// reported). Given `deferred` (a line's event), the reader defers
+    /// what `LogOptions::defer_check` lets it, and sets it then.
+    fn parse<'t>(
+        &self,
+        text: &'t str,
+        deferred: Option<&mut bool>,
+    ) -> Result<Option<SessionEvent<'t>>, EventError> {
         match self.only {
             None if self.strict => SessionEvent::from_json_strict(text).map(Some),
-            None => SessionEvent::from_json(text).map(Some),
+            None => match deferred.filter(|_| self.defer) {
+                Some(deferred) => SessionEvent::from_json_deferring(text, deferred).map(Some),
+                None => SessionEvent::from_json(text).map(Some),
+            },
             Some(only) => SessionEvent::from_json_if(text, self.strict, &|kind| {
                 only(kind) || (self.strict && !SessionEvent::reads_kind(kind, true))
             }),
@@ -606,7 +610,7 @@ impl ArraySeed<'_, '_, '_> {
         } else {
             element
         };
-        match self.reader.parse(event_text) {
+        match self.reader.parse(event_text, None) {
             Ok(ref event) => match self.reader.deliver(event_text, event.as_ref(), self.sink) {
                 Ok(()) => Ok(()),
                 Err(why) => {
