@@ -78,8 +78,10 @@ struct Folded {
     checkpoints: Checkpoints,
     /// While a whole log handed over is read: where its texts are.
     adopting: Option<Adopting>,
-    /// The events whose check was deferred, in log order (`check`).
+    /// The events whose check was deferred, in log order (`check`), and
+    /// where the next event given is when its check is deferred.
     deferred: Vec<DeferredSlot>,
+    next_deferred: Option<Deferred>,
     /// The load errors before the current reader's first, not counting
     /// those the deferred check found: a deferred event's place among them.
     error_base: usize,
@@ -87,6 +89,7 @@ struct Folded {
 
 impl EventSink for Folded {
     fn event(&mut self, json: &str, event: &SessionEvent<'_>) -> Result<(), String> {
+        let deferred = self.next_deferred.take();
         let kind = match event.kind_index() {
             Some(known) => u32::try_from(known).unwrap_or(u32::MAX),
             None => self.unknown_kind_id(event.kind())?,
@@ -96,6 +99,12 @@ impl EventSink for Folded {
         let turn = event.turn().unwrap_or(NO_TURN);
         // Refused, memory is short: the reader says so (`deliver`).
         crate::memory::try_reserve(&mut self.slots, 1).map_err(|_| String::new())?;
+        if let Some(at) = deferred {
+            // The event is kept with its note, or refused with it.
+            crate::memory::try_reserve(&mut self.deferred, 1).map_err(|_| String::new())?;
+            let position = (self.slots.len() as u64).saturating_add(1);
+            self.deferred.push(DeferredSlot { position, at });
+        }
         self.slots.push(Slot { span, kind, turn });
         self.state.apply(event, json);
         self.checkpoints.offer(self.slots.len() as u64, &self.state);
@@ -104,12 +113,7 @@ impl EventSink for Folded {
 
     fn deferred(&mut self, at: Deferred) {
         let errors_before = self.error_base.saturating_add(at.errors_before);
-        let at = Deferred { errors_before, ..at };
-        // Short of memory, the event stays unchecked until read: the reader
-        // stops at the memory limit (`deliver`), reported there.
-        if crate::memory::try_reserve(&mut self.deferred, 1).is_ok() {
-            self.deferred.push(DeferredSlot { position: self.slots.len() as u64, at });
-        }
+        self.next_deferred = Some(Deferred { errors_before, ..at });
     }
 }
 
@@ -230,6 +234,7 @@ impl SessionIndex {
                 checkpoints: Checkpoints::new(spacing, max_kept),
                 adopting: None,
                 deferred: Vec::new(),
+                next_deferred: None,
                 error_base: 0,
             },
             reader: None,

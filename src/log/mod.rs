@@ -68,7 +68,7 @@ pub trait EventSink {
     /// the log, as a `limit_exceeded` load error, so nothing goes unsaid.
     fn event(&mut self, json: &str, event: &SessionEvent<'_>) -> Result<(), String>;
 
-    /// The event just taken was read from a scan, its fields' types not
+    /// The next event given was read from a scan, its fields' types not
     /// checked (`LogOptions::defer_check`): where it is, for that check.
     fn deferred(&mut self, _at: Deferred) {}
 }
@@ -417,21 +417,22 @@ impl LogReader {
         };
         let mut deferred = false;
         match self.parse(event_text, Some(&mut deferred)) {
-            Ok(ref event) => match self.deliver(event_text, event.as_ref(), sink) {
-                Ok(()) => {
-                    if deferred {
-                        let column = column_at(raw, lead + base);
-                        // Delivered: no error since it was read.
-                        let errors_before = self.errors.len();
-                        sink.deferred(Deferred { line: self.lines_done, column, errors_before });
-                    }
-                    Ok(())
-                }
-                Err(why) => {
+            Ok(ref event) => {
+                if deferred {
+                    // Told before the event: the sink keeps the note with
+                    // the event, or refuses both.
                     let column = column_at(raw, lead + base);
-                    self.fail(rejected(self.lines_done, column, None, why))
+                    let errors_before = self.errors.len();
+                    sink.deferred(Deferred { line: self.lines_done, column, errors_before });
                 }
-            },
+                match self.deliver(event_text, event.as_ref(), sink) {
+                    Ok(()) => Ok(()),
+                    Err(why) => {
+                        let column = column_at(raw, lead + base);
+                        self.fail(rejected(self.lines_done, column, None, why))
+                    }
+                }
+            }
             Err(e) => {
                 let err = LogError {
                     line: self.lines_done,
