@@ -148,7 +148,8 @@ impl Folded {
     /// The event of a slot as a fold takes it: built from the slot when
     /// its body is its turn or nothing, or, with `skeletons`, one only the
     /// per-event lists read (`SessionEvent::skeleton`); else read again
-    /// from its text (every retained text was read once, or is checked).
+    /// from its text (every retained text was read once; a deferred one
+    /// is checked before any read reaches it).
     fn event_of(&self, slot: &Slot, skeletons: bool) -> Option<(SessionEvent<'_>, &str)> {
         let text = self.texts.get(slot.span)?;
         let kind = slot.kind as usize;
@@ -201,7 +202,7 @@ pub struct SessionIndex {
     /// reads (`deferring`), and how far that check got.
     defer_check: bool,
     check: RefCell<CheckPass>,
-    /// What a refold (`check::repair`) starts from.
+    /// What the check's refold (`finish_check`) starts from.
     session_id: Option<String>,
     spacing: (u64, usize),
 }
@@ -248,8 +249,9 @@ impl SessionIndex {
     }
 
     /// Defers, in the non-strict loads that follow, the check of the
-    /// events of kinds whose body no fold reads (`SessionEvent::from_json_deferring`)
-    /// to a pass run after (`check_step`), so the log is navigable sooner.
+    /// events of kinds whose body no fold reads (`SessionEvent::
+    /// from_json_deferring`) to a pass run after (`check_step`), so that
+    /// the log is navigable sooner.
     /// An option, off by default: a caller that reads `load_errors` at
     /// `end` (the API's contract until now) gets every error there; the
     /// viewer, which shows the log first and the errors as they come, opts

@@ -31,11 +31,11 @@ pub struct LogOptions {
     /// Deliver only the events whose kind this accepts; the others are
     /// checked to be well-formed JSON objects with a kind, and counted.
     pub only: Option<fn(&str) -> bool>,
-    /// Deliver an event of a kind whose body no fold reads
-    /// (`SessionEvent::from_json_deferring`) from a scan of its syntax, kind and
-    /// turn, and tell the sink (`EventSink::deferred`) where it is, for a
-    /// full check later. Lines only (an array is read whole at its end);
-    /// strict reading and `only` never defer.
+    /// Deliver an event of a kind whose body no fold reads from a scan of
+    /// its syntax, kind and turn (`SessionEvent::from_json_deferring`),
+    /// and tell the sink where it is (`EventSink::deferred`), for a full
+    /// check later. Lines only (an array is read whole at its end); strict
+    /// reading and `only` never defer.
     pub defer_check: bool,
 }
 
