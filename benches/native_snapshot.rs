@@ -6,6 +6,9 @@
 //! chunk copied in, as WebAssembly gets it); a fifth argument sets the
 //! checkpoints' first spacing (0: the default), a sixth the chunks' size
 //! (256 KiB unless given; the viewer's worker writes 4 MiB).
+//! `write-navigable` writes it with the typed check deferred
+//! (`SessionIndex::deferring`), `write-checked` then runs that check to
+//! its end in the viewer's steps.
 //! With `stateat`, builds the index once and then takes REPS steps of time
 //! travel at the random positions benches/index.mjs takes (`state_at` and
 //! the shown state with a tail of 15, as the viewer asks): for counting a
@@ -13,7 +16,7 @@
 //! fifth argument sets the spacing of the checkpoints (e.g. 8192, what a
 //! 1 GB log reaches) on a smaller log.
 //! Prints JSON. Run by benches/snapshot.mjs:
-//! `cargo bench --bench native_snapshot -- FILE REPS [all|index|write|stateat [SPACING [CHUNK]]]`.
+//! `cargo bench --bench native_snapshot -- FILE REPS [all|index|write|write-navigable|write-checked|stateat [SPACING [CHUNK]]]`.
 use std::time::Instant;
 
 use agent_replay::index::{shown_state_json, SessionIndex};
@@ -35,11 +38,17 @@ fn main() {
     let reps: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(3);
     let full_check = args.get(3).is_some_and(|a| a == "all");
     let bytes = std::fs::read(file).expect("read log");
-    if args.get(3).is_some_and(|a| a == "index" || a == "write") {
+    let mode = args.get(3).map_or("", String::as_str);
+    if let Some(check) = match mode {
+        "index" | "write" => Some(Check::Eager),
+        "write-navigable" => Some(Check::Deferred),
+        "write-checked" => Some(Check::DeferredThenRun),
+        _ => None,
+    } {
         let spacing = args.get(4).and_then(|s| s.parse().ok()).filter(|&s| s > 0);
         let chunk = args.get(5).and_then(|s| s.parse().ok()).unwrap_or(256 << 10);
-        let chunked = args.get(3).is_some_and(|a| a == "write").then_some(chunk);
-        return index(&bytes, reps, chunked, spacing);
+        let chunked = (mode != "index").then_some(chunk);
+        return index(&bytes, reps, chunked, spacing, check);
     }
     if args.get(3).is_some_and(|a| a == "stateat") {
         let spacing = args.get(4).and_then(|s| s.parse().ok());
@@ -62,9 +71,20 @@ fn main() {
     );
 }
 
+/// When the index's typed check runs.
+#[derive(Clone, Copy, PartialEq)]
+enum Check {
+    /// While the log is written (the default).
+    Eager,
+    /// Deferred, and not run: what makes the log navigable.
+    Deferred,
+    /// Deferred, then run to its end in steps, as the viewer runs it.
+    DeferredThenRun,
+}
+
 /// The paged index built from the whole log, `reps` times: handed over
 /// whole, or written in chunks of `chunked` bytes.
-fn index(bytes: &[u8], reps: usize, chunked: Option<usize>, spacing: Option<u64>) {
+fn index(bytes: &[u8], reps: usize, chunked: Option<usize>, spacing: Option<u64>, check: Check) {
     let mut ms = Vec::new();
     let (mut events, mut retained) = (0, 0);
     for _ in 0..reps {
@@ -72,7 +92,8 @@ fn index(bytes: &[u8], reps: usize, chunked: Option<usize>, spacing: Option<u64>
         let mut index = match spacing {
             Some(spacing) => SessionIndex::with_checkpoints(None, spacing, 512),
             None => SessionIndex::new(None),
-        };
+        }
+        .deferring(check != Check::Eager);
         let report = if let Some(size) = chunked {
             for chunk in bytes.chunks(size) {
                 // Copied in, as WebAssembly gets it.
@@ -85,6 +106,10 @@ fn index(bytes: &[u8], reps: usize, chunked: Option<usize>, spacing: Option<u64>
             index.apply_log(bytes.to_vec(), LogOptions::default()).expect("tolerant load")
         };
         assert!(report.errors.is_empty(), "benchmark log has errors");
+        if check == Check::DeferredThenRun {
+            while !index.check_step(CHECK_STEP).done {}
+            assert!(index.load_errors().is_empty(), "benchmark log has errors");
+        }
         ms.push(t0.elapsed().as_secs_f64() * 1000.0);
         events = index.event_count();
         retained = index.memory_stats().0;
@@ -94,6 +119,10 @@ fn index(bytes: &[u8], reps: usize, chunked: Option<usize>, spacing: Option<u64>
         peak_rss_mb()
     );
 }
+
+/// The events a step of the deferred check reads (the viewer's worker's
+/// step, between two messages).
+const CHECK_STEP: usize = 4096;
 
 /// `reps` steps of time travel on the index of the whole log, at
 /// benches/index.mjs's random positions.

@@ -429,7 +429,8 @@ export class SessionIndex {
     if (sessionId !== undefined && sessionId !== null && typeof sessionId !== "string") {
       throw new AgentReplayError("invalid_input", "SessionIndex: sessionId must be a string");
     }
-    this.#core = new raw.SessionIndexCore(sessionId ?? undefined);
+    const deferCheck = options?.deferCheck === true && !strictOf(options);
+    this.#core = new raw.SessionIndexCore(sessionId ?? undefined, deferCheck);
     this.#options = options;
   }
 
@@ -480,6 +481,25 @@ export class SessionIndex {
   /** Ends a log written in chunks; returns `{framing, events, errors}`. */
   end() {
     return this.#json((core) => core.end());
+  }
+
+  /** With `{deferCheck: true}`: checks up to `budget` (4096) more of the
+   * events whose check was deferred, and says how far the check got,
+   * `{checkedTo, done}` (docs/api.md, "The deferred check"). */
+  checkStep(budget = 4096) {
+    if (!Number.isSafeInteger(budget) || budget < 0 || budget > 0xffffffff)
+      throw new AgentReplayError(
+        "invalid_input",
+        "SessionIndex.checkStep: budget must be an integer ≥ 0",
+      );
+    const core = this.#live();
+    const [checkedTo, done] = call(() => core.checkStep(budget));
+    return { checkedTo, done: done === 1 };
+  }
+
+  /** How far the deferred check got, `{checkedTo, done}`, checking no more. */
+  checkProgress() {
+    return this.checkStep(0);
   }
 
   get eventCount() {

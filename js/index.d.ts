@@ -1333,8 +1333,19 @@ export interface IndexedState {
  * (docs/api.md, "Large logs"): the OS snapshot, the summary and the per-turn
  * figures, each event's text kept once, and answers by position.
  */
+/** How far a `SessionIndex`'s deferred check got. */
+export interface CheckProgress {
+  /** Every event up to this position (1-based) is checked. */
+  checkedTo: number;
+  /** The log has ended and every event is checked: every load error is
+   * reported, and the summary, turns and positions are final. */
+  done: boolean;
+}
+
 export class SessionIndex {
-  constructor(sessionId?: string, options?: LoadOptions);
+  /** `deferCheck`: non-strict loads defer the typed check of the events no
+   * fold reads to `checkStep` (docs/api.md, "The deferred check"). */
+  constructor(sessionId?: string, options?: LoadOptions & { deferCheck?: boolean });
   /** Indexes a whole log (any framing); returns the index, as
    * SessionState.apply returns the state (its load errors: loadErrors()). */
   apply(input: string | Uint8Array, options?: LoadOptions): this;
@@ -1346,6 +1357,10 @@ export class SessionIndex {
   write(chunk: string | Uint8Array, options?: LoadOptions): this;
   /** Ends a log written in chunks. */
   end(): { framing: Framing; events: number; errors: LogError[] };
+  /** Checks up to `budget` (4096) more events whose check was deferred. */
+  checkStep(budget?: number): CheckProgress;
+  /** How far the deferred check got, checking no more. */
+  checkProgress(): CheckProgress;
   readonly eventCount: number;
   /** The events at positions `from` to `to` (1-based, inclusive, clamped). */
   events(from: number, to: number): FoldedEvent[];

@@ -308,7 +308,8 @@ fn fold_log(
     load: impl FnOnce(LogOptions, &mut dyn log::EventSink) -> Result<LoadReport, LogError>,
 ) -> Result<(OsSnapshot, LoadReport), LogError> {
     let mut folder = OsSnapshotFolder::new();
-    let opts = LogOptions { strict, only: if full_check { None } else { Some(folds) } };
+    let only = if full_check { None } else { Some(folds as fn(&str) -> bool) };
+    let opts = LogOptions { strict, only, ..LogOptions::default() };
     let report = load(opts, &mut |_: &str, e: &SessionEvent<'_>| folder.apply(e))?;
     Ok((folder.into_snapshot(), report))
 }

@@ -103,3 +103,27 @@ fn a_live_append_stops_at_the_limit_and_counts_what_it_appended() {
     LIMIT.with(|l| l.set(usize::MAX));
     assert_eq!(session.read_summary(|s| s.event_count), appended as u64);
 }
+
+#[test]
+fn a_deferring_index_stops_at_the_limit_with_every_event_it_took_checked() {
+    // Every `entropy_sample` invalid: each is deferred, each must be
+    // refused by the check, wherever the limit stops the read.
+    let log = generate_jsonl(5, 2 << 20).replace(r#""score":"#, r#""score":"x","s":"#);
+    let mut stops = 0;
+    for room in (0..64).map(|i| log.len() + i * 37_199) {
+        let mut index = SessionIndex::new(None).deferring(true);
+        limit_with_room(room);
+        stops +=
+            usize::from(index.apply_log(log.clone().into_bytes(), LogOptions::default()).is_err());
+        LIMIT.with(|l| l.set(usize::MAX));
+        while !index.check_step(1 << 20).done {}
+        for e in index.events(1, u64::MAX) {
+            assert!(
+                agent_replay::SessionEvent::from_json(e.text).is_ok(),
+                "room {room}: {}",
+                e.text
+            );
+        }
+    }
+    assert!(stops > 10, "{stops} loads stopped at the limit");
+}

@@ -304,6 +304,12 @@ impl SessionEvent<'static> {
                 rollbacks_in_window: 0,
                 window_turns: 0,
             }),
+            i if i == Place::EntropyAlert as usize => {
+                E::EntropyAlert(EntropyAlert { turn, score: 0.0, threshold: 0.0 })
+            }
+            i if i == Place::CheckpointTaken as usize => {
+                E::CheckpointTaken(CheckpointTaken { turn, history_len: 0 })
+            }
             _ => return None,
         })
     }

@@ -29,7 +29,7 @@ impl<'a> SessionEvent<'a> {
     /// be a decimal string, a process may name `parent_task_id` instead of
     /// `parent_session_id`). Unknown kinds become `SessionEvent::Unknown`.
     pub fn from_json(text: &'a str) -> Result<Self, EventError> {
-        Self::read(text, false)
+        Self::read(text, false, None)
     }
 
     /// Parses one event as deepstrike-core 0.2.60 does, no more, no less:
@@ -37,14 +37,26 @@ impl<'a> SessionEvent<'a> {
     /// number, and `agent_process_changed` needs its `parent_session_id`.
     /// Unknown kinds still become `SessionEvent::Unknown` (the caller decides).
     pub fn from_json_strict(text: &'a str) -> Result<Self, EventError> {
-        Self::read(text, true)
+        Self::read(text, true, None)
     }
 
-    fn read(text: &'a str, strict: bool) -> Result<Self, EventError> {
-        match Self::read_fast(text, strict) {
+    /// `deferred`: see `read_fast` (one call of it, so that it stays
+    /// inlined here, the event not copied out of a pair).
+    fn read(text: &'a str, strict: bool, deferred: Option<&mut bool>) -> Result<Self, EventError> {
+        match Self::read_fast(text, strict, deferred) {
             Some(event) => Ok(event),
             None => Self::parse_kind_and_body(read_kind(text)?, text, strict),
         }
+    }
+
+    /// `from_json`, but an event of a kind whose body no fold reads is
+    /// taken from the scan of its syntax, kind and turn: the `skeleton` of
+    /// its kind, its fields' types not checked (`deferred` set), for a
+    /// full read later (the paged index's deferred check). What the scan
+    /// cannot vouch for (a turn that is not one plain `u32`, a second
+    /// `kind`) is read in full.
+    pub fn from_json_deferring(text: &'a str, deferred: &mut bool) -> Result<Self, EventError> {
+        Self::read(text, false, Some(deferred))
     }
 
     /// The event, read without the kind's probe parse: its kind leads the
@@ -55,8 +67,10 @@ impl<'a> SessionEvent<'a> {
     /// and counts the keys `kind` no struct reads (a kind that does not
     /// lead must be the only one). `None` for anything the scans cannot
     /// vouch for and for every error: the full path then reads it, and
-    /// says what is wrong. So the result is always the full path's.
-    fn read_fast(text: &'a str, strict: bool) -> Option<Self> {
+    /// says what is wrong. So the result is always the full path's. With
+    /// `deferred`, a kind with a skeleton is taken from the scan too, its
+    /// skeleton given and `deferred` set (`from_json_deferring`).
+    fn read_fast(text: &'a str, strict: bool, deferred: Option<&mut bool>) -> Option<Self> {
         let leading = scan_leading_kind(text);
         let kind = leading.or_else(|| super::syntax::first_kind(text))?;
         let read = super::kind_place(kind)
@@ -64,6 +78,16 @@ impl<'a> SessionEvent<'a> {
         let bare = match read {
             Some(index) => match super::BareBody::of(index) {
                 Some(body) => Some(body),
+                None if deferred.is_some() && SessionEvent::skeleton(index, 0).is_some() => {
+                    let top = super::syntax::top_level(text)?;
+                    let once = leading.is_some() || top.kinds == 1;
+                    let skeleton = SessionEvent::skeleton(index, top.unique_turn()?);
+                    let skeleton = skeleton.filter(|_| once)?;
+                    if let Some(deferred) = deferred {
+                        *deferred = true;
+                    }
+                    return Some(skeleton);
+                }
                 None => {
                     super::text::take_kind_keys();
                     let event = Self::parse_kind_and_body(Str::from(kind), text, strict).ok();
@@ -501,11 +525,29 @@ mod tests {
             texts.extend(more.into_iter().take(20_000 - texts.len().min(20_000)));
         }
         let snapshot = |kind: &str| crate::snapshot::folds(kind);
-        let (mut read, mut refused) = (0, 0);
+        let (mut read, mut refused, mut deferred_refusals) = (0, 0, 0);
         for text in &texts {
             for strict in [false, true] {
-                let got = SessionEvent::read(text, strict);
+                let got = SessionEvent::read(text, strict, None);
                 assert_eq!(got, full(text, strict), "{text}");
+                // Deferring: the full read's event, or a skeleton of its
+                // kind and turn (only of a kind that has one) that the full
+                // read may refuse later.
+                let mut deferred = false;
+                let lazy = SessionEvent::from_json_deferring(text, &mut deferred);
+                match (lazy.map(|e| (e, deferred)), full(text, false)) {
+                    (Ok((skeleton, true)), full) => {
+                        let (kind, turn) = (skeleton.kind_index().unwrap(), skeleton.turn());
+                        assert_eq!(SessionEvent::skeleton(kind, turn.unwrap()), Some(skeleton));
+                        if let Ok(full) = full {
+                            assert_eq!((full.kind_index(), full.turn()), (Some(kind), turn));
+                        } else {
+                            deferred_refusals += 1;
+                        }
+                    }
+                    (Ok((event, false)), full) => assert_eq!(Ok(event), full, "{text}"),
+                    (Err(e), full) => assert_eq!(Err(e), full, "{text}"),
+                }
                 if got.is_ok() {
                     read += 1
                 } else {
@@ -518,5 +560,6 @@ mod tests {
             }
         }
         assert!(read > 5000 && refused > 5000, "{read} read, {refused} refused");
+        assert!(deferred_refusals > 20, "{deferred_refusals} refused after a deferral");
     }
 }

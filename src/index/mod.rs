@@ -6,6 +6,7 @@
 //! built; a client reads pages of what it shows.
 
 mod case_table;
+mod check;
 mod checkpoints;
 mod search;
 mod shown;
@@ -17,10 +18,12 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::event::syntax::find_byte;
 use crate::event::{SessionEvent, KINDS};
-use crate::log::{self, EventSink, LoadReport, LogError, LogOptions, LogReader};
+use crate::log::{self, Deferred, EventSink, LoadReport, LogError, LogOptions, LogReader};
 use crate::state::SessionState;
 pub use crate::state::MAX_UNKNOWN_KINDS;
 use crate::view::{Detail, TranscriptEntry, TurnSummary};
+pub use check::CheckProgress;
+use check::{CheckPass, DeferredSlot};
 use checkpoints::Checkpoints;
 use search::Query;
 pub use shown::shown_state_json;
@@ -75,10 +78,18 @@ struct Folded {
     checkpoints: Checkpoints,
     /// While a whole log handed over is read: where its texts are.
     adopting: Option<Adopting>,
+    /// The events whose check was deferred, in log order (`check`), and
+    /// where the next event given is when its check is deferred.
+    deferred: Vec<DeferredSlot>,
+    next_deferred: Option<Deferred>,
+    /// The load errors before the current reader's first, not counting
+    /// those the deferred check found: a deferred event's place among them.
+    error_base: usize,
 }
 
 impl EventSink for Folded {
     fn event(&mut self, json: &str, event: &SessionEvent<'_>) -> Result<(), String> {
+        let deferred = self.next_deferred.take();
         let kind = match event.kind_index() {
             Some(known) => u32::try_from(known).unwrap_or(u32::MAX),
             None => self.unknown_kind_id(event.kind())?,
@@ -88,10 +99,21 @@ impl EventSink for Folded {
         let turn = event.turn().unwrap_or(NO_TURN);
         // Refused, memory is short: the reader says so (`deliver`).
         crate::memory::try_reserve(&mut self.slots, 1).map_err(|_| String::new())?;
+        if let Some(at) = deferred {
+            // The event is kept with its note, or refused with it.
+            crate::memory::try_reserve(&mut self.deferred, 1).map_err(|_| String::new())?;
+            let position = (self.slots.len() as u64).saturating_add(1);
+            self.deferred.push(DeferredSlot { position, at });
+        }
         self.slots.push(Slot { span, kind, turn });
         self.state.apply(event, json);
         self.checkpoints.offer(self.slots.len() as u64, &self.state);
         Ok(())
+    }
+
+    fn deferred(&mut self, at: Deferred) {
+        let errors_before = self.error_base.saturating_add(at.errors_before);
+        self.next_deferred = Some(Deferred { errors_before, ..at });
     }
 }
 
@@ -117,6 +139,43 @@ impl Folded {
         Ok(i.checked_add(KINDS.len()).and_then(|id| u32::try_from(id).ok()).unwrap_or(u32::MAX))
     }
 
+    /// The text of the event at a 1-based position.
+    fn text_at(&self, position: u64) -> Option<&str> {
+        let slot = self.slots.get(usize::try_from(position.checked_sub(1)?).ok()?)?;
+        self.texts.get(slot.span)
+    }
+
+    /// The event of a slot as a fold takes it: built from the slot when
+    /// its body is its turn or nothing, or, with `skeletons`, one only the
+    /// per-event lists read (`SessionEvent::skeleton`); else read again
+    /// from its text (every retained text was read once; a deferred one
+    /// is checked before any read reaches it).
+    fn event_of(&self, slot: &Slot, skeletons: bool) -> Option<(SessionEvent<'_>, &str)> {
+        let text = self.texts.get(slot.span)?;
+        let kind = slot.kind as usize;
+        let turn = (slot.turn != NO_TURN).then_some(slot.turn);
+        let skeleton = || turn.filter(|_| skeletons).and_then(|t| SessionEvent::skeleton(kind, t));
+        match SessionEvent::bare(kind, turn).or_else(skeleton) {
+            Some(built) => Some((built, text)),
+            None => SessionEvent::from_json(text).ok().map(|parsed| (parsed, text)),
+        }
+    }
+
+    /// Folds the state and the checkpoints again from the slots, as the
+    /// load folded them (the deferred check's repair).
+    fn refold(&mut self, session_id: Option<String>, (spacing, max_kept): (u64, usize)) {
+        let mut state = SessionState::with_detail(session_id, Detail::Turns);
+        let mut checkpoints = Checkpoints::new(spacing, max_kept);
+        for (i, slot) in self.slots.iter().enumerate() {
+            if let Some((event, text)) = self.event_of(slot, false) {
+                state.apply(&event, text);
+            }
+            checkpoints.offer((i as u64).saturating_add(1), &state);
+        }
+        self.state = state;
+        self.checkpoints = checkpoints;
+    }
+
     fn kind_name(&self, id: u32) -> &str {
         let id = id as usize;
         match KINDS.get(id) {
@@ -139,6 +198,13 @@ pub struct SessionIndex {
     /// step forward from there (a drag of the scrubber, playback) folds
     /// only the events in between, not all those since the checkpoint.
     last_state: RefCell<Option<(u64, SessionState)>>,
+    /// Whether non-strict loads defer the check of the events no fold
+    /// reads (`deferring`), and how far that check got.
+    defer_check: bool,
+    check: RefCell<CheckPass>,
+    /// What the check's refold (`finish_check`) starts from.
+    session_id: Option<String>,
+    spacing: (u64, usize),
 }
 
 impl SessionIndex {
@@ -161,24 +227,58 @@ impl SessionIndex {
     pub fn with_checkpoints(session_id: Option<String>, spacing: u64, max_kept: usize) -> Self {
         SessionIndex {
             folded: Folded {
-                state: SessionState::with_detail(session_id, Detail::Turns),
+                state: SessionState::with_detail(session_id.clone(), Detail::Turns),
                 texts: RetainedTexts::default(),
                 slots: Vec::new(),
                 unknown_kinds: Vec::new(),
                 unknown_ids: HashMap::new(),
                 checkpoints: Checkpoints::new(spacing, max_kept),
                 adopting: None,
+                deferred: Vec::new(),
+                next_deferred: None,
+                error_base: 0,
             },
             reader: None,
             load_errors: Vec::new(),
             last_state: RefCell::new(None),
+            defer_check: false,
+            check: RefCell::default(),
+            session_id,
+            spacing: (spacing, max_kept),
         }
+    }
+
+    /// Defers, in the non-strict loads that follow, the check of the
+    /// events of kinds whose body no fold reads (`SessionEvent::
+    /// from_json_deferring`) to a pass run after (`check_step`), so that
+    /// the log is navigable sooner.
+    /// An option, off by default: a caller that reads `load_errors` at
+    /// `end` (the API's contract until now) gets every error there; the
+    /// viewer, which shows the log first and the errors as they come, opts
+    /// in and runs the pass between messages. Strict loads never defer.
+    pub fn deferring(mut self, on: bool) -> Self {
+        self.defer_check = on;
+        self
+    }
+
+    /// The options a load of this index reads with.
+    fn options(&self, opts: LogOptions) -> LogOptions {
+        LogOptions { defer_check: self.defer_check, ..opts }
+    }
+
+    /// Where the load errors of a reader that has reported `reported`
+    /// so far start (`Folded::error_base`).
+    fn set_error_base(&mut self, reported: usize) {
+        let merged = self.check.get_mut().merged();
+        self.folded.error_base =
+            self.load_errors.len().saturating_sub(merged).saturating_sub(reported);
     }
 
     /// Indexes a whole log held in bytes (any framing); its load errors
     /// are kept beside the events.
     pub fn apply_bytes(&mut self, bytes: &[u8], opts: LogOptions) -> Result<LoadReport, LogError> {
-        let report = log::read_bytes(bytes, opts, &mut self.folded)?;
+        self.set_error_base(0);
+        let report = log::read_bytes(bytes, self.options(opts), &mut self.folded)?;
         self.load_errors.extend_from_slice(&report.errors);
         Ok(report)
     }
@@ -191,6 +291,8 @@ impl SessionIndex {
             Ok(log) => log,
             Err(not_utf8) => return self.apply_bytes(&not_utf8, opts),
         };
+        self.set_error_base(0);
+        let opts = self.options(opts);
         let report = self.adopting(log, 0, |text, folded| log::read_str(text, opts, folded))?;
         self.load_errors.extend_from_slice(&report.errors);
         Ok(report)
@@ -218,11 +320,14 @@ impl SessionIndex {
     /// Indexes the next chunk of a log being streamed in; `end` finishes
     /// it. The chunk, handed over, becomes a segment of the texts (`chunk`).
     pub fn write(&mut self, chunk: Vec<u8>, opts: LogOptions) -> Result<(), LogError> {
+        let opts = self.options(opts);
         let mut reader = self.reader.take().unwrap_or_else(|| LogReader::new(opts));
         let before = reader.errors().len();
+        self.set_error_base(before);
         let result = self.chunk(&mut reader, chunk);
         self.load_errors.extend(reader.errors().iter().skip(before).cloned());
         self.reader = Some(reader);
+        self.merge_found();
         result
     }
 
@@ -264,8 +369,10 @@ impl SessionIndex {
     pub fn end(&mut self) -> Result<LoadReport, LogError> {
         let mut reader = self.reader.take().unwrap_or_default();
         let before = reader.errors().len();
+        self.set_error_base(before);
         let result = reader.finish(&mut self.folded);
         self.load_errors.extend(reader.errors().iter().skip(before).cloned());
+        self.merge_found();
         result.map(|()| reader.report())
     }
 
@@ -298,7 +405,13 @@ impl SessionIndex {
     }
 
     /// The event at a 1-based position.
+    /// An event whose deferred check finds it invalid is refused (`None`),
+    /// as an eager load never took it.
     pub fn event(&self, position: u64) -> Option<IndexedEvent<'_>> {
+        self.check_through(position);
+        if self.refused(position) {
+            return None;
+        }
         let index = usize::try_from(position.checked_sub(1)?).ok()?;
         let slot = self.folded.slots.get(index)?;
         Some(IndexedEvent {
@@ -329,7 +442,8 @@ impl SessionIndex {
     /// state: OS snapshot and summary.
     pub fn state_at(&self, position: u64) -> SessionState {
         let position = position.min(self.event_count());
-        let checkpoint = self.folded.checkpoints.before(position);
+        self.check_through(position);
+        let checkpoint = self.folded.checkpoints.before(self.clean_through(position));
         let last = self.last_state.take().filter(|(at, _)| {
             *at <= position && checkpoint.is_none_or(|(checkpoint_at, _)| checkpoint_at <= at)
         });
@@ -343,22 +457,18 @@ impl SessionIndex {
         state
     }
 
-    /// Folds the events at positions `from..=to` into `state`. An event
-    /// whose body is its turn or nothing is built from its slot, and so is,
-    /// into a `light` state (summary and OS snapshot), one whose body only
-    /// the per-event lists read (`SessionEvent::skeleton`); any other is
-    /// read again from its text (every retained text was read once).
+    /// Folds the events at positions `from..=to` into `state`, each as
+    /// `Folded::event_of` gives it, with skeletons into a `light` state
+    /// (summary and OS snapshot); an event the deferred check refuses is
+    /// left out.
     fn fold_into(&self, state: &mut SessionState, from: u64, to: u64, light: bool) {
+        self.check_through(to);
         for position in from.max(1)..=to.min(self.event_count()) {
-            let Some(slot) = self.slot(position) else { continue };
-            let Some(text) = self.folded.texts.get(slot.span) else { continue };
-            let kind = slot.kind as usize;
-            let turn = (slot.turn != NO_TURN).then_some(slot.turn);
-            let skeleton = || turn.filter(|_| light).and_then(|t| SessionEvent::skeleton(kind, t));
-            if let Some(built) = SessionEvent::bare(kind, turn).or_else(skeleton) {
-                state.apply(&built, text);
-            } else if let Ok(parsed) = SessionEvent::from_json(text) {
-                state.apply(&parsed, text);
+            let Some(slot) = self.slot(position).filter(|_| !self.refused(position)) else {
+                continue;
+            };
+            if let Some((event, text)) = self.folded.event_of(slot, light) {
+                state.apply(&event, text);
             }
         }
     }

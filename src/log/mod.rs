@@ -21,7 +21,7 @@ use entries::{end_of_input, parse_entry, SeqCheck};
 
 use crate::event::syntax::find_byte;
 use crate::event::{EventError, SessionEvent, Str};
-use position::{char_column, column_at, LineCursor};
+use position::{char_column, column_at, prefix_at, LineCursor};
 
 /// How a log is loaded.
 #[derive(Debug, Clone, Copy, Default)]
@@ -31,6 +31,12 @@ pub struct LogOptions {
     /// Deliver only the events whose kind this accepts; the others are
     /// checked to be well-formed JSON objects with a kind, and counted.
     pub only: Option<fn(&str) -> bool>,
+    /// Deliver an event of a kind whose body no fold reads from a scan of
+    /// its syntax, kind and turn (`SessionEvent::from_json_deferring`),
+    /// and tell the sink where it is (`EventSink::deferred`), for a full
+    /// check later. Lines only (an array is read whole at its end); strict
+    /// reading and `only` never defer.
+    pub defer_check: bool,
 }
 
 /// The framings a log can come in.
@@ -61,6 +67,36 @@ pub trait EventSink {
     /// event past its bounds): the reader then reports it where it is in
     /// the log, as a `limit_exceeded` load error, so nothing goes unsaid.
     fn event(&mut self, json: &str, event: &SessionEvent<'_>) -> Result<(), String>;
+
+    /// The next event given was read from a scan, its fields' types not
+    /// checked (`LogOptions::defer_check`): where it is, for that check.
+    fn deferred(&mut self, _at: Deferred) {}
+}
+
+/// Where an event whose check was deferred is, so that its error, if it
+/// has one, is the one an eager read reports (`deferred_error`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deferred {
+    pub line: usize,
+    /// The character column where the event's text starts in its line.
+    pub column: usize,
+    /// How many load errors this reader reported before it.
+    pub errors_before: usize,
+}
+
+/// The load error of an event whose check was deferred (`Deferred`) and
+/// found `e` in its text: what the eager read of its line gives.
+pub fn deferred_error(at: &Deferred, text: &str, e: EventError) -> LogError {
+    let column = char_column(prefix_at(text, e.offset)).saturating_sub(1);
+    LogError {
+        line: at.line,
+        column: at.column.saturating_add(column),
+        index: None,
+        code: code_of(&e),
+        message: e.message,
+        kind: e.kind,
+        field: e.field,
+    }
 }
 
 impl<F: FnMut(&str, &SessionEvent<'_>)> EventSink for F {
@@ -142,6 +178,8 @@ pub fn read_bytes(
 pub struct LogReader {
     strict: bool,
     only: Option<fn(&str) -> bool>,
+    /// `LogOptions::defer_check`, when it applies (not strict, no `only`).
+    defer: bool,
     framing: Option<Framing>,
     /// How far the start of a pushed log has told its framing.
     lead: Lead,
@@ -154,7 +192,8 @@ pub struct LogReader {
 
 impl LogReader {
     pub fn new(opts: LogOptions) -> Self {
-        LogReader { strict: opts.strict, only: opts.only, ..Default::default() }
+        let defer = opts.defer_check && !opts.strict && opts.only.is_none();
+        LogReader { strict: opts.strict, only: opts.only, defer, ..Default::default() }
     }
 
     /// Errors collected so far (tolerant mode).
@@ -376,14 +415,24 @@ impl LogReader {
         } else {
             (text, 0)
         };
-        match self.parse(event_text) {
-            Ok(ref event) => match self.deliver(event_text, event.as_ref(), sink) {
-                Ok(()) => Ok(()),
-                Err(why) => {
+        let mut deferred = false;
+        match self.parse(event_text, Some(&mut deferred)) {
+            Ok(ref event) => {
+                if deferred {
+                    // Told before the event: the sink keeps the note with
+                    // the event, or refuses both.
                     let column = column_at(raw, lead + base);
-                    self.fail(rejected(self.lines_done, column, None, why))
+                    let errors_before = self.errors.len();
+                    sink.deferred(Deferred { line: self.lines_done, column, errors_before });
                 }
-            },
+                match self.deliver(event_text, event.as_ref(), sink) {
+                    Ok(()) => Ok(()),
+                    Err(why) => {
+                        let column = column_at(raw, lead + base);
+                        self.fail(rejected(self.lines_done, column, None, why))
+                    }
+                }
+            }
             Err(e) => {
                 let err = LogError {
                     line: self.lines_done,
@@ -410,11 +459,19 @@ impl LogReader {
 
     /// Parses an event, or only checks it when `only` rejects its kind
     /// (kinds strict reading does not know are parsed in strict mode, to be
-    /// reported).
-    fn parse<'t>(&self, text: &'t str) -> Result<Option<SessionEvent<'t>>, EventError> {
+    /// reported). Given `deferred` (a line's event), the reader defers
+    /// what `LogOptions::defer_check` lets it, and sets it then.
+    fn parse<'t>(
+        &self,
+        text: &'t str,
+        deferred: Option<&mut bool>,
+    ) -> Result<Option<SessionEvent<'t>>, EventError> {
         match self.only {
             None if self.strict => SessionEvent::from_json_strict(text).map(Some),
-            None => SessionEvent::from_json(text).map(Some),
+            None => match deferred.filter(|_| self.defer) {
+                Some(deferred) => SessionEvent::from_json_deferring(text, deferred).map(Some),
+                None => SessionEvent::from_json(text).map(Some),
+            },
             Some(only) => SessionEvent::from_json_if(text, self.strict, &|kind| {
                 only(kind) || (self.strict && !SessionEvent::reads_kind(kind, true))
             }),
@@ -554,7 +611,7 @@ impl ArraySeed<'_, '_, '_> {
         } else {
             element
         };
-        match self.reader.parse(event_text) {
+        match self.reader.parse(event_text, None) {
             Ok(ref event) => match self.reader.deliver(event_text, event.as_ref(), self.sink) {
                 Ok(()) => Ok(()),
                 Err(why) => {

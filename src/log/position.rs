@@ -21,7 +21,7 @@ pub fn column_at(line: &str, byte: usize) -> usize {
     clippy::arithmetic_side_effects,
     reason = "0 is a character boundary: `end` stops there at the latest"
 )]
-fn prefix_at(text: &str, byte: usize) -> &str {
+pub fn prefix_at(text: &str, byte: usize) -> &str {
     let mut end = byte.min(text.len());
     loop {
         if let Some(prefix) = text.get(..end) {

@@ -299,3 +299,63 @@ test("eventsAt gives the events at scattered positions, in the order asked", () 
   );
   index.free();
 });
+
+test("deferCheck: the log is navigable first, checkStep finds the rest of the errors", () => {
+  const bad = [
+    '{"kind":"entropy_sample","turn":2,"score":"high","rho":0,"repeat_pressure":0,"failure_rate":0,"rollbacks_in_window":0,"window_turns":1}',
+    '{"kind":"checkpoint_taken","turn":2}',
+  ];
+  const log = `${lines.slice(0, 10).join("\n")}\n${bad[0]}\n${lines.slice(10).join("\n")}\n${bad[1]}\n{"kind":"pa`;
+  const eager = new SessionIndex().apply(log);
+  const deferred = new SessionIndex(undefined, { deferCheck: true });
+  // Written in chunks that cut events, as the viewer's worker writes.
+  for (let at = 0; at < log.length; at += 97) deferred.write(log.slice(at, at + 97));
+  deferred.end();
+  assert.deepEqual(deferred.checkProgress(), { checkedTo: 10, done: false });
+  assert.equal(deferred.eventCount, eager.eventCount + 2, "navigable before the check");
+  assert.equal(deferred.loadErrors().length, eager.loadErrors().length - 2);
+  // Read before the check reaches it: refused, as the eager load has none.
+  assert.equal(deferred.event(11), null);
+  assert.deepEqual(
+    deferred.events(1, deferred.eventCount).map((e) => e.json),
+    eager.events(1, eager.eventCount).map((e) => e.json),
+  );
+  assert.deepEqual(
+    { ...deferred.stateAt(deferred.eventCount), position: 0 },
+    { ...eager.stateAt(eager.eventCount), position: 0 },
+  );
+  let progress;
+  let steps = 0;
+  do {
+    progress = deferred.checkStep(1);
+    steps++;
+  } while (!progress.done && steps < 1000);
+  assert.deepEqual(progress, { checkedTo: eager.eventCount, done: true });
+  assert.deepEqual(deferred.loadErrors(), eager.loadErrors());
+  assert.deepEqual(
+    deferred
+      .loadErrors()
+      .filter((e) => e.code === "invalid_event")
+      .map((e) => [e.line, e.field]),
+    [
+      [11, "score"],
+      [lines.length + 2, "history_len"],
+    ],
+  );
+  assert.equal(deferred.eventCount, eager.eventCount);
+  assert.deepEqual(deferred.summary(), eager.summary());
+  assert.deepEqual(deferred.turns(), eager.turns());
+  assert.deepEqual(deferred.stateAt(20), eager.stateAt(20));
+  // Strict reading never defers; without the option nothing is deferred.
+  const strictError = (options) => {
+    try {
+      new SessionIndex(undefined, options).apply(log);
+    } catch (e) {
+      return [e.code, e.message];
+    }
+  };
+  assert.equal(strictError({ strict: true })[0], "invalid_log");
+  assert.deepEqual(strictError({ strict: true, deferCheck: true }), strictError({ strict: true }));
+  assert.deepEqual(eager.checkProgress(), { checkedTo: eager.eventCount, done: true });
+  assert.throws(() => deferred.checkStep(-1), { code: "invalid_input" });
+});

@@ -26,9 +26,23 @@ fn state_json(state: &SessionState) -> String {
 
 #[wasm_bindgen(js_class = SessionIndexCore)]
 impl SessionIndex {
+    /// With `defer_check`, non-strict loads defer the typed check of the
+    /// events no fold reads to `checkStep` (`CoreIndex::deferring`).
     #[wasm_bindgen(constructor)]
-    pub fn new(session_id: Option<String>) -> SessionIndex {
-        SessionIndex { inner: budget::Held::new("SessionIndex", CoreIndex::new(session_id)) }
+    pub fn new(session_id: Option<String>, defer_check: Option<bool>) -> SessionIndex {
+        let index = CoreIndex::new(session_id).deferring(defer_check.unwrap_or(false));
+        SessionIndex { inner: budget::Held::new("SessionIndex", index) }
+    }
+
+    /// Checks up to `budget` more deferred events (`CoreIndex::check_step`;
+    /// 0 only says how far it got): `[checked_to, done]`, `done` 1 or 0 (two
+    /// numbers, not JSON: no formatter for them in the .wasm).
+    #[wasm_bindgen(js_name = checkStep)]
+    pub fn check_step(&mut self, budget: u32) -> Result<Vec<f64>, JsValue> {
+        self.inner.fold("checkStep", |i| {
+            let progress = i.check_step(budget as usize);
+            Ok(vec![progress.checked_to as f64, f64::from(u8::from(progress.done))])
+        })
     }
 
     /// Indexes a whole log, which the index then keeps as its events'
