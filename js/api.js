@@ -3,6 +3,7 @@
 import * as raw from "../pkg/agent_replay.js";
 import sample from "../pkg/sample.js";
 import { AgentReplayError, call, decodeEvents, invalidInput, isBytes, toBytes } from "./common.js";
+import { otlpProtobuf } from "./otlp-protobuf.js";
 
 export { AgentReplayError, errorCodes, httpStatusOf } from "./common.js";
 
@@ -261,8 +262,8 @@ export class SessionState {
   toOtlp(options) {
     const core = this.#live();
     const { protobuf, content, startTime } = otlpOptionsOf(options);
-    if (protobuf) return call(() => core.toOtlpProtobuf(content, startTime));
-    return JSON.parse(call(() => core.toOtlp(content, startTime)));
+    const trace = JSON.parse(call(() => core.toOtlp(content, startTime)));
+    return protobuf ? otlpProtobuf(trace) : trace;
   }
 
   get eventCount() {

@@ -1,5 +1,6 @@
 //! OpenTelemetry export: a session as an OTLP trace (an
-//! `ExportTraceServiceRequest`, in the JSON or the protobuf encoding)
+//! `ExportTraceServiceRequest` in its JSON encoding; js/otlp-protobuf.js
+//! re-encodes it as protobuf, outside the .wasm)
 //! under the OpenTelemetry GenAI semantic conventions, built from the
 //! folded `SessionView` (docs/otlp.md).
 //!
@@ -10,13 +11,11 @@
 //! root. Ids are derived from the session and the position (`ids`), times
 //! are the log's where it has them and synthetic elsewhere (`clock`),
 //! each span within its parent (`nesting`). The spans are defined once
-//! (`model::Trace`) and written in either encoding (`encode_json`,
-//! `encode_proto`).
+//! (`model::Trace`) and written as OTLP/JSON (`encode_json`).
 
 mod attempts;
 mod clock;
 mod encode_json;
-mod encode_proto;
 mod events;
 mod ids;
 mod messages;
@@ -174,10 +173,4 @@ pub fn trace(view: &SessionView, options: OtlpOptions) -> Trace {
 /// JSON encoding (OTLP/JSON).
 pub fn to_otlp(view: &SessionView, options: OtlpOptions) -> String {
     encode_json::to_json(&trace(view, options))
-}
-
-/// The session as one OTLP trace: an `ExportTraceServiceRequest` in its
-/// protobuf encoding (OTLP/protobuf, `application/x-protobuf`).
-pub fn to_otlp_protobuf(view: &SessionView, options: OtlpOptions) -> Vec<u8> {
-    encode_proto::to_protobuf(&trace(view, options))
 }

@@ -1,8 +1,7 @@
 //! The trace as the OTLP protocol defines it (an `ExportTraceServiceRequest`
-//! with one resource and one scope), defined once and written in either
-//! encoding: OTLP/JSON (`encode_json`) or OTLP/protobuf (`encode_proto`).
-//! Ids are kept as the hex the JSON encoding writes; the protobuf writer
-//! turns them into bytes.
+//! with one resource and one scope), defined once and written as OTLP/JSON
+//! (`encode_json`), which js/otlp-protobuf.js re-encodes as protobuf.
+//! Ids are kept as the hex the JSON encoding writes.
 
 /// A span's name under the conventions: `op name`, or `op` alone.
 /// (Joined, not formatted: `format!` costs code at every call.)
@@ -47,7 +46,7 @@ pub enum Value {
     Int(i64),
     Bool(bool),
     /// A JSON number as written in the log: its text, so the JSON
-    /// encoding writes it unchanged; the protobuf one parses it.
+    /// encoding writes it unchanged.
     Double(String),
     Strings(Vec<String>),
 }

@@ -219,6 +219,25 @@ test("the protobuf encoding decodes, with the official definitions, to the JSON 
   );
 });
 
+test("the protobuf encoding: doubles and negative integers, which no corpus log has", () => {
+  const text = corpus("budgets.jsonl").replace(
+    '"budget":"token_budget"}',
+    '"budget":"token_budget","ratio":0.1,"used":1.5e3,"delta":-12,"floor":-9007199254740991}',
+  );
+  const exceeded = (trace) => spansOf(trace)[0].events.find((e) => e.name === "budget_exceeded");
+  const values = Object.fromEntries(
+    exceeded(decode(toOtlp(text, { format: "protobuf" }))).attributes.map((a) => [a.key, a.value]),
+  );
+  assert.deepEqual(values["agent_replay.ratio"], { doubleValue: 0.1 });
+  assert.deepEqual(values["agent_replay.used"], { doubleValue: 1500 });
+  assert.deepEqual(values["agent_replay.delta"], { intValue: "-12" });
+  assert.deepEqual(values["agent_replay.floor"], { intValue: "-9007199254740991" });
+  assert.deepEqual(
+    exceeded(decode(toOtlp(text, { format: "protobuf" }))),
+    exceeded(withoutDefaults(toOtlp(text))),
+  );
+});
+
 /** Each message of a `gen_ai.*.messages` attribute, parsed. */
 const messagesOf = (span, key) => {
   const value = attr(span, key);

@@ -1,8 +1,8 @@
-//! `SessionStateCore.toOtlp` and `toOtlpProtobuf`: the session folded so
-//! far as an OTLP trace (`agent_replay::otlp`), in its JSON or protobuf
-//! encoding, under the memory budget (`read`).
+//! `SessionStateCore.toOtlp`: the session folded so far as an OTLP trace
+//! (`agent_replay::otlp`) in its JSON encoding, under the memory budget
+//! (`read`). (OTLP/protobuf is re-encoded from it in js/otlp-protobuf.js.)
 
-use agent_replay::otlp::{to_otlp, to_otlp_protobuf, OtlpOptions};
+use agent_replay::otlp::{to_otlp, OtlpOptions};
 use wasm_bindgen::prelude::*;
 
 use crate::SessionState;
@@ -22,16 +22,5 @@ impl SessionState {
     pub fn to_otlp(&self, content: bool, start_time_ms: Option<f64>) -> Result<String, JsValue> {
         let options = options(content, start_time_ms);
         self.inner.read("toOtlp", |s| Ok(to_otlp(s.view(), options)))
-    }
-
-    /// OTLP/protobuf: an `ExportTraceServiceRequest`'s bytes.
-    #[wasm_bindgen(js_name = toOtlpProtobuf)]
-    pub fn to_otlp_protobuf(
-        &self,
-        content: bool,
-        start_time_ms: Option<f64>,
-    ) -> Result<Vec<u8>, JsValue> {
-        let options = options(content, start_time_ms);
-        self.inner.read("toOtlp", |s| Ok(to_otlp_protobuf(s.view(), options)))
     }
 }
