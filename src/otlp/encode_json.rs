@@ -1,11 +1,12 @@
 //! OTLP/JSON, written straight into one output (the project's `JsonOut`,
 //! its strings escaped as everywhere else): the `Trace` field for field as
 //! the OpenTelemetry protobuf definitions name them in JSON
-//! (lowerCamelCase). Per the OTLP/JSON encoding, trace and span ids are
-//! hex strings and 64-bit integers (times, `intValue`) decimal strings;
-//! enums are their numbers.
+//! (lowerCamelCase); the attributes, written as they were put
+//! (`model::Attributes`), copied in. Per the OTLP/JSON encoding, trace and
+//! span ids are hex strings and 64-bit integers (times, `intValue`) decimal
+//! strings; enums are their numbers.
 
-use super::model::{Attributes, Link, Span, SpanEvent, SpanKind, Status, Trace, Value};
+use super::model::{Attributes, Link, Span, SpanEvent, SpanKind, Status, Trace};
 use crate::json::JsonOut;
 
 /// Appends a 64-bit integer as OTLP/JSON writes it: a decimal string.
@@ -24,43 +25,9 @@ fn write_status(status: &Status, out: &mut JsonOut) {
     }
 }
 
-fn write_value(value: &Value, out: &mut JsonOut) {
-    match value {
-        Value::Str(s) => {
-            out.raw("{\"stringValue\":");
-            out.string(s);
-        }
-        Value::Int(n) => {
-            out.raw("{\"intValue\":");
-            out.string(itoa::Buffer::new().format(*n));
-        }
-        Value::Bool(b) => out.raw(if *b { "{\"boolValue\":true" } else { "{\"boolValue\":false" }),
-        Value::Double(text) => {
-            out.raw("{\"doubleValue\":");
-            out.raw(text);
-        }
-        Value::Strings(values) => {
-            out.raw("{\"arrayValue\":{\"values\":[");
-            for (i, v) in values.iter().enumerate() {
-                out.raw(if i > 0 { ",{\"stringValue\":" } else { "{\"stringValue\":" });
-                out.string(v);
-                out.raw("}");
-            }
-            out.raw("]}");
-        }
-    }
-    out.raw("}");
-}
-
 fn write_attributes(attributes: &Attributes, out: &mut JsonOut) {
     out.raw("\"attributes\":[");
-    for (i, (key, value)) in attributes.0.iter().enumerate() {
-        out.raw(if i > 0 { ",{\"key\":" } else { "{\"key\":" });
-        out.string(key);
-        out.raw(",\"value\":");
-        write_value(value, out);
-        out.raw("}");
-    }
+    out.append(attributes.json_text());
     out.raw("]");
 }
 

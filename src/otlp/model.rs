@@ -1,7 +1,10 @@
 //! The trace as the OTLP protocol defines it (an `ExportTraceServiceRequest`
 //! with one resource and one scope), defined once and written as OTLP/JSON
 //! (`encode_json`), which js/otlp-protobuf.js re-encodes as protobuf.
-//! Ids are kept as the hex the JSON encoding writes.
+//! Ids are kept as the hex the JSON encoding writes; attributes as their
+//! JSON, written as they are put.
+
+use crate::json::JsonOut;
 
 /// A span's name under the conventions: `op name`, or `op` alone.
 /// (Joined, not formatted: `format!` costs code at every call.)
@@ -39,48 +42,61 @@ impl Status {
     }
 }
 
-/// An attribute's value (`AnyValue`): the types this export writes.
-#[derive(Debug)]
-pub enum Value {
-    Str(String),
-    Int(i64),
-    Bool(bool),
-    /// A JSON number as written in the log: its text, so the JSON
-    /// encoding writes it unchanged.
-    Double(String),
-    Strings(Vec<String>),
-}
-
-/// A span's, an event's or a link's attributes, in the order they were put.
-#[derive(Debug, Default)]
-pub struct Attributes(pub Vec<(String, Value)>);
+/// A span's, an event's or a link's attributes, in the order they were
+/// put: written as OTLP/JSON `KeyValue`s (`{"key":…,"value":{…}}`, the
+/// value an `AnyValue`) as they are put, the one encoding the core writes,
+/// so no typed value is held in between.
+#[derive(Default)]
+pub struct Attributes(JsonOut);
 
 // Not inlined: each is called at dozens of sites in cold code, where an
-// inlined copy of the push and the copy of the value costs size for no speed.
+// inlined copy of the writes costs size for no speed.
 impl Attributes {
+    /// Opens the next `KeyValue` and its value: `{"key":…,"value":{`.
     #[inline(never)]
-    fn put(&mut self, key: &str, value: Value) {
-        self.0.push((key.to_string(), value));
+    fn open(&mut self, key: &str) {
+        self.0.raw(if self.0.is_empty() { "{\"key\":" } else { ",{\"key\":" });
+        self.0.string(key);
+        self.0.raw(",\"value\":{");
     }
 
     #[inline(never)]
     pub fn str(&mut self, key: &str, value: &str) {
-        self.put(key, Value::Str(value.to_string()));
+        self.open(key);
+        self.0.raw("\"stringValue\":");
+        self.0.string(value);
+        self.0.raw("}}");
+    }
+
+    /// A 64-bit integer: a decimal string, as OTLP/JSON writes them.
+    #[inline(never)]
+    fn signed(&mut self, key: &str, value: i64) {
+        self.open(key);
+        self.0.raw("\"intValue\":");
+        self.0.string(itoa::Buffer::new().format(value));
+        self.0.raw("}}");
     }
 
     /// An unsigned count or position: OTLP integers are signed 64-bit, so
     /// one past `i64::MAX` is written as `i64::MAX`.
-    #[inline(never)]
     pub fn int(&mut self, key: &str, value: u64) {
-        self.put(key, Value::Int(i64::try_from(value).unwrap_or(i64::MAX)));
+        self.signed(key, i64::try_from(value).unwrap_or(i64::MAX));
     }
 
     pub fn bool(&mut self, key: &str, value: bool) {
-        self.put(key, Value::Bool(value));
+        self.open(key);
+        self.0.raw(if value { "\"boolValue\":true}}" } else { "\"boolValue\":false}}" });
     }
 
     pub fn strings(&mut self, key: &str, values: &[String]) {
-        self.put(key, Value::Strings(values.to_vec()));
+        self.open(key);
+        self.0.raw("\"arrayValue\":{\"values\":[");
+        for (i, v) in values.iter().enumerate() {
+            self.0.raw(if i > 0 { ",{\"stringValue\":" } else { "{\"stringValue\":" });
+            self.0.string(v);
+            self.0.raw("}");
+        }
+        self.0.raw("]}}}");
     }
 
     #[inline(never)]
@@ -92,25 +108,35 @@ impl Attributes {
 
     /// A JSON value (valid, as the view keeps it) as an attribute:
     /// strings, booleans and numbers as themselves (integers that fit
-    /// 64 bits as integers, other numbers as doubles), objects and arrays
-    /// as their JSON text; `null` as nothing.
+    /// 64 bits as integers, other numbers as doubles, their text as the
+    /// log wrote it), objects and arrays as their JSON text; `null` as
+    /// nothing.
     pub fn json(&mut self, key: &str, raw: &str) {
-        let value = match raw.as_bytes().first() {
-            None | Some(b'n') => return,
-            Some(b'"') => Value::Str(crate::view::raw::string(raw).unwrap_or_default()),
-            Some(b't' | b'f') => Value::Bool(raw == "true"),
-            Some(b'{' | b'[') => Value::Str(raw.to_string()),
+        match raw.as_bytes().first() {
+            None | Some(b'n') => {}
+            Some(b'"') => self.str(key, &crate::view::raw::string(raw).unwrap_or_default()),
+            Some(b't' | b'f') => self.bool(key, raw == "true"),
+            Some(b'{' | b'[') => self.str(key, raw),
             Some(_) => match raw.parse::<i64>() {
-                Ok(n) => Value::Int(n),
-                Err(_) => Value::Double(raw.to_string()),
+                Ok(n) => self.signed(key, n),
+                Err(_) => {
+                    self.open(key);
+                    self.0.raw("\"doubleValue\":");
+                    self.0.raw(raw);
+                    self.0.raw("}}");
+                }
             },
-        };
-        self.put(key, value);
+        }
+    }
+
+    /// The `KeyValue`s written, comma-separated (the list's brackets are
+    /// the caller's).
+    pub fn json_text(&self) -> &JsonOut {
+        &self.0
     }
 }
 
 /// A span event.
-#[derive(Debug)]
 pub struct SpanEvent {
     pub time: u64,
     pub name: String,
@@ -118,14 +144,12 @@ pub struct SpanEvent {
 }
 
 /// A link from a span to another span of the same trace.
-#[derive(Debug)]
 pub struct Link {
     pub span_id: String,
     pub attributes: Attributes,
 }
 
 /// A span, its ids and times resolved.
-#[derive(Debug)]
 pub struct Span {
     pub span_id: String,
     /// `""` for the root.
@@ -141,7 +165,6 @@ pub struct Span {
 }
 
 /// One trace: what an `ExportTraceServiceRequest` of this export holds.
-#[derive(Debug)]
 pub struct Trace {
     pub trace_id: String,
     pub resource: Attributes,
