@@ -3,6 +3,8 @@
 //! and the route, status and token usage of each model call. Read with
 //! the view's own JSON walker (`view::raw`), which costs the .wasm far
 //! less than a derived `Deserialize`.
+//!
+//! (`#[inline]` throughout: see the parent module's doc.)
 
 use crate::view::raw::{At, Obj, Problem};
 use crate::view::Entry;
@@ -23,17 +25,20 @@ pub struct Attempt {
 }
 
 impl Attempt {
+    #[inline]
     pub fn succeeded(&self) -> bool {
         self.status.as_deref() == Some("success")
     }
 }
 
 /// Milliseconds to nanoseconds, `None` past what a u64 holds.
+#[inline]
 fn nanos(ms: u64) -> Option<u64> {
     ms.checked_mul(1_000_000)
 }
 
 /// Two unsigned fields of an object, if it is one and has both.
+#[inline]
 fn pair(text: &str, what: &'static str, keys: [&'static str; 2]) -> Option<(u64, u64)> {
     let problem = Problem::default();
     let obj = Obj::parse(text, what, &At { problem: &problem, what, key: "" });
@@ -43,12 +48,14 @@ fn pair(text: &str, what: &'static str, keys: [&'static str; 2]) -> Option<(u64,
 }
 
 /// A string field of an object; anything else reads as `None`.
+#[inline]
 fn text_field(obj: &Obj<'_>, key: &'static str) -> Option<String> {
     crate::view::raw::string(obj.raw(key))
 }
 
 /// The attempt an entry records. A field of an unexpected type leaves
 /// what it would have given unknown rather than failing the export.
+#[inline]
 pub fn read(entry: &Entry) -> Attempt {
     let text = entry.event.get();
     let problem = Problem::default();
@@ -73,6 +80,7 @@ pub fn read(entry: &Entry) -> Attempt {
 
 /// The provider and model a route record names (a `provider_attempt`'s
 /// or `run_started`'s `route`).
+#[inline]
 pub fn route_names(route: &str) -> (Option<String>, Option<String>) {
     let problem = Problem::default();
     let obj = Obj::parse(route, "route", &At { problem: &problem, what: "route", key: "" });

@@ -10,6 +10,8 @@
 //! anyway. A log with no real time at all is placed at one microsecond
 //! per position after the origin the caller gives (the CLI: the file's
 //! modification time), else after the Unix epoch.
+//!
+//! (`#[inline]` throughout: see the parent module's doc.)
 
 use super::attempts::Attempt;
 
@@ -43,6 +45,7 @@ impl Clock {
     /// A clock anchored on the attempts' times (`attempts` in log order),
     /// each moved no earlier than the latest finish before it; `origin`
     /// places a log without any.
+    #[inline]
     pub fn new(attempts: &[Attempt], origin: u64) -> Clock {
         let mut latest = 0;
         let anchors = attempts
@@ -59,6 +62,7 @@ impl Clock {
     }
 
     /// The synthetic time of the event at `position`.
+    #[inline]
     pub fn at(&self, position: u64) -> Moment {
         let after = self.anchors.partition_point(|a| a.position <= position);
         let before = after.checked_sub(1).and_then(|i| self.anchors.get(i));
@@ -85,6 +89,7 @@ impl Clock {
 }
 
 /// A real moment from an attempt's reading.
+#[inline]
 pub fn real(nanos: u64) -> Moment {
     Moment { nanos, real: true }
 }

@@ -5,15 +5,19 @@
 //! (`model::Attributes`), copied in. Per the OTLP/JSON encoding, trace and
 //! span ids are hex strings and 64-bit integers (times, `intValue`) decimal
 //! strings; enums are their numbers.
+//!
+//! (`#[inline]` throughout: see the parent module's doc.)
 
 use super::model::{Attributes, Link, Span, SpanEvent, SpanKind, Status, Trace};
 use crate::json::JsonOut;
 
 /// Appends a 64-bit integer as OTLP/JSON writes it: a decimal string.
+#[inline]
 fn push_u64(out: &mut JsonOut, value: u64) {
     out.string(itoa::Buffer::new().format(value));
 }
 
+#[inline]
 fn write_status(status: &Status, out: &mut JsonOut) {
     match &status.error {
         None => out.raw("{\"code\":0}"),
@@ -25,12 +29,14 @@ fn write_status(status: &Status, out: &mut JsonOut) {
     }
 }
 
+#[inline]
 fn write_attributes(attributes: &Attributes, out: &mut JsonOut) {
     out.raw("\"attributes\":[");
     out.append(attributes.json_text());
     out.raw("]");
 }
 
+#[inline]
 fn write_event(event: &SpanEvent, out: &mut JsonOut) {
     out.raw("{\"timeUnixNano\":");
     push_u64(out, event.time);
@@ -41,6 +47,7 @@ fn write_event(event: &SpanEvent, out: &mut JsonOut) {
     out.raw("}");
 }
 
+#[inline]
 fn write_link(link: &Link, trace_id: &str, out: &mut JsonOut) {
     out.raw("{\"traceId\":");
     out.string(trace_id);
@@ -52,6 +59,7 @@ fn write_link(link: &Link, trace_id: &str, out: &mut JsonOut) {
 }
 
 /// Writes `items` as `,"name":[...]`, or nothing when there are none.
+#[inline]
 fn write_list<T>(out: &mut JsonOut, name: &str, items: &[T], write: impl Fn(&T, &mut JsonOut)) {
     if items.is_empty() {
         return;
@@ -66,6 +74,7 @@ fn write_list<T>(out: &mut JsonOut, name: &str, items: &[T], write: impl Fn(&T, 
     out.raw("]");
 }
 
+#[inline]
 fn write_span(span: &Span, trace_id: &str, out: &mut JsonOut) {
     out.raw("{\"traceId\":");
     out.string(trace_id);
@@ -92,6 +101,7 @@ fn write_span(span: &Span, trace_id: &str, out: &mut JsonOut) {
 }
 
 /// The trace as an OTLP/JSON `ExportTraceServiceRequest`.
+#[inline]
 pub fn to_json(trace: &Trace) -> String {
     let mut out = JsonOut::default();
     out.raw("{\"resourceSpans\":[{\"resource\":{");

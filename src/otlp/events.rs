@@ -2,17 +2,21 @@
 //! suspensions, permissions, budgets, signals and cancellations. Each
 //! event is named by its kind and carries the event's own top-level
 //! fields as `agent_replay.{field}` attributes, and its position.
+//!
+//! (`#[inline]` throughout: see the parent module's doc.)
 
 use super::clock::Clock;
 use super::model::{Attributes, SpanEvent};
 use crate::view::raw::{items, string};
 use crate::view::{Entry, PermissionRequest, SessionView};
 
+#[inline]
 fn event(position: u64, clock: &Clock, name: String, attributes: Attributes) -> SpanEvent {
     SpanEvent { time: clock.at(position).nanos, name, attributes }
 }
 
 /// The span event of a recorded event.
+#[inline]
 pub fn of_entry(entry: &Entry, clock: &Clock) -> SpanEvent {
     let mut name = String::from("event");
     let mut attributes = Attributes::default();
@@ -29,6 +33,7 @@ pub fn of_entry(entry: &Entry, clock: &Clock) -> SpanEvent {
 }
 
 /// A permission request and, when it came, its resolution: two events.
+#[inline]
 fn of_permission(request: &PermissionRequest, clock: &Clock, out: &mut Vec<SpanEvent>) {
     let mut asked = Attributes::default();
     asked.int("agent_replay.position", request.position.0);
@@ -50,6 +55,7 @@ fn of_permission(request: &PermissionRequest, clock: &Clock, out: &mut Vec<SpanE
 /// Every suspension and resumption, permission request and resolution,
 /// gate, denial, budget report, exceeded budget, signal and cancellation
 /// (grouped by what they record; each has its time and position).
+#[inline]
 pub fn run_events(view: &SessionView, clock: &Clock) -> Vec<SpanEvent> {
     let entries = [
         &view.suspensions,

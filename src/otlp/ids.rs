@@ -3,12 +3,15 @@
 //! spans. The trace id is a hash of the session id and the run id; a span
 //! id a hash of the trace's key, the span's role and the position of the
 //! event it starts from (and, for a tool call, the call id).
+//!
+//! (`#[inline]` throughout: see the parent module's doc.)
 
 use super::model::push_hex;
 
 /// FNV-1a over `parts` (each followed by a separator byte), then the
 /// SplitMix64 finalizer so that nearby inputs spread over all 64 bits.
 #[allow(clippy::arithmetic_side_effects, reason = "wrapping arithmetic only")]
+#[inline]
 fn hash64(seed: u64, parts: &[&[u8]]) -> u64 {
     let mut h = 0xcbf2_9ce4_8422_2325_u64 ^ seed;
     for part in parts {
@@ -25,6 +28,7 @@ fn hash64(seed: u64, parts: &[&[u8]]) -> u64 {
 }
 
 /// An all-zero id is invalid in OTLP: it never comes out.
+#[inline]
 fn nonzero(h: u64) -> u64 {
     h.max(1)
 }
@@ -38,6 +42,7 @@ pub struct Ids {
 
 impl Ids {
     /// Ids keyed by the session id and the run id (either may be empty).
+    #[inline]
     pub fn new(session_id: &str, run_id: &str) -> Ids {
         let key = [session_id, "\u{0}", run_id].concat();
         let mut trace_id = String::with_capacity(32);
@@ -47,12 +52,14 @@ impl Ids {
     }
 
     /// 32 lowercase hex digits.
+    #[inline]
     pub fn trace_id(&self) -> &str {
         &self.trace_id
     }
 
     /// 16 lowercase hex digits for the span of `role` starting at
     /// `position`, told apart by `extra` where one position starts several.
+    #[inline]
     pub fn span_id(&self, role: &str, position: u64, extra: &str) -> String {
         let position = position.to_le_bytes();
         let h = hash64(3, &[self.key.as_bytes(), role.as_bytes(), &position, extra.as_bytes()]);

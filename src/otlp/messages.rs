@@ -3,11 +3,14 @@
 //! messages (`{role, parts}`; an output message also `finish_reason`, which
 //! the conventions' schema requires and backends such as Phoenix drop a
 //! message without), `gen_ai.system_instructions` an array of parts.
+//!
+//! (`#[inline]` throughout: see the parent module's doc.)
 
 use crate::json::{JsonOut, JsonText};
 use crate::view::TranscriptEntry;
 
 /// Appends a text part to `parts` (JSON objects, comma-separated).
+#[inline]
 pub fn text_part(parts: &mut JsonOut, content: &str) {
     if !parts.is_empty() {
         parts.raw(",");
@@ -19,6 +22,7 @@ pub fn text_part(parts: &mut JsonOut, content: &str) {
 
 /// Appends one message of `role` with `parts` to `list` (messages,
 /// comma-separated), with its `finish_reason` when it is an output.
+#[inline]
 fn push_message(list: &mut JsonOut, role: &str, parts: &JsonOut, finish_reason: Option<&str>) {
     list.raw(if list.is_empty() { "{\"role\":" } else { ",{\"role\":" });
     list.string(role);
@@ -33,6 +37,7 @@ fn push_message(list: &mut JsonOut, role: &str, parts: &JsonOut, finish_reason: 
 }
 
 /// `list` (comma-separated items) as a JSON array's text.
+#[inline]
 fn array(list: &JsonOut) -> String {
     let mut out = JsonOut::default();
     out.raw("[");
@@ -42,6 +47,7 @@ fn array(list: &JsonOut) -> String {
 }
 
 /// The goal as the input messages of the run: one user message.
+#[inline]
 pub fn goal(text: &str) -> String {
     let mut parts = JsonOut::default();
     text_part(&mut parts, text);
@@ -51,6 +57,7 @@ pub fn goal(text: &str) -> String {
 }
 
 /// The system prompt as `gen_ai.system_instructions`: one text part.
+#[inline]
 pub fn system_instructions(text: &str) -> String {
     let mut parts = JsonOut::default();
     text_part(&mut parts, text);
@@ -60,6 +67,7 @@ pub fn system_instructions(text: &str) -> String {
 /// Why a reply ended, in the conventions' terms: it asked for tools
 /// (`tool_call`), its call failed (`error`), else `stop`. (The log does
 /// not record the provider's own reason.)
+#[inline]
 pub fn finish_reason(asked_for_tools: bool, failed: bool) -> &'static str {
     match (asked_for_tools, failed) {
         (true, _) => "tool_call",
@@ -77,6 +85,7 @@ pub struct Requested<'a> {
 
 /// A reply as `gen_ai.output.messages`: one assistant message with its
 /// text and its tool calls.
+#[inline]
 pub fn output(text: &str, requested: &[Requested<'_>], finish_reason: &str) -> String {
     let mut parts = JsonOut::default();
     if !text.is_empty() {
@@ -100,6 +109,7 @@ pub fn output(text: &str, requested: &[Requested<'_>], finish_reason: &str) -> S
 }
 
 /// A tool's result (or its denial) as the tool message the model read.
+#[inline]
 fn tool_message(list: &mut JsonOut, call_id: &str, response: &str) {
     let mut parts = JsonOut::default();
     parts.raw("{\"type\":\"tool_call_response\",\"id\":");
@@ -116,6 +126,7 @@ fn tool_message(list: &mut JsonOut, call_id: &str, response: &str) {
 /// not record. One entry per `Assistant` entry of the transcript, in
 /// order, then one for a call that no completion followed; `""` where
 /// there is none.
+#[inline]
 pub fn call_inputs(transcript: &[TranscriptEntry]) -> Vec<String> {
     let mut inputs = Vec::new();
     let mut pending = JsonOut::default();

@@ -12,6 +12,16 @@
 //! are the log's where it has them and synthetic elsewhere (`clock`),
 //! each span within its parent (`nesting`). The spans are defined once
 //! (`model::Trace`) and written as OTLP/JSON (`encode_json`).
+//!
+//! Every function here is `#[inline]` (but the few `#[inline(never)]`
+//! ones, kept in the core on purpose), and not for speed: an inline
+//! function is compiled by the crate that calls it, so the binding crate
+//! (wasm/, built at `opt-level = "z"`) compiles this cold code for size,
+//! where the core's own `"s"` builds for the hot fold's speed
+//! (benches/RESULTS.md, "The .wasm under its budget";
+//! tests/js/wasm-size.test.mjs checks each function has it). It holds only
+//! because nothing else in the core calls this module: a function compiled
+//! by both crates would be in the .wasm twice.
 
 mod attempts;
 mod clock;
@@ -44,6 +54,7 @@ pub struct OtlpOptions {
 const SCOPE: &str = "agent-replay";
 
 /// The run's state as the root's attributes and status.
+#[inline]
 fn put_status(a: &mut Attributes, status: &RunStatus) -> Status {
     match status {
         RunStatus::NotStarted => {
@@ -69,6 +80,7 @@ fn put_status(a: &mut Attributes, status: &RunStatus) -> Status {
 }
 
 /// The run's `invoke_agent` span, spanning all the others.
+#[inline]
 fn root_span(cx: &Context<'_>, children: &[Draft], run_id: &str) -> Draft {
     let view = cx.view;
     let agent_id = view.run.as_ref().and_then(|r| r.agent_id.as_deref());
@@ -116,6 +128,7 @@ fn root_span(cx: &Context<'_>, children: &[Draft], run_id: &str) -> Draft {
 /// name them, and the goal and the final answer (the last reply with
 /// text) as `input.value` and `output.value`, which OpenInference backends
 /// (Phoenix) show as a trace's input and output.
+#[inline]
 fn put_content(a: &mut Attributes, view: &SessionView) {
     let Some(run) = &view.run else { return };
     a.str("gen_ai.input.messages", &messages::goal(&run.goal));
@@ -135,6 +148,7 @@ fn put_content(a: &mut Attributes, view: &SessionView) {
 }
 
 /// The session as one OTLP trace.
+#[inline]
 pub fn trace(view: &SessionView, options: OtlpOptions) -> Trace {
     let run_id = view.run.as_ref().map_or("", |r| r.run_id.as_str());
     let ids = ids::Ids::new(view.session_id.as_deref().unwrap_or(""), run_id);
@@ -171,6 +185,7 @@ pub fn trace(view: &SessionView, options: OtlpOptions) -> Trace {
 
 /// The session as one OTLP trace: an `ExportTraceServiceRequest` in its
 /// JSON encoding (OTLP/JSON).
+#[inline]
 pub fn to_otlp(view: &SessionView, options: OtlpOptions) -> String {
     encode_json::to_json(&trace(view, options))
 }

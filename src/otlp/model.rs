@@ -3,16 +3,20 @@
 //! (`encode_json`), which js/otlp-protobuf.js re-encodes as protobuf.
 //! Ids are kept as the hex the JSON encoding writes; attributes as their
 //! JSON, written as they are put.
+//!
+//! (`#[inline]` throughout: see the parent module's doc.)
 
 use crate::json::JsonOut;
 
 /// A span's name under the conventions: `op name`, or `op` alone.
 /// (Joined, not formatted: `format!` costs code at every call.)
+#[inline]
 pub fn span_name(op: &str, name: Option<&str>) -> String {
     name.map_or_else(|| op.to_string(), |n| [op, " ", n].concat())
 }
 
 /// Appends `value` as 16 lowercase hex digits.
+#[inline]
 pub fn push_hex(out: &mut String, value: u64) {
     let mut rest = value;
     for _ in 0..16 {
@@ -37,6 +41,7 @@ pub struct Status {
 }
 
 impl Status {
+    #[inline]
     pub fn error(message: impl Into<String>) -> Status {
         Status { error: Some(message.into()) }
     }
@@ -79,15 +84,18 @@ impl Attributes {
 
     /// An unsigned count or position: OTLP integers are signed 64-bit, so
     /// one past `i64::MAX` is written as `i64::MAX`.
+    #[inline]
     pub fn int(&mut self, key: &str, value: u64) {
         self.signed(key, i64::try_from(value).unwrap_or(i64::MAX));
     }
 
+    #[inline]
     pub fn bool(&mut self, key: &str, value: bool) {
         self.open(key);
         self.0.raw(if value { "\"boolValue\":true}}" } else { "\"boolValue\":false}}" });
     }
 
+    #[inline]
     pub fn strings(&mut self, key: &str, values: &[String]) {
         self.open(key);
         self.0.raw("\"arrayValue\":{\"values\":[");
@@ -111,6 +119,7 @@ impl Attributes {
     /// 64 bits as integers, other numbers as doubles, their text as the
     /// log wrote it), objects and arrays as their JSON text; `null` as
     /// nothing.
+    #[inline]
     pub fn json(&mut self, key: &str, raw: &str) {
         match raw.as_bytes().first() {
             None | Some(b'n') => {}
@@ -131,6 +140,7 @@ impl Attributes {
 
     /// The `KeyValue`s written, comma-separated (the list's brackets are
     /// the caller's).
+    #[inline]
     pub fn json_text(&self) -> &JsonOut {
         &self.0
     }

@@ -4,18 +4,22 @@
 //! times can break both (attempts that overlap, a process recorded before
 //! the call that spawned it), so the spans are clamped to them here, and a
 //! moment moved is marked synthetic.
+//!
+//! (`#[inline]` throughout: see the parent module's doc.)
 
 use std::collections::HashMap;
 
 use super::clock::Moment;
 use super::spans::Draft;
 
+#[inline]
 fn synthetic(nanos: u64) -> Moment {
     Moment { nanos, real: false }
 }
 
 /// Ends no span before its start, and puts its events within it.
 /// (`max` then `min`, not `clamp`, which panics on bounds out of order.)
+#[inline]
 pub fn order(draft: &mut Draft) {
     if draft.end.nanos < draft.start.nanos {
         draft.end = synthetic(draft.start.nanos);
@@ -27,6 +31,7 @@ pub fn order(draft: &mut Draft) {
 }
 
 /// Moves the span, and its events, within `lo..=hi`.
+#[inline]
 fn clamp(draft: &mut Draft, lo: u64, hi: u64) {
     let start = draft.start.nanos.max(lo).min(hi);
     if start != draft.start.nanos {
@@ -41,6 +46,7 @@ fn clamp(draft: &mut Draft, lo: u64, hi: u64) {
 
 /// How many spans up the root is from `i`, or `None` if its parents loop
 /// or name no span of the trace.
+#[inline]
 fn depth(children: &[Draft], index: &HashMap<String, usize>, i: usize) -> Option<usize> {
     let mut at = i;
     for steps in 0..=children.len() {
@@ -55,6 +61,7 @@ fn depth(children: &[Draft], index: &HashMap<String, usize>, i: usize) -> Option
 /// Puts each of `children` within its parent, the root's children within
 /// `root` (which is ordered and spans them). A span whose parents loop or
 /// are missing goes under the root.
+#[inline]
 pub fn nest(root: &Draft, children: &mut [Draft]) {
     // (The map type the transcript's folder uses: one copy in the .wasm.)
     let index: HashMap<String, usize> =

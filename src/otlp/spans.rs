@@ -2,6 +2,8 @@
 //! span per model call, an `execute_tool` span per tool call that ran, an
 //! `invoke_agent` span per sub-agent. (The run's own `invoke_agent` span,
 //! their root, is built in `mod.rs` around them.)
+//!
+//! (`#[inline]` throughout: see the parent module's doc.)
 
 use std::collections::HashMap;
 
@@ -32,6 +34,7 @@ pub struct Draft {
 impl Draft {
     /// The OTLP span, under `root` when it names no parent of its own
     /// (`""`: under none).
+    #[inline]
     pub fn resolve(mut self, root: &str) -> Span {
         let synthetic = !(self.start.real && self.end.real);
         self.attributes.bool("agent_replay.time.synthetic", synthetic);
@@ -68,11 +71,13 @@ struct Calls<'v> {
     index: HashMap<String, usize>,
 }
 
+#[inline]
 fn call_key(life: u32, call_id: &str) -> String {
     [itoa::Buffer::new().format(life), " ", call_id].concat()
 }
 
 impl<'v> Calls<'v> {
+    #[inline]
     fn of(view: &'v SessionView) -> Self {
         let mut index = HashMap::new();
         for (i, e) in view.transcript.iter().enumerate() {
@@ -83,6 +88,7 @@ impl<'v> Calls<'v> {
         Calls { transcript: &view.transcript, index }
     }
 
+    #[inline]
     fn get(&self, life: u32, call_id: &str) -> Option<&'v TranscriptEntry> {
         self.index.get(&call_key(life, call_id)).and_then(|&i| self.transcript.get(i))
     }
@@ -90,12 +96,14 @@ impl<'v> Calls<'v> {
 
 /// The JSON text of arguments as a string: a JSON string's own text
 /// (how deepstrike writes them), else the JSON as written.
+#[inline]
 fn arguments_text(arguments: &JsonText) -> String {
     let text = arguments.get();
     crate::view::raw::string(text).unwrap_or_else(|| text.to_string())
 }
 
 /// Why a call the model asked for did not run, or `None` if it ran.
+#[inline]
 fn not_run_reason(entry: Option<&TranscriptEntry>) -> Option<String> {
     match entry {
         Some(TranscriptEntry::ToolCall { denied: Some(reason), .. }) => {
@@ -120,6 +128,7 @@ struct Call<'v> {
 
 impl Call<'_> {
     /// The position the call is known by: its completion's, else its last attempt's.
+    #[inline]
     fn position(&self) -> u64 {
         match self.completion {
             Some(TranscriptEntry::Assistant { position, .. }) => position.0,
@@ -127,6 +136,7 @@ impl Call<'_> {
         }
     }
 
+    #[inline]
     fn first_position(&self) -> u64 {
         self.attempts.first().map_or(self.position(), |a| a.position)
     }
@@ -135,6 +145,7 @@ impl Call<'_> {
 /// The model calls in log order: each completion with the attempts since
 /// the one before, then the attempts no completion followed, as one call;
 /// with their input messages when `content` asks for them.
+#[inline]
 fn model_calls<'v>(view: &'v SessionView, attempts: &'v [Attempt], content: bool) -> Vec<Call<'v>> {
     let mut inputs =
         if content { messages::call_inputs(&view.transcript) } else { Vec::new() }.into_iter();
@@ -161,6 +172,7 @@ fn model_calls<'v>(view: &'v SessionView, attempts: &'v [Attempt], content: bool
 
 /// The provider and model of the run: its `run_started` route's, each
 /// else the first its attempts name.
+#[inline]
 pub fn run_route(run: Option<&RunHeader>, attempts: &[Attempt]) -> Route {
     let (provider, model) = run
         .and_then(|r| r.route.as_ref())
@@ -179,6 +191,7 @@ pub struct Route {
 }
 
 /// Input and output tokens summed over the attempts that report both.
+#[inline]
 pub fn usage_of(attempts: &[Attempt]) -> Option<(u64, u64)> {
     attempts
         .iter()
@@ -186,6 +199,7 @@ pub fn usage_of(attempts: &[Attempt]) -> Option<(u64, u64)> {
         .reduce(|(i, o), (di, d_o)| (i.saturating_add(di), o.saturating_add(d_o)))
 }
 
+#[inline]
 fn put_usage(attributes: &mut Attributes, usage: Option<(u64, u64)>) {
     if let Some((input, output)) = usage {
         attributes.int("gen_ai.usage.input_tokens", input);
@@ -194,12 +208,14 @@ fn put_usage(attributes: &mut Attributes, usage: Option<(u64, u64)>) {
 }
 
 /// The position of the rollback that undid what the span records, if one did.
+#[inline]
 fn put_rollback(attributes: &mut Attributes, rolled_back_at: Option<Position>) {
     if let Some(position) = rolled_back_at {
         attributes.int("agent_replay.rolled_back_at", position.0);
     }
 }
 
+#[inline]
 fn attempt_event(attempt: &Attempt, clock: &Clock) -> SpanEvent {
     let mut attributes = Attributes::default();
     attributes.int("agent_replay.position", attempt.position);
@@ -215,6 +231,7 @@ fn attempt_event(attempt: &Attempt, clock: &Clock) -> SpanEvent {
 /// The call's span times: its timed attempts' earliest start and latest
 /// finish (attempts may overlap: the last need not finish last), else from
 /// the event before it to its completion (synthetic).
+#[inline]
 fn call_times(call: &Call<'_>, clock: &Clock) -> (Moment, Moment) {
     let timed = call.attempts.iter().filter_map(|a| a.times);
     let start = timed.clone().map(|(start, _)| start).min();
@@ -226,6 +243,7 @@ fn call_times(call: &Call<'_>, clock: &Clock) -> (Moment, Moment) {
 }
 
 /// The `chat` span of one model call.
+#[inline]
 fn chat_span(cx: &Context<'_>, call: &Call<'_>, calls: &Calls<'_>) -> Draft {
     let own = |get: fn(&Attempt) -> Option<&str>| call.attempts.iter().find_map(get);
     let provider = own(|a| a.provider.as_deref()).or(cx.route.provider.as_deref());
@@ -296,6 +314,7 @@ fn chat_span(cx: &Context<'_>, call: &Call<'_>, calls: &Calls<'_>) -> Draft {
 }
 
 /// The requested calls that were seen, as output message parts.
+#[inline]
 fn tool_parts<'a>(requested: &[(&'a str, Option<&'a TranscriptEntry>)]) -> Vec<Requested<'a>> {
     requested
         .iter()
@@ -309,6 +328,7 @@ fn tool_parts<'a>(requested: &[(&'a str, Option<&'a TranscriptEntry>)]) -> Vec<R
 }
 
 /// An event for each requested call that did not run, with its id.
+#[inline]
 fn not_run_events<'a>(
     requested: &[(&'a str, Option<&TranscriptEntry>)],
     at: Moment,
@@ -331,6 +351,7 @@ fn not_run_events<'a>(
 
 /// The `execute_tool` span of a call that ran: from when the call was
 /// first seen to its result.
+#[inline]
 fn tool_span(cx: &Context<'_>, entry: &TranscriptEntry, outcome: &ToolOutcome) -> Option<Draft> {
     let TranscriptEntry::ToolCall {
         position,
@@ -378,6 +399,7 @@ fn tool_span(cx: &Context<'_>, entry: &TranscriptEntry, outcome: &ToolOutcome) -
 }
 
 /// The span of the sub-agent `agent_id` names, other than `process`'s own.
+#[inline]
 fn other_agent(cx: &Context<'_>, process: &ProcessView, agent_id: &str) -> Option<String> {
     let other = cx.view.processes.iter().find(|p| p.agent_id == agent_id)?;
     (other.agent_id != process.agent_id).then(|| agent_span_id(cx.ids, other))
@@ -388,6 +410,7 @@ fn other_agent(cx: &Context<'_>, process: &ProcessView, agent_id: &str) -> Optio
 /// that is the run, unless the agent names another sub-agent of the log as
 /// its `parent_session_id` (the session that started it, in the kernel's
 /// schema). `None`: the run.
+#[inline]
 fn agent_parent(cx: &Context<'_>, process: &ProcessView) -> Option<String> {
     other_agent(cx, process, &process.parent_session_id)
 }
@@ -395,6 +418,7 @@ fn agent_parent(cx: &Context<'_>, process: &ProcessView) -> Option<String> {
 /// A workflow dependency as a link: `parent_task_id` (deepstrike 0.2.77)
 /// names the node whose output this one waited for, which need not be the
 /// process that started it and may have ended before it began.
+#[inline]
 fn dependency_links(cx: &Context<'_>, process: &ProcessView) -> Vec<Link> {
     let Some(task) = process.parent_task_id.as_deref() else { return Vec::new() };
     let Some(span_id) = other_agent(cx, process, task) else { return Vec::new() };
@@ -406,6 +430,7 @@ fn dependency_links(cx: &Context<'_>, process: &ProcessView) -> Vec<Link> {
 
 /// The `invoke_agent` span of a sub-agent, from its first recorded state
 /// to its last, under the span of the process that spawned it.
+#[inline]
 fn agent_span(cx: &Context<'_>, process: &ProcessView) -> Draft {
     let first = process.history.iter().next().map_or(0, |t| t.position.0);
     let last = process.history.iter().last().map_or(first, |t| t.position.0);
@@ -445,11 +470,13 @@ fn agent_span(cx: &Context<'_>, process: &ProcessView) -> Draft {
     }
 }
 
+#[inline]
 fn agent_span_id(ids: &Ids, process: &ProcessView) -> String {
     ids.span_id("agent", 0, &process.agent_id)
 }
 
 /// Every span below the run's: chats, tools and sub-agents.
+#[inline]
 pub fn child_spans(cx: &Context<'_>) -> Vec<Draft> {
     let calls = Calls::of(cx.view);
     let mut drafts: Vec<Draft> = model_calls(cx.view, cx.attempts, cx.content)
