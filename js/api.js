@@ -3,6 +3,7 @@
 import * as raw from "../pkg/agent_replay.js";
 import sample from "../pkg/sample.js";
 import { AgentReplayError, call, decodeEvents, invalidInput, isBytes, toBytes } from "./common.js";
+import { otlpTrace } from "./otlp/index.js";
 import { otlpProtobuf } from "./otlp-protobuf.js";
 
 export { AgentReplayError, errorCodes, httpStatusOf } from "./common.js";
@@ -258,11 +259,14 @@ export class SessionState {
   /** The session so far as an OTLP trace (docs/otlp.md): OTLP/JSON as an
    * object, or with `{format: "protobuf"}` OTLP/protobuf as bytes;
    * `{content: true}` adds message content, `startTime` places a log with
-   * no recorded time. */
+   * no recorded time. Built here from the view (js/otlp/), not in the core. */
   toOtlp(options) {
     const core = this.#live();
     const { protobuf, content, startTime } = otlpOptionsOf(options);
-    const trace = JSON.parse(call(() => core.toOtlp(content, startTime)));
+    const trace = otlpTrace(
+      call(() => core.view()),
+      { content, startTime },
+    );
     return protobuf ? otlpProtobuf(trace) : trace;
   }
 
