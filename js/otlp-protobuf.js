@@ -1,9 +1,8 @@
-// OTLP/protobuf from OTLP/JSON: the trace the core builds (agent_replay::otlp,
-// written as OTLP/JSON) re-encoded as the binary `ExportTraceServiceRequest`
-// that OTLP/HTTP sends as `application/x-protobuf`. Done here rather than in
-// the .wasm, whose size every page and edge worker pays for (issue 28): the
-// JSON is the one encoding the core writes, and this walks it field for
-// field. Written by hand for the few messages of the trace protocol (field
+// OTLP/protobuf from OTLP/JSON: the trace js/otlp/ builds (as OTLP/JSON)
+// re-encoded as the binary `ExportTraceServiceRequest` that OTLP/HTTP sends
+// as `application/x-protobuf`. Outside the .wasm, whose size every page and
+// edge worker pays for (issue 28), as the export is: the JSON is the one
+// encoding the export builds, and this walks it field for field. Written by hand for the few messages of the trace protocol (field
 // numbers from opentelemetry/proto/{collector/trace,trace,common,resource}/v1,
 // vendored in tests/otlp-proto/, which the tests decode this output with).
 // Each nested message is written apart and then copied in behind its length,
@@ -160,7 +159,7 @@ function writeSpan(span, m) {
 }
 
 /**
- * The OTLP/JSON trace the core writes (one resource, one scope) as an
+ * The OTLP/JSON trace js/otlp/ builds (one resource, one scope) as an
  * OTLP/protobuf `ExportTraceServiceRequest`.
  * @param {any} trace
  * @returns {Uint8Array}

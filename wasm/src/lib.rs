@@ -22,7 +22,6 @@ mod index;
 mod kinds;
 mod live;
 mod mem;
-mod otlp;
 mod wire;
 
 #[global_allocator]
