@@ -5,10 +5,9 @@
 // failing the export.
 import { Obj, U64_MAX, string, unsigned } from "./raw.js";
 
-/** Two unsigned fields of an object, if it is one and has both, none of
- * them of another type. */
-function pair(text, keys) {
-  const obj = new Obj(text);
+/** Two unsigned fields of an object (an `Obj`), if it is one and has
+ * both, none of them of another type. */
+function pair(obj, keys) {
   if (!obj.isObject) return undefined;
   const values = keys.map((k) => obj.raw(k)).map((raw) => (raw === "null" ? null : unsigned(raw)));
   if (values.includes(undefined) || values.includes(null)) return undefined;
@@ -21,8 +20,8 @@ function nanos(ms) {
   return n <= U64_MAX ? n : undefined;
 }
 
-function timesOf(text) {
-  const ms = pair(text, ["started_at_ms", "finished_at_ms"]);
+function timesOf(obj) {
+  const ms = pair(obj, ["started_at_ms", "finished_at_ms"]);
   const times = ms?.map(nanos);
   if (!times || times.includes(undefined) || times[0] > times[1]) return undefined;
   return times;
@@ -36,8 +35,8 @@ export function readAttempt(entry) {
     seq: unsigned(obj.raw("attempt_seq")),
     status: string(obj.raw("status")),
     errorClass: string(obj.raw("last_error_class")),
-    times: timesOf(entry.event),
-    usage: pair(obj.raw("usage"), ["input_tokens", "output_tokens"]),
+    times: timesOf(obj),
+    usage: pair(new Obj(obj.raw("usage")), ["input_tokens", "output_tokens"]),
     ...routeNames(obj.raw("route")),
   };
 }

@@ -9,19 +9,17 @@ import { callInputs } from "./messages.js";
 export function modelCalls(view, attempts, content) {
   const inputs = content ? callInputs(view.transcript) : [];
   const calls = [];
-  let rest = attempts;
+  // The attempts before `next` belong to the calls so far.
+  let next = 0;
   for (const entry of view.transcript) {
     if (entry.type !== "assistant") continue;
     const position = BigInt(entry.position);
-    let taken = rest.findIndex((a) => a.position >= position);
-    if (taken === -1) taken = rest.length;
-    calls.push({
-      attempts: rest.slice(0, taken),
-      completion: entry,
-      inputs: inputs[calls.length] ?? "",
-    });
-    rest = rest.slice(taken);
+    const first = next;
+    while (next < attempts.length && attempts[next].position < position) next++;
+    const mine = attempts.slice(first, next);
+    calls.push({ attempts: mine, completion: entry, inputs: inputs[calls.length] ?? "" });
   }
+  const rest = attempts.slice(next);
   if (rest.length)
     calls.push({ attempts: rest, completion: undefined, inputs: inputs[calls.length] ?? "" });
   return calls;

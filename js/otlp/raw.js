@@ -14,16 +14,18 @@ function skipSpace(text, i) {
   return i;
 }
 
-/** The index just past the string whose opening quote is at `i`. */
+/** The index just past the string whose opening quote is at `i`. (From
+ * quote to quote with indexOf, the engine's fast scan: a quote is the
+ * string's end unless an odd number of backslashes precede it.) */
 function stringEnd(text, i) {
-  let j = i + 1;
-  while (j < text.length) {
-    const c = text.charCodeAt(j);
-    if (c === 92) j += 2;
-    else if (c === 34) return j + 1;
-    else j++;
+  let quote = text.indexOf('"', i + 1);
+  while (quote >= 0) {
+    let k = quote - 1;
+    while (k > i && text.charCodeAt(k) === 92) k--;
+    if ((quote - 1 - k) % 2 === 0) return quote + 1;
+    quote = text.indexOf('"', quote + 1);
   }
-  return j;
+  return text.length;
 }
 
 /** The index just past the value starting at `i`. */
