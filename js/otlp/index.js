@@ -25,7 +25,8 @@ import { resolve } from "./span.js";
 import { toolSpans } from "./tools.js";
 import { readView } from "./view.js";
 
-/** The instrumentation scope the spans are attributed to: the package. */
+/** The instrumentation scope the spans are attributed to: the package, in
+ * its version (package.json's; tests/js/otlp.test.mjs checks they agree). */
 export const SCOPE = { name: "agent-replay", version: "0.1.0" };
 
 /** The session view `viewText` (JSON text) as one OTLP trace. Options:
