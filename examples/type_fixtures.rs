@@ -8,7 +8,6 @@ use agent_replay::event::KIND_TABLE;
 use agent_replay::generate::SAMPLE_JSONL;
 use agent_replay::json::to_js_json;
 use agent_replay::live::{ReplaySession, ReplayStore, Resume, StoreConfig};
-use agent_replay::otlp::{to_otlp, OtlpOptions};
 use agent_replay::state::SessionState;
 use agent_replay::units::Millis;
 use agent_replay::SessionEvent;
@@ -53,17 +52,6 @@ fn main() {
         summaries.push(to_js_json(&state.summary()));
         snapshots.push(to_js_json(state.os_snapshot()));
     }
-    // The OTLP export of the whole sample, with and without content, and of
-    // a workflow (its sub-agents' links).
-    const WORKFLOW: &str = include_str!("../tests/corpus/deepstrike-0.2.77/workflow.jsonl");
-    let otlp: Vec<String> = [(SAMPLE_JSONL, false), (SAMPLE_JSONL, true), (WORKFLOW, true)]
-        .into_iter()
-        .map(|(log, content)| {
-            let mut state = SessionState::new(Some("fixture".into()));
-            let _ = state.apply_str(log, Default::default());
-            to_otlp(state.view(), OtlpOptions { content, ..OtlpOptions::default() })
-        })
-        .collect();
     let mut errs = SessionState::new(None);
     let _ = errs.apply_str("{\"kind\":\"x\"}\n{\"kind\":\"page_in\"}\n[", Default::default());
     views.push(to_js_json(errs.view()));
@@ -88,13 +76,12 @@ fn main() {
     };
     let comparisons = comparisons();
     println!(
-        "{{\"events\":[{}],\"views\":[{}],\"snapshots\":[{}],\"gaps\":[{gaps}],\"observations\":[{}],\"summaries\":[{}],\"otlp\":[{}],\"comparisons\":[{}],\"kinds\":{}}}",
+        "{{\"events\":[{}],\"views\":[{}],\"snapshots\":[{}],\"gaps\":[{gaps}],\"observations\":[{}],\"summaries\":[{}],\"comparisons\":[{}],\"kinds\":{}}}",
         events.join(","),
         views.join(","),
         snapshots.join(","),
         to_js_json(&session.observe_sent()),
         summaries.join(","),
-        otlp.join(","),
         comparisons.join(","),
         to_js_json(&KIND_TABLE)
     );

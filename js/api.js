@@ -4,6 +4,8 @@ import * as raw from "../pkg/agent_replay.js";
 import sample from "../pkg/sample.js";
 import { AgentReplayError, call, decodeEvents, invalidInput, isBytes, toBytes } from "./common.js";
 import { inputCall } from "./input.js";
+import { otlpTrace } from "./otlp/index.js";
+import { otlpProtobuf } from "./otlp-protobuf.js";
 
 export { AgentReplayError, errorCodes, httpStatusOf } from "./common.js";
 export { allocInput, InputBuffer } from "./input.js";
@@ -265,12 +267,15 @@ export class SessionState {
   /** The session so far as an OTLP trace (docs/otlp.md): OTLP/JSON as an
    * object, or with `{format: "protobuf"}` OTLP/protobuf as bytes;
    * `{content: true}` adds message content, `startTime` places a log with
-   * no recorded time. */
+   * no recorded time. Built here from the view (js/otlp/), not in the core. */
   toOtlp(options) {
     const core = this.#live();
     const { protobuf, content, startTime } = otlpOptionsOf(options);
-    if (protobuf) return call(() => core.toOtlpProtobuf(content, startTime));
-    return JSON.parse(call(() => core.toOtlp(content, startTime)));
+    const trace = otlpTrace(
+      call(() => core.view()),
+      { content, startTime },
+    );
+    return protobuf ? otlpProtobuf(trace) : trace;
   }
 
   get eventCount() {

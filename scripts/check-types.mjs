@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Checks js/index.d.ts against the Rust types: JSON produced by the Rust
-// code (examples/type_fixtures.rs) is written into a TypeScript file as
-// typed literals and compiled with tsc. Excess-property checks catch a Rust
+// code (examples/type_fixtures.rs; the OTLP export, by js/otlp/) is
+// written into a TypeScript file as typed literals and compiled with tsc. Excess-property checks catch a Rust
 // field the declarations lack; required properties catch a declared field
 // Rust does not write; literal unions catch enum drift.
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -15,6 +15,15 @@ const fixtures = JSON.parse(
     encoding: "utf8",
   }),
 );
+// The OTLP export is built in JS (js/otlp/), from the sample and from a
+// workflow (its sub-agents' links), with and without content.
+const { sampleLog, toOtlp } = await import("../js/node.js");
+const workflow = readFileSync(join(root, "tests/corpus/deepstrike-0.2.77/workflow.jsonl"), "utf8");
+fixtures.otlp = [
+  toOtlp(sampleLog(), { sessionId: "fixture" }),
+  toOtlp(sampleLog(), { sessionId: "fixture", content: true }),
+  toOtlp(workflow, { sessionId: "fixture", content: true }),
+];
 // Under target/: generated, and outside what Biome checks.
 const dir = join(root, "target/types");
 mkdirSync(dir, { recursive: true });

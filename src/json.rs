@@ -98,17 +98,6 @@ impl JsonOut {
         self.push(text.as_bytes());
     }
 
-    /// Appends what `part` holds: JSON written apart, before its place in
-    /// this output was reached.
-    pub fn append(&mut self, part: &JsonOut) {
-        self.push(&part.bytes);
-    }
-
-    /// Whether nothing was written yet.
-    pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
-    }
-
     /// Appends `text` as a JSON string, escaped as serde_json escapes it.
     #[inline(never)]
     pub fn string(&mut self, text: &str) {

@@ -36,7 +36,6 @@ pub mod index;
 pub mod json;
 pub mod live;
 pub mod memory;
-pub mod otlp;
 pub mod shared_list;
 pub mod shared_map;
 pub mod state;

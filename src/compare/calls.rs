@@ -1,5 +1,7 @@
 //! A turn's transcript entries as the comparison reads them (its calls,
 //! its goal and messages, its suspensions, resumptions and rollbacks), and the alignment of two turns' calls.
+//!
+//! (`#[inline]` throughout: see the parent module's doc.)
 
 use std::collections::HashMap;
 
@@ -20,21 +22,25 @@ pub struct CallRef<'v> {
 
 impl<'v> CallRef<'v> {
     /// The tool's name; a result whose call was never seen goes by its id.
+    #[inline]
     pub fn label(&self) -> &'v str {
         self.name.unwrap_or(self.call_id)
     }
 
+    #[inline]
     pub fn output(&self) -> Option<&'v str> {
         self.result.map(|r| r.output.as_str())
     }
 
     /// The result's event, else the call's.
+    #[inline]
     pub fn result_position(&self) -> Position {
         self.result.map_or(self.position, |r| r.position)
     }
 
     /// How the call went wrong, if it did: denied, gated, failed (fatal,
     /// of which kind).
+    #[inline]
     pub fn error(&self) -> Option<String> {
         let mut parts = Vec::new();
         if let Some(reason) = self.denied {
@@ -73,6 +79,7 @@ pub struct TurnEntries<'v> {
 /// The transcript's entries grouped by turn, in log order: by each turn's
 /// index in the view's `turns` (`index`: `(life, turn)` → that index; there
 /// are `count` turns).
+#[inline]
 pub fn entries_by_turn<'v>(
     transcript: &'v [TranscriptEntry],
     index: &HashMap<(u32, u32), usize>,
@@ -123,6 +130,7 @@ pub fn entries_by_turn<'v>(
 
 /// The `(life, turn)` an entry belongs to; a goal's is turn 0 of its life,
 /// where a run starts (`view::Life::first_turn`).
+#[inline]
 fn key_of(entry: &TranscriptEntry) -> (u32, u32) {
     use TranscriptEntry as T;
     match entry {
@@ -161,6 +169,7 @@ const LOOKAHEAD: usize = 32;
 /// the tools differ, a call whose tool the other side has a little later
 /// is extra on that side (the nearer such match wins), else the two pair
 /// up as different calls.
+#[inline]
 pub fn align_calls(a: &[CallRef<'_>], b: &[CallRef<'_>]) -> Vec<Step> {
     let mut steps = Vec::with_capacity(a.len().max(b.len()));
     let (mut i, mut j) = (0, 0);
@@ -190,6 +199,7 @@ pub fn align_calls(a: &[CallRef<'_>], b: &[CallRef<'_>]) -> Vec<Step> {
 
 /// How many calls after `from` the list next calls the tool of `call`
 /// (within `LOOKAHEAD`).
+#[inline]
 fn distance(call: &CallRef<'_>, list: &[CallRef<'_>], from: usize) -> Option<usize> {
     let mut ahead = list.iter().skip(from.saturating_add(1)).take(LOOKAHEAD);
     ahead.position(|c| c.label() == call.label())

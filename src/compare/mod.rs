@@ -6,6 +6,16 @@
 //! results, errors, tokens and status; the earliest difference of the first
 //! turn that has one is the first divergence. It reads what the view folded
 //! (`turns`, `transcript`, `status`), not the events again.
+//!
+//! Every function here is `#[inline]` (but the few `#[inline(never)]`
+//! ones, kept in the core on purpose), and not for speed: an inline
+//! function is compiled by the crate that calls it, so the binding crate
+//! (wasm/, built at `opt-level = "z"`) compiles this cold code for size,
+//! where the core's own `"s"` builds for the hot fold's speed
+//! (benches/RESULTS.md, "The .wasm under its budget";
+//! tests/js/wasm-size.test.mjs checks each function has it). It holds only
+//! because nothing else in the core calls this module: a function compiled
+//! by both crates would be in the .wasm twice.
 
 mod calls;
 
@@ -133,6 +143,7 @@ struct Run<'v> {
 }
 
 impl<'v> Run<'v> {
+    #[inline]
     fn new(view: &'v SessionView) -> Self {
         let index: HashMap<(u32, u32), usize> =
             view.turns.iter().enumerate().map(|(i, t)| ((t.life, t.turn), i)).collect();
@@ -140,18 +151,21 @@ impl<'v> Run<'v> {
         Run { view, index, entries }
     }
 
+    #[inline]
     fn has(&self, t: &TurnSummary) -> Option<usize> {
         self.index.get(&(t.life, t.turn)).copied()
     }
 
     /// Where this run stands at a turn it lacks: the first event of the
     /// turn it has next, else its last event.
+    #[inline]
     fn anchor(&self, next: Option<&TurnSummary>) -> Position {
         next.map_or(Position(self.view.event_count), |t| t.first_position)
     }
 
     /// The turn an event at `position` was folded into: of the turns whose
     /// span holds it, the one that started last.
+    #[inline]
     fn turn_at(&self, position: Position) -> Option<(u32, u32)> {
         let holding = self
             .view
@@ -174,6 +188,7 @@ struct TurnPair {
 /// Pairs the turns of both runs by `(life, turn)` in log order: run `a`'s
 /// order, a turn only run `b` has coming where `b` has it. Merging the two
 /// orders keeps it linear, with no sort.
+#[inline]
 fn align_turns(a: &Run<'_>, b: &Run<'_>) -> Vec<TurnPair> {
     let (ta, tb) = (&a.view.turns, &b.view.turns);
     let mut paired_b = vec![false; tb.len()];
@@ -217,6 +232,7 @@ fn align_turns(a: &Run<'_>, b: &Run<'_>) -> Vec<TurnPair> {
 
 /// Compares two runs by their views (folded with every list: a time-travel
 /// checkpoint's view has no turns or transcript to compare).
+#[inline]
 pub fn compare_runs(a: &SessionView, b: &SessionView) -> RunComparison {
     let (ra, rb) = (Run::new(a), Run::new(b));
     let pairs = align_turns(&ra, &rb);
@@ -241,6 +257,7 @@ pub fn compare_runs(a: &SessionView, b: &SessionView) -> RunComparison {
     }
 }
 
+#[inline]
 fn run_side(v: &SessionView) -> RunSide {
     RunSide {
         event_count: v.event_count,
@@ -250,6 +267,7 @@ fn run_side(v: &SessionView) -> RunSide {
     }
 }
 
+#[inline]
 fn turn_side(t: &TurnSummary, calls: usize) -> TurnSide {
     TurnSide {
         first_position: t.first_position,
@@ -262,6 +280,7 @@ fn turn_side(t: &TurnSummary, calls: usize) -> TurnSide {
 
 /// What differs in one pair of turns: its calls (in order), messages,
 /// status marks and tokens; a turn on one side only.
+#[inline]
 fn compare_turn(a: &Run<'_>, b: &Run<'_>, pair: &TurnPair) -> TurnComparison {
     let at_a = pair.a.and_then(|i| Some((a.view.turns.get(i)?, a.entries.get(i)?)));
     let at_b = pair.b.and_then(|i| Some((b.view.turns.get(i)?, b.entries.get(i)?)));
@@ -308,10 +327,12 @@ fn compare_turn(a: &Run<'_>, b: &Run<'_>, pair: &TurnPair) -> TurnComparison {
     out
 }
 
+#[inline]
 fn turn_value(t: &TurnSummary) -> String {
     format!("{} events", t.event_count)
 }
 
+#[inline]
 fn side(position: Position, value: Option<String>) -> DifferenceSide {
     DifferenceSide { position, value }
 }
@@ -324,6 +345,7 @@ struct Where {
 }
 
 impl Where {
+    #[inline]
     fn differ(self, aspect: DifferenceAspect, a: DifferenceSide, b: DifferenceSide) -> Difference {
         Difference { aspect, life: self.key.0, turn: self.key.1, call: self.call, a, b }
     }
@@ -332,6 +354,7 @@ impl Where {
 /// The calls aligned (`calls::align_calls`), and what differs in each pair.
 /// A call on one side only is set against the call the other side has
 /// next in the turn (else the turn's end).
+#[inline]
 fn compare_calls(
     out: &mut Vec<Difference>,
     key: (u32, u32),
@@ -361,6 +384,7 @@ fn compare_calls(
 
 /// What differs between two aligned calls: the tool, else its arguments,
 /// result and error.
+#[inline]
 fn compare_call(out: &mut Vec<Difference>, at: Where, x: &CallRef<'_>, y: &CallRef<'_>) {
     if x.name != y.name {
         out.push(at.differ(
@@ -397,6 +421,7 @@ fn compare_call(out: &mut Vec<Difference>, at: Where, x: &CallRef<'_>, y: &CallR
 
 /// Texts of a turn (its messages, or its suspensions, resumptions and
 /// rollbacks), pair by pair in order.
+#[inline]
 fn compare_texts(
     out: &mut Vec<Difference>,
     at: Where,
@@ -419,6 +444,7 @@ fn compare_texts(
 
 /// The turn's token counts, at its first assistant message (else its first
 /// event).
+#[inline]
 fn compare_tokens(
     at: Where,
     (ta, ea): (&TurnSummary, &TurnEntries<'_>),
@@ -441,6 +467,7 @@ fn compare_tokens(
 
 /// How each run ended (or stands), if that differs: in the turn that holds
 /// run `a`'s status event (else `b`'s).
+#[inline]
 fn status_difference(a: &Run<'_>, b: &Run<'_>) -> Option<Difference> {
     let (sa, sb) = (status_of(a.view), status_of(b.view));
     if sa.1 == sb.1 {
@@ -453,6 +480,7 @@ fn status_difference(a: &Run<'_>, b: &Run<'_>) -> Option<Difference> {
 
 /// A run's status as text, and the event that set it (its last event while
 /// it runs).
+#[inline]
 fn status_of(v: &SessionView) -> (Position, String) {
     let last = Position(v.event_count);
     match &v.status {

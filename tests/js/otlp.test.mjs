@@ -4,7 +4,9 @@
 // and back unchanged, so every field has the name and type the protocol
 // gives it; the export's own protobuf decodes to that same trace; ids are
 // checked as hex here, because protobuf's generic JSON mapping reads
-// `bytes` as base64 where OTLP/JSON writes ids as hex.
+// `bytes` as base64 where OTLP/JSON writes ids as hex. Exact traces, as the
+// Rust core wrote them before the export moved to JS (js/otlp/), are in
+// otlp-expected.jsonl.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -216,6 +218,25 @@ test("the protobuf encoding decodes, with the official definitions, to the JSON 
   assert.throws(
     () => toOtlp(sampleLog(), { format: "xml" }),
     (e) => e instanceof AgentReplayError && e.code === "invalid_input",
+  );
+});
+
+test("the protobuf encoding: doubles and negative integers, which no corpus log has", () => {
+  const text = corpus("budgets.jsonl").replace(
+    '"budget":"token_budget"}',
+    '"budget":"token_budget","ratio":0.1,"used":1.5e3,"delta":-12,"floor":-9007199254740991}',
+  );
+  const exceeded = (trace) => spansOf(trace)[0].events.find((e) => e.name === "budget_exceeded");
+  const values = Object.fromEntries(
+    exceeded(decode(toOtlp(text, { format: "protobuf" }))).attributes.map((a) => [a.key, a.value]),
+  );
+  assert.deepEqual(values["agent_replay.ratio"], { doubleValue: 0.1 });
+  assert.deepEqual(values["agent_replay.used"], { doubleValue: 1500 });
+  assert.deepEqual(values["agent_replay.delta"], { intValue: "-12" });
+  assert.deepEqual(values["agent_replay.floor"], { intValue: "-9007199254740991" });
+  assert.deepEqual(
+    exceeded(decode(toOtlp(text, { format: "protobuf" }))),
+    exceeded(withoutDefaults(toOtlp(text))),
   );
 });
 
@@ -448,4 +469,121 @@ test("export --endpoint posts the trace (protobuf, or JSON on request) with head
   const closed = await runAsync(["export", "--otlp", file, "--endpoint", endpoint]);
   assert.equal(closed.status, 1, "no backend: exit 1");
   assert.match(closed.stderr, /cannot send to http:\/\/127\.0\.0\.1:\d+\/v1\/traces: ECONNREFUSED/);
+});
+
+const AWKWARD = `${Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).join("")}"\\/\u007f é ☃ 𝄞 \u2028`;
+const PLAIN = ["deploy", "deploy the build", "Deploying to staging.", "deployed to staging"];
+PLAIN.push("ask_user", "host", "not today", "p2", "replay");
+
+/** `value` with each string that is one of PLAIN suffixed with AWKWARD. */
+function withAwkward(value) {
+  if (Array.isArray(value)) return value.map(withAwkward);
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withAwkward(v)]));
+  return PLAIN.includes(value) ? value + AWKWARD : value;
+}
+
+/** The logs of tests/js/otlp-expected.jsonl: a corpus log or the sample,
+ * maybe changed (`transform`), or a log of its own (`text`). */
+const EXPECTED_TRANSFORMS = {
+  // The events alone (no stored-entry seq), less the attempts: the run's route names the model.
+  withoutAttempts: (text) =>
+    text
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((l) => JSON.stringify(JSON.parse(l).event))
+      .filter((e) => !e.includes('"kind":"provider_attempt"'))
+      .join("\n"),
+  // Numbers as the log wrote them: doubles, exponents, past 2^53 and i64, spaced JSON, escapes.
+  numbers: (text) =>
+    text.replace(
+      '"budget":"token_budget"}',
+      '"budget":"token_budget","ratio":0.1,"used":1.5e3,"one":1.0,"neg0":-0,"exp":1E2,"big":12345678901234567890,"i64max":9223372036854775807,"over":9223372036854775808,"delta":-12,"floor":-9007199254740991,"obj":{ "a" : [1, 2.50, "x\\u00e9"], "1":true },"esc":"a\\u00e9\\/b\\n","nul":null,"f":false}',
+    ),
+  // Every control character, a quote, a backslash, a slash, DEL and non-ASCII
+  // text (U+2028 too) in the names, texts, reasons and ids the export writes
+  // (consistently, so calls still match), and in a field name on a root event.
+  awkward: (text) =>
+    text
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((l) => {
+        const event = withAwkward(JSON.parse(l).event);
+        if (event.kind === "run_started") event.agent_id = event.system_prompt = AWKWARD;
+        if (event.kind === "suspended") event[AWKWARD] = AWKWARD;
+        if (event.kind === "run_terminal") event.reason = AWKWARD;
+        return JSON.stringify(event);
+      })
+      .join("\n"),
+  // The sample up to its suspension.
+  "firstLines:58": (text) => text.split("\n").slice(0, 58).join("\n"),
+};
+
+function expectedLog(c) {
+  if (c.text !== undefined) return c.text;
+  const text = c.log === "sample" ? sampleLog() : corpus(c.log);
+  return c.transform ? EXPECTED_TRANSFORMS[c.transform](text) : text;
+}
+
+test("every trace is the one the Rust core wrote before the export moved to JS, exactly", () => {
+  // Recorded with the core's own export (src/otlp/, removed since): each
+  // value, id, time, key order and the text of each JSON value as the log
+  // wrote it. A deliberate change to the export rewrites the file.
+  const file = join(here, "otlp-expected.jsonl");
+  const cases = readFileSync(file, "utf8").trim().split("\n").map(JSON.parse);
+  assert.equal(cases.length, 17);
+  const { version } = JSON.parse(readFileSync(join(here, "../../package.json"), "utf8"));
+  for (const c of cases) {
+    // The scope is the package, in the version it has now.
+    assert.equal(c.trace.resourceSpans[0].scopeSpans[0].scope.name, "agent-replay");
+    c.trace.resourceSpans[0].scopeSpans[0].scope.version = version;
+    const got = JSON.stringify(toOtlp(expectedLog(c), c.options));
+    assert.equal(got, JSON.stringify(c.trace), `${c.log ?? c.name} ${c.transform ?? ""}`);
+  }
+});
+
+test("synthetic times are monotone by position and stay between the real ones", async () => {
+  const { Clock } = await import("../../js/otlp/clock.js");
+  const timed = (position, start, end) => ({ position, times: [start, end] });
+  const times = (clock, from, to) =>
+    Array.from({ length: to - from }, (_, i) => clock.at(BigInt(from + i)).nanos);
+  const ordered = (list) => list.every((t, i) => i === 0 || list[i - 1] <= t);
+  const clock = new Clock(
+    [timed(5n, 10_000_000n, 11_000_000n), timed(9n, 11_002_000n, 11_003_000n)],
+    0n,
+  );
+  const t = times(clock, 0, 15);
+  assert.ok(ordered(t), String(t));
+  assert.equal(t[4], 10_000_000n - 1_000n);
+  assert.equal(t[6], 11_001_000n);
+  assert.ok(t[8] < 11_002_000n);
+  assert.equal(t[10], 11_004_000n);
+  assert.equal(clock.at(3n).real, false);
+  // Squeezed between close real times, they still keep their order.
+  const squeezed = times(
+    new Clock([timed(1n, 5_000n, 5_000n), timed(100n, 5_050n, 6_000n)], 0n),
+    1,
+    101,
+  );
+  assert.ok(ordered(squeezed) && squeezed[98] < 5_050n, String(squeezed));
+  // Overlapping attempts: the second starts and ends before the first finished.
+  const overlap = new Clock(
+    [timed(2n, 1_000_000n, 9_000_000n), timed(6n, 2_000_000n, 3_000_000n)],
+    0n,
+  );
+  assert.ok(ordered(times(overlap, 0, 12)));
+  // Without real times, positions count microseconds from the origin, past 2^53.
+  assert.equal(new Clock([], 0n).at(3n).nanos, 3_000n);
+  assert.equal(new Clock([], 1_700_000_000_000_000_000n).at(3n).nanos, 1_700_000_000_000_003_000n);
+});
+
+test("ids: hex of the right length, repeatable, apart by position and run", async () => {
+  const { Ids } = await import("../../js/otlp/ids.js");
+  const ids = new Ids("s", "r");
+  assert.match(ids.traceId, /^[0-9a-f]{32}$/);
+  const span = ids.spanId("chat", 7n, "");
+  assert.match(span, /^[0-9a-f]{16}$/);
+  assert.equal(span, new Ids("s", "r").spanId("chat", 7n, ""));
+  assert.notEqual(span, ids.spanId("chat", 8n, ""));
+  assert.notEqual(ids.traceId, new Ids("s", "r2").traceId);
 });

@@ -23,7 +23,6 @@ mod input;
 mod kinds;
 mod live;
 mod mem;
-mod otlp;
 mod wire;
 
 #[global_allocator]
