@@ -3,6 +3,7 @@
 import * as raw from "../pkg/agent_replay.js";
 import sample from "../pkg/sample.js";
 import { AgentReplayError, call, decodeEvents, invalidInput, isBytes, toBytes } from "./common.js";
+import { compareViews } from "./compare/index.js";
 import { otlpProtobuf } from "./otlp-protobuf.js";
 
 export { AgentReplayError, errorCodes, httpStatusOf } from "./common.js";
@@ -343,7 +344,10 @@ export function compareRuns(a, b, options) {
       owned.push(state);
       return coreOf(state.apply(run, options));
     });
-    return JSON.parse(call(() => raw.compareRuns(x, y)));
+    return compareViews(
+      call(() => x.view()),
+      call(() => y.view()),
+    );
   } finally {
     for (const state of owned) state.free();
   }
