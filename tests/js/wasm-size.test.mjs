@@ -20,7 +20,7 @@ test("the .wasm is at most 150 KiB gzipped (gzip -9)", () => {
 });
 
 /** The modules the binding crate compiles for size (see src/otlp/mod.rs). */
-const BUILT_FOR_SIZE = ["src/otlp", "src/compare"];
+const BUILT_FOR_SIZE = ["src/otlp"];
 
 test("the cold modules' functions are all #[inline]: the binding compiles them for size", () => {
   const root = new URL("../../", import.meta.url);
