@@ -114,6 +114,25 @@ test("compareRuns: a changed argument, compared as the log wrote it", () => {
   assert.deepEqual(values(d), [`{${path}}`, '{ "path": "payments/refund.py" }']);
 });
 
+test("compareRuns: arguments that look like the view's own members are cut where the log put them", () => {
+  // Raw texts are cut out of the view's text, not parsed: these hold keys
+  // the view itself has, brackets inside strings, and whitespace.
+  const tricky = '{"type":"tool_call","arguments":{"load_errors":[]} , "reason":"]}\\\\", "x": 1 }';
+  const path = '{"path":"payments/refund.py"}';
+  const named = sampleWith(10, (l) => l.replace('"fs.read"', '"fs.\\"arguments\\":"'));
+  const bad = `${named.replace(path, tricky).trimEnd()}\nnot json\n`;
+  const c = compareRuns(bad, named);
+  assert.deepEqual(at(c.first_divergence), ["arguments", [1, 1], 1, [10, 10]]);
+  assert.deepEqual(values(c.first_divergence), [tricky, path]);
+  assert.equal(c.difference_count, 1, "the calls after it cut where they are");
+  assert.deepEqual(
+    c.a.load_errors.map((e) => [e.line, e.code]),
+    [[79, "invalid_json"]],
+  );
+  assert.deepEqual(c.b.load_errors, []);
+  assert.equal(compareRuns(bad, bad).matches, true);
+});
+
 test("compareRuns: a changed result, and a result that fails on one side only", () => {
   const ttl = (l) => l.replace("ttl=1)\\n    return result", "ttl=60)\\n    return result");
   const c = compareRuns(sampleLog(), sampleWith(12, ttl));
