@@ -8,24 +8,30 @@
 //
 // A view holds far more than the comparison reads (the model's calls, the
 // kernel's observations...), so only the members it reads are found and
-// parsed, each once: the leading ones by skipping the values before them
-// (strings by `indexOf`, not character by character), the last one from the
-// text's end; the members between are never scanned.
+// parsed, each once, and the members after the transcript are never
+// scanned. The turns hold only the view's own structure, whose strings
+// escape their quotes, so the member after them is found by its key with
+// `indexOf`; the transcript is walked once, by bracket matching, to find its
+// end and its raw values (tool calls' arguments, rollbacks' reasons).
+
+import { AgentReplayError } from "../common.js";
 
 /** What the comparison reads of a view, its transcript entries parsed,
  * each tool call with `rawArguments` and each rollback with `rawReason`
  * (`null`: none). */
 export function readView(text) {
-  const at = leadingMembers(text, ["event_count", "status", "total_tokens", "turns", "transcript"]);
-  const parse = (name) => JSON.parse(slice(text, at.get(name)));
-  const transcript = parse("transcript");
-  addRawTexts(text, at.get("transcript")[0], transcript);
+  const { spans, turns } = head(text);
+  const parse = ([from, to]) => JSON.parse(text.slice(from, to));
+  const transcriptFrom = text.indexOf(',"transcript":', turns) + 14;
+  const { to, raws } = transcriptSpans(text, transcriptFrom);
+  const transcript = parse([transcriptFrom, to]);
+  addRawTexts(text, transcript, raws);
   return {
-    event_count: parse("event_count"),
-    status: parse("status"),
-    total_tokens: parse("total_tokens"),
+    event_count: parse(spans.get("event_count")),
+    status: parse(spans.get("status")),
+    total_tokens: parse(spans.get("total_tokens")),
     load_errors: JSON.parse(lastValue(text, "load_errors")),
-    turns: parse("turns"),
+    turns: parse([turns, transcriptFrom - 14]),
     transcript,
   };
 }
@@ -37,48 +43,75 @@ function lastValue(text, key) {
   return text.slice(text.lastIndexOf(`"${key}":`) + key.length + 3, text.length - 1);
 }
 
-/**
- * Gives the parsed transcript `entries` their raw texts, cut from the
- * transcript's text that starts at `from`. Only tool calls and rollbacks
- * carry raw values, so each is found from the end of the last raw value
- * cut by its opening (`{"type":"tool_call",`), which no other text between
- * can hold (a quote inside the view's own strings is escaped); the value's
- * key then comes at a fixed place among its entry's structured members.
- */
-function addRawTexts(text, from, entries) {
-  let cursor = from;
-  const cut = (type, key) => {
-    const entry = text.indexOf(`{"type":"${type}",`, cursor);
-    const start = text.indexOf(`"${key}":`, entry) + key.length + 3;
-    cursor = valueEnd(text, start);
-    return text.slice(start, cursor);
-  };
-  for (const entry of entries) {
-    if (entry.type === "tool_call") entry.rawArguments = cut("tool_call", "arguments");
-    else if (entry.type === "rollback" && entry.reason !== null)
-      entry.rawReason = cut("rollback", "reason");
-  }
-}
-
-const slice = (text, [from, to]) => text.slice(from, to);
-
-const [QUOTE, COMMA, BACKSLASH] = [34, 44, 92];
-const [OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY] = [123, 125, 91, 93];
-
-/** The top-level members of the view by key, as `[from, to]` spans of their
- * values, up to the last of the `wanted` keys (the rest is not scanned). */
-function leadingMembers(text, wanted) {
+/** The view's members before `turns`, as `[from, to]` spans of their values
+ * by key, and where the value of `turns` starts (not scanned: the member
+ * after it is found by its key). */
+function head(text) {
   const spans = new Map();
   let i = 1;
-  while (text.charCodeAt(i) === QUOTE && !wanted.every((key) => spans.has(key))) {
+  while (text.charCodeAt(i) === QUOTE) {
     const keyEnd = stringEnd(text, i);
-    const from = keyEnd + 1;
-    const to = valueEnd(text, from);
-    spans.set(text.slice(i + 1, keyEnd - 1), [from, to]);
+    const key = text.slice(i + 1, keyEnd - 1);
+    if (key === "turns") return { spans, turns: keyEnd + 1 };
+    const to = valueEnd(text, keyEnd + 1);
+    spans.set(key, [keyEnd + 1, to]);
     i = to + 1;
   }
-  return spans;
+  throw new AgentReplayError("internal", "compareRuns: a view without turns");
 }
+
+/**
+ * The transcript that starts at `from`: where it ends (`to`), and its raw
+ * values (each tool call's `arguments`, each rollback's `reason`), as
+ * `[entry, key, from, to]`: the entry's index, the member's key and the
+ * span of its value. One pass of bracket matching, strings skipped by
+ * `indexOf`; the raw values, which may hold whitespace, are skipped whole.
+ */
+function transcriptSpans(text, from) {
+  const raws = [];
+  let [depth, entry, i] = [0, -1, from];
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(text, i);
+      const key = depth === 2 ? rawKey(text, i, end) : null;
+      if (key === null) i = end;
+      else {
+        i = valueEnd(text, end + 1);
+        raws.push([entry, key, end + 1, i]);
+      }
+      continue;
+    }
+    if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (++depth === 2) entry++;
+    } else if ((c === CLOSE_OBJECT || c === CLOSE_ARRAY) && --depth === 0) break;
+    i++;
+  }
+  return { to: i + 1, raws };
+}
+
+/** The key of an entry's member that may hold a raw value, if the string
+ * from `start` to `end` is one. */
+function rawKey(text, start, end) {
+  const key = end - start === 11 ? "arguments" : end - start === 8 ? "reason" : null;
+  if (key === null || text.charCodeAt(end) !== COLON) return null;
+  return text.startsWith(key, start + 1) ? key : null;
+}
+
+/** Gives the parsed transcript `entries` their raw texts (`raws`, as
+ * `transcriptSpans` finds them). */
+function addRawTexts(text, entries, raws) {
+  for (const [index, key, from, to] of raws) {
+    const entry = entries[index];
+    if (entry.type === "tool_call" && key === "arguments")
+      entry.rawArguments = text.slice(from, to);
+    else if (entry.type === "rollback" && key === "reason" && entry.reason !== null)
+      entry.rawReason = text.slice(from, to);
+  }
+}
+
+const [QUOTE, COMMA, COLON, BACKSLASH] = [34, 44, 58, 92];
+const [OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY] = [123, 125, 91, 93];
 
 /** The index just past the JSON value that starts at `start`. */
 function valueEnd(text, start) {

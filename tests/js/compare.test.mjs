@@ -114,12 +114,19 @@ test("compareRuns: a changed argument, compared as the log wrote it", () => {
   assert.deepEqual(values(d), [`{${path}}`, '{ "path": "payments/refund.py" }']);
 });
 
-test("compareRuns: arguments that look like the view's own members are cut where the log put them", () => {
+test("compareRuns: raw values that look like the view's own members are cut where the log put them", () => {
   // Raw texts are cut out of the view's text, not parsed: these hold keys
   // the view itself has, brackets inside strings, and whitespace.
-  const tricky = '{"type":"tool_call","arguments":{"load_errors":[]} , "reason":"]}\\\\", "x": 1 }';
+  const tricky =
+    '{"type":"tool_call","arguments":{"load_errors":[]} , "reason":"]}\\\\", "x": [{"type":"rollback","reason":1}],"processes":[] }';
   const path = '{"path":"payments/refund.py"}';
-  const named = sampleWith(10, (l) => l.replace('"fs.read"', '"fs.\\"arguments\\":"'));
+  const route = '"route":{"turns":[],"transcript":[{"type":"tool_call","arguments":1}]},';
+  const named = sampleWith(10, (l) => l.replace('"fs.read"', '"fs.\\"arguments\\":"'))
+    .split("\n")
+    .map((l, i) =>
+      i === 1 ? l.replace('"kind":"run_started",', `"kind":"run_started",${route}`) : l,
+    )
+    .join("\n");
   const bad = `${named.replace(path, tricky).trimEnd()}\nnot json\n`;
   const c = compareRuns(bad, named);
   assert.deepEqual(at(c.first_divergence), ["arguments", [1, 1], 1, [10, 10]]);
