@@ -25,7 +25,9 @@ import { readView } from "./view-text.js";
 /** Two runs compared by their views' JSON texts (folded with every list: a
  * time-travel checkpoint's view has no turns or transcript to compare). */
 export function compareViews(textA, textB) {
-  const [a, b] = [run(readView(textA)), run(readView(textB))];
+  const a = run(readView(textA));
+  // A run against itself (one state on both sides, or a log twice) is read once.
+  const b = textB === textA ? a : run(readView(textB));
   const turns = alignTurns(a, b).map((pair) => compareTurn(a, b, pair));
   const status = statusDifference(a, b);
   if (status)
@@ -108,12 +110,13 @@ function onlyA(x, y, inB, inA) {
   return inB === undefined;
 }
 
+/** How a run stands: its own copies, as both sides may be one run read once. */
 function runSide(v) {
   return {
     event_count: v.event_count,
-    status: v.status,
+    status: structuredClone(v.status),
     total_tokens: v.total_tokens,
-    load_errors: v.load_errors,
+    load_errors: structuredClone(v.load_errors),
   };
 }
 

@@ -39,6 +39,19 @@ test("compareRuns: a run matches itself, whatever form each side takes", () => {
   );
 });
 
+test("compareRuns: one run on both sides, read once, gives each side its own objects", () => {
+  const bytes = new TextEncoder().encode(`${sampleLog().trimEnd()}\nnot json\n`);
+  const once = compareRuns(bytes, bytes);
+  assert.deepEqual(once, compareRuns(bytes, bytes.slice()), "as two copies of the log");
+  assert.equal(once.matches, true);
+  assert.equal(once.a.load_errors.length, 1);
+  assert.notEqual(once.a.status, once.b.status);
+  assert.notEqual(once.a.load_errors, once.b.load_errors);
+  const state = new SessionState().apply(bytes);
+  assert.deepEqual(compareRuns(state, state), once);
+  state.free();
+});
+
 test("compareRuns: the first divergence of two real runs, with positions on both sides", () => {
   const c = compareRuns(readFileSync(node0), readFileSync(node1, "utf8"));
   assert.equal(c.matches, false);
