@@ -42,42 +42,49 @@ export function entriesByTurn(transcript, index, count) {
     messages: [],
     assistant: null,
   }));
+  // Entries come turn by turn: the turn is looked up when it changes. A
+  // goal's turn is turn 0 of its life, where a run starts.
+  let [life, turn, at] = [null, null, undefined];
   for (const entry of transcript) {
-    const at = turns[index.get(entryKey(entry))];
-    if (at === undefined) continue;
-    const placed = (text) => ({ position: entry.position, text });
-    switch (entry.type) {
-      case "tool_call":
-        at.calls.push(entry);
-        break;
-      case "assistant":
-        at.assistant ??= entry.position;
-        at.messages.push(placed(entry.text));
-        break;
-      case "goal":
-        at.messages.push(placed(`goal: ${entry.text}`));
-        break;
-      case "suspended":
-        at.marks.push(placed(`suspended: ${entry.reason}`));
-        break;
-      case "resumed":
-        at.marks.push(
-          placed(`resumed: ${entry.approved.length} approved, ${entry.denied.length} denied`),
-        );
-        break;
-      case "rollback": {
-        const why = entry.rawReason === undefined ? "" : ` (${entry.rawReason})`;
-        at.marks.push(placed(`rolled back to history ${entry.checkpoint_history_len}${why}`));
-        break;
-      }
+    const entryTurn = entry.type === "goal" ? 0 : entry.turn;
+    if (entry.life !== life || entryTurn !== turn) {
+      [life, turn] = [entry.life, entryTurn];
+      at = turns[index.get(keyOf(life, turn))];
     }
+    if (at !== undefined) place(at, entry);
   }
   return turns;
 }
 
-/** The turn an entry belongs to; a goal's is turn 0 of its life, where a
- * run starts. */
-const entryKey = (entry) => keyOf(entry.life, entry.type === "goal" ? 0 : entry.turn);
+/** Puts a transcript entry in its turn `at`. */
+function place(at, entry) {
+  const placed = (text) => ({ position: entry.position, text });
+  switch (entry.type) {
+    case "tool_call":
+      at.calls.push(entry);
+      break;
+    case "assistant":
+      at.assistant ??= entry.position;
+      at.messages.push(placed(entry.text));
+      break;
+    case "goal":
+      at.messages.push(placed(`goal: ${entry.text}`));
+      break;
+    case "suspended":
+      at.marks.push(placed(`suspended: ${entry.reason}`));
+      break;
+    case "resumed":
+      at.marks.push(
+        placed(`resumed: ${entry.approved.length} approved, ${entry.denied.length} denied`),
+      );
+      break;
+    case "rollback": {
+      const why = entry.rawReason === undefined ? "" : ` (${entry.rawReason})`;
+      at.marks.push(placed(`rolled back to history ${entry.checkpoint_history_len}${why}`));
+      break;
+    }
+  }
+}
 
 /** How far ahead a call's tool is looked for on the other side: an extra
  * call is recognised when the other side's call comes again within this

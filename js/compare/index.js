@@ -63,16 +63,17 @@ function earliest(differences) {
 /** One run's view, indexed for the comparison: `(life, turn)` → its index
  * in `view.turns`, and each turn's transcript entries by that index. */
 function run(view) {
-  const index = new Map(view.turns.map((t, i) => [keyOf(t.life, t.turn), i]));
-  return { view, index, entries: entriesByTurn(view.transcript, index, view.turns.length) };
+  const keys = view.turns.map((t) => keyOf(t.life, t.turn));
+  const index = new Map(keys.map((key, i) => [key, i]));
+  return { view, keys, index, entries: entriesByTurn(view.transcript, index, keys.length) };
 }
 
 /** Where a run stands at a turn it lacks: the first event of the turn it
  * has next, else its last event. */
 const anchor = (run, next) => next?.first_position ?? run.view.event_count;
 
-/** The index of a run's turn with the `(life, turn)` of `t`, or undefined. */
-const has = (run, t) => run.index.get(keyOf(t.life, t.turn));
+/** The index in `run` of the other run's turn `i` (its key), or undefined. */
+const has = (run, other, i) => run.index.get(other.keys[i]);
 
 /**
  * Pairs the turns of both runs by `(life, turn)` in log order: run `a`'s
@@ -91,7 +92,7 @@ function alignTurns(a, b) {
     const [x, y] = [ta[i], tb[j]];
     if (x === undefined && y === undefined) return pairs;
     const anchors = [anchor(a, x), anchor(b, y)];
-    const [inB, inA] = [x && has(b, x), y && has(a, y)];
+    const [inB, inA] = [x && has(b, a, i), y && has(a, b, j)];
     if (y !== undefined && inB !== undefined && inA !== undefined) {
       pairedB[inB] = true;
       pairs.push({ a: i++, b: inB, anchors });
