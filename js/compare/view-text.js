@@ -22,7 +22,8 @@ import { AgentReplayError } from "../common.js";
 export function readView(text) {
   const { spans, turns } = head(text);
   const parse = ([from, to]) => JSON.parse(text.slice(from, to));
-  const transcriptFrom = text.indexOf(',"transcript":', turns) + 14;
+  const turnsEnd = text.indexOf(',"transcript":', turns);
+  const transcriptFrom = turnsEnd + ',"transcript":'.length;
   const { to, raws } = transcriptSpans(text, transcriptFrom);
   const transcript = parse([transcriptFrom, to]);
   addRawTexts(text, transcript, raws);
@@ -31,7 +32,7 @@ export function readView(text) {
     status: parse(spans.get("status")),
     total_tokens: parse(spans.get("total_tokens")),
     load_errors: JSON.parse(lastValue(text, "load_errors")),
-    turns: parse([turns, transcriptFrom - 14]),
+    turns: parse([turns, turnsEnd]),
     transcript,
   };
 }
