@@ -74,44 +74,13 @@ fn main() {
         ),
         Resume::Replayed { .. } => unreachable!("a buffer of 2 is trimmed past the start"),
     };
-    let comparisons = comparisons();
     println!(
-        "{{\"events\":[{}],\"views\":[{}],\"snapshots\":[{}],\"gaps\":[{gaps}],\"observations\":[{}],\"summaries\":[{}],\"comparisons\":[{}],\"kinds\":{}}}",
+        "{{\"events\":[{}],\"views\":[{}],\"snapshots\":[{}],\"gaps\":[{gaps}],\"observations\":[{}],\"summaries\":[{}],\"kinds\":{}}}",
         events.join(","),
         views.join(","),
         snapshots.join(","),
         to_js_json(&session.observe_sent()),
         summaries.join(","),
-        comparisons.join(","),
         to_js_json(&KIND_TABLE)
     );
-}
-
-/// Run comparisons: a match, and a divergence with every aspect, a turn on
-/// one side only and load errors.
-fn comparisons() -> Vec<String> {
-    let fold = |log: &str| {
-        let mut state = SessionState::new(None);
-        let _ = state.apply_str(log, Default::default());
-        state
-    };
-    let sample = fold(SAMPLE_JSONL);
-    let edits: [(&str, &str); 7] = [
-        ("\"goal\":\"Find", "\"goal\":\"Seek"),
-        (r#"{"path":"payments/refund.py"}"#, r#"{"path":"x"}"#),
-        (r#"ttl=1)\n    return result"#, r#"ttl=2)\n    return result"#),
-        (r#""is_error":false,"token_count":96"#, r#""is_error":true,"token_count":97"#),
-        (r#"{"id":"call-2""#, r#"{"id":"call-9","name":"grep","arguments":{}},{"id":"call-2""#),
-        (r#""reason":"ask_user""#, r#""reason":"budget""#),
-        (r#""reason":"completed","turns_used""#, r#""reason":"failed","turns_used""#),
-    ];
-    let edited =
-        edits.iter().fold(SAMPLE_JSONL.to_string(), |log, (from, to)| log.replace(from, to));
-    let without_turn_2: Vec<&str> = edited.lines().filter(|l| !l.contains("\"turn\":2,")).collect();
-    let other = fold(&format!("{}\n{{\"kind\":\"x\"\n", without_turn_2.join("\n")));
-    let compare = agent_replay::compare::compare_runs;
-    vec![
-        to_js_json(&compare(sample.view(), sample.view())),
-        to_js_json(&compare(sample.view(), other.view())),
-    ]
 }

@@ -5,6 +5,7 @@ import sample from "../pkg/sample.js";
 import { AgentReplayError, call, decodeEvents, invalidInput, isBytes, toBytes } from "./common.js";
 import { inputCall } from "./input.js";
 import { otlpTrace } from "./otlp/index.js";
+import { compareViews } from "./compare/index.js";
 import { otlpProtobuf } from "./otlp-protobuf.js";
 
 export { AgentReplayError, errorCodes, httpStatusOf } from "./common.js";
@@ -346,16 +347,20 @@ export function toOtlp(log, options) {
  */
 export function compareRuns(a, b, options) {
   const owned = [];
+  const load = (run) => {
+    if (run instanceof SessionState) return coreOf(run);
+    if (typeof run !== "string" && !isBytes(run) && !Array.isArray(run))
+      throw invalidInput("compareRuns", run);
+    const state = new SessionState();
+    owned.push(state);
+    return coreOf(state.apply(run, options));
+  };
   try {
-    const [x, y] = [a, b].map((run) => {
-      if (run instanceof SessionState) return coreOf(run);
-      if (typeof run !== "string" && !isBytes(run) && !Array.isArray(run))
-        throw invalidInput("compareRuns", run);
-      const state = new SessionState();
-      owned.push(state);
-      return coreOf(state.apply(run, options));
-    });
-    return JSON.parse(call(() => raw.compareRuns(x, y)));
+    const x = load(a);
+    // One run on both sides (a state, or a log) is folded and viewed once.
+    const y = b === a ? x : load(b);
+    const textA = call(() => x.view());
+    return compareViews(textA, y === x ? textA : call(() => y.view()));
   } finally {
     for (const state of owned) state.free();
   }

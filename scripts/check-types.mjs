@@ -7,6 +7,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { compareRuns, sampleLog } from "../js/node.js";
 
 const root = new URL("..", import.meta.url).pathname;
 const fixtures = JSON.parse(
@@ -37,7 +38,7 @@ const checks = [
   ...named("observation", "Observation", fixtures.observations),
   ...named("summary", "SessionSummary", fixtures.summaries),
   ...named("otlp", "OtlpTrace", fixtures.otlp),
-  ...named("comparison", "RunComparison", fixtures.comparisons),
+  ...named("comparison", "RunComparison", comparisons()),
 ];
 // The kind union of the .d.ts against the Rust kind table, both ways.
 checks.push(
@@ -107,7 +108,7 @@ if (tsc.status !== 0 && failed.size === 0) unplaced += 1;
 process.stdout.write(diagnostics);
 for (const c of failed) console.log(`FAILED: ${c.name}`);
 console.log(
-  `types: ${fixtures.events.length} events, ${fixtures.views.length} views, ${fixtures.snapshots.length} snapshots, ${fixtures.gaps.length} gaps, ${fixtures.observations.length} observations, ${fixtures.summaries.length} summaries, ${fixtures.otlp.length} OTLP traces, ${fixtures.comparisons.length} comparisons, the kind table against the kind union, and the API usage checked against js/index.d.ts`,
+  `types: ${fixtures.events.length} events, ${fixtures.views.length} views, ${fixtures.snapshots.length} snapshots, ${fixtures.gaps.length} gaps, ${fixtures.observations.length} observations, ${fixtures.summaries.length} summaries, ${fixtures.otlp.length} OTLP traces, 2 comparisons, the kind table against the kind union, and the API usage checked against js/index.d.ts`,
 );
 console.log(`${checks.length - failed.size} passed, ${failed.size + unplaced} failed`);
 if (failed.size + unplaced > 0) process.exit(1);
@@ -184,4 +185,23 @@ const compared = compareRuns(sampleLog(), state, { strict: false });
 const firstAt: number | undefined = compared.first_divergence?.a.position;
 void firstAt;
 `;
+}
+
+/** Run comparisons (made in JS, js/compare/): a match, and a divergence with
+ * every aspect, a turn on one side only and load errors. */
+function comparisons() {
+  const edits = [
+    ['"goal":"Find', '"goal":"Seek'],
+    ['{"path":"payments/refund.py"}', '{"path":"x"}'],
+    ["ttl=1)\\n    return result", "ttl=2)\\n    return result"],
+    ['"is_error":false,"token_count":96', '"is_error":true,"token_count":97'],
+    ['{"id":"call-2"', '{"id":"call-9","name":"grep","arguments":{}},{"id":"call-2"'],
+    ['"reason":"ask_user"', '"reason":"budget"'],
+    ['"reason":"completed","turns_used"', '"reason":"failed","turns_used"'],
+  ];
+  const sample = sampleLog();
+  const edited = edits.reduce((log, [from, to]) => log.replaceAll(from, to), sample);
+  const withoutTurn2 = edited.split("\n").filter((l) => !l.includes('"turn":2,'));
+  const other = `${withoutTurn2.join("\n")}\n{"kind":"x"\n`;
+  return [compareRuns(sample, sample), compareRuns(sample, other)];
 }

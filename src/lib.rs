@@ -29,7 +29,6 @@ pub mod snapshot;
 
 pub use error::{Error, ErrorCode};
 pub use event::SessionEvent;
-pub mod compare;
 pub mod error;
 pub mod generate;
 pub mod index;

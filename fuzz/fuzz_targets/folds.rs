@@ -2,10 +2,8 @@
 //! state and view, and their JSON, never panic. The view read back from
 //! its JSON is the same view and folds on like the original; the same
 //! bytes read as a view's JSON never panic either, and valid JSON stays
-//! valid through the JS-safe rewrite. A run compared with itself matches;
-//! compared with its first half, every position it names is in its run.
+//! valid through the JS-safe rewrite.
 #![no_main]
-use agent_replay::compare::compare_runs;
 use agent_replay::json::to_js_json;
 use agent_replay::log::LogOptions;
 use agent_replay::snapshot::rebuild_os_snapshot_from_bytes;
@@ -25,15 +23,6 @@ fuzz_target!(|data: &[u8]| {
     let restored = SessionState::from_view_json(&view).expect("a view reads back");
     assert_eq!(to_js_json(restored.view()), view);
     assert_eq!(to_js_json(restored.os_snapshot()), to_js_json(state.os_snapshot()));
-    assert!(compare_runs(state.view(), state.view()).matches);
-    let mut half = SessionState::new(None);
-    let _ = half.apply_bytes(&data[..data.len() / 2], LogOptions::default());
-    let compared = compare_runs(state.view(), half.view());
-    let _ = to_js_json(&compared);
-    for d in compared.turns.iter().flat_map(|t| &t.differences) {
-        assert!(d.a.position.0 <= state.event_count(), "{d:?}");
-        assert!(d.b.position.0 <= half.event_count(), "{d:?}");
-    }
     let light = state.checkpoint();
     assert_eq!(to_js_json(&light.summary()), to_js_json(&state.summary()));
     if let Ok(text) = std::str::from_utf8(data) {

@@ -39,6 +39,19 @@ test("compareRuns: a run matches itself, whatever form each side takes", () => {
   );
 });
 
+test("compareRuns: one run on both sides, read once, gives each side its own objects", () => {
+  const bytes = new TextEncoder().encode(`${sampleLog().trimEnd()}\nnot json\n`);
+  const once = compareRuns(bytes, bytes);
+  assert.deepEqual(once, compareRuns(bytes, bytes.slice()), "as two copies of the log");
+  assert.equal(once.matches, true);
+  assert.equal(once.a.load_errors.length, 1);
+  assert.notEqual(once.a.status, once.b.status);
+  assert.notEqual(once.a.load_errors, once.b.load_errors);
+  const state = new SessionState().apply(bytes);
+  assert.deepEqual(compareRuns(state, state), once);
+  state.free();
+});
+
 test("compareRuns: the first divergence of two real runs, with positions on both sides", () => {
   const c = compareRuns(readFileSync(node0), readFileSync(node1, "utf8"));
   assert.equal(c.matches, false);
@@ -50,6 +63,7 @@ test("compareRuns: the first divergence of two real runs, with positions on both
     a: { position: 1, value: "goal: survey the repository" },
     b: { position: 1, value: "goal: list the risky modules" },
   });
+  assert.equal(c.difference_count, 1, "the same steps, the same answer, each its own goal");
   const status = compareRuns(sampleLog(), failedSample()).first_divergence;
   assert.equal(status.aspect, "status");
   assert.deepEqual([status.a.position, status.b.position], [77, 77]);
@@ -77,6 +91,171 @@ test("compareRuns: load errors of either side are in the result, the rest compar
     () => compareRuns(sampleLog(), 42),
     (e) => e instanceof AgentReplayError && e.code === "invalid_input",
   );
+});
+
+/** The sample with line `n` (1-based) rewritten by `edit`. */
+const sampleWith = (n, edit) =>
+  sampleLog()
+    .split("\n")
+    .map((l, i) => (i + 1 === n ? edit(l) : l))
+    .join("\n");
+
+/** A difference's aspect, turn, call, and positions on each side. */
+const at = (d) => [d.aspect, [d.life, d.turn], d.call, [d.a.position, d.b.position]];
+const values = (d) => [d.a.value, d.b.value];
+
+test("compareRuns: identical runs pair every turn, each side the same", () => {
+  const c = compareRuns(sampleLog(), sampleLog());
+  assert.ok(c.turns.every((t) => t.a !== null && t.differences.length === 0));
+  assert.ok(c.turns.every((t) => JSON.stringify(t.a) === JSON.stringify(t.b)));
+  assert.equal(c.turns[1].a.tool_calls, 2);
+});
+
+test("compareRuns: a changed argument, compared as the log wrote it", () => {
+  const path = '"path":"payments/refund.py"';
+  const c = compareRuns(
+    sampleLog(),
+    sampleWith(10, (l) => l.replace(path, '"path":"x.py"')),
+  );
+  assert.deepEqual(at(c.first_divergence), ["arguments", [1, 1], 1, [10, 10]]);
+  assert.deepEqual(values(c.first_divergence), [`{${path}}`, '{"path":"x.py"}']);
+  assert.equal(c.difference_count, 1);
+  // The same value written otherwise is another text: not folded away.
+  const spaced = sampleWith(10, (l) => l.replace(`{${path}}`, '{ "path": "payments/refund.py" }'));
+  const d = compareRuns(sampleLog(), spaced).first_divergence;
+  assert.deepEqual(at(d), ["arguments", [1, 1], 1, [10, 10]]);
+  assert.deepEqual(values(d), [`{${path}}`, '{ "path": "payments/refund.py" }']);
+});
+
+test("compareRuns: raw values that look like the view's own members are cut where the log put them", () => {
+  // Raw texts are cut out of the view's text, not parsed: these hold keys
+  // the view itself has, brackets inside strings, and whitespace.
+  const tricky =
+    '{"type":"tool_call","arguments":{"load_errors":[]} , "reason":"]}\\\\", "x": [{"type":"rollback","reason":1}],"processes":[] }';
+  const path = '{"path":"payments/refund.py"}';
+  const route = '"route":{"turns":[],"transcript":[{"type":"tool_call","arguments":1}]},';
+  const named = sampleWith(10, (l) => l.replace('"fs.read"', '"fs.\\"arguments\\":"'))
+    .split("\n")
+    .map((l, i) =>
+      i === 1 ? l.replace('"kind":"run_started",', `"kind":"run_started",${route}`) : l,
+    )
+    .join("\n");
+  const bad = `${named.replace(path, tricky).trimEnd()}\nnot json\n`;
+  const c = compareRuns(bad, named);
+  assert.deepEqual(at(c.first_divergence), ["arguments", [1, 1], 1, [10, 10]]);
+  assert.deepEqual(values(c.first_divergence), [tricky, path]);
+  assert.equal(c.difference_count, 1, "the calls after it cut where they are");
+  assert.deepEqual(
+    c.a.load_errors.map((e) => [e.line, e.code]),
+    [[79, "invalid_json"]],
+  );
+  assert.deepEqual(c.b.load_errors, []);
+  assert.equal(compareRuns(bad, bad).matches, true);
+});
+
+test("compareRuns: a changed result, and a result that fails on one side only", () => {
+  const ttl = (l) => l.replace("ttl=1)\\n    return result", "ttl=60)\\n    return result");
+  const c = compareRuns(sampleLog(), sampleWith(12, ttl));
+  assert.deepEqual(at(c.first_divergence), ["result", [1, 1], 1, [12, 12]]);
+  assert.match(c.first_divergence.b.value, /ttl=60/);
+  assert.equal(c.difference_count, 1);
+  const failing = sampleWith(12, (l) => l.replace('"is_error":false', '"is_error":true'));
+  const d = compareRuns(sampleLog(), failing).first_divergence;
+  assert.deepEqual(at(d), ["error", [1, 1], 0, [12, 12]]);
+  assert.deepEqual(values(d), [null, "error"]);
+});
+
+test("compareRuns: an extra call is on one side only; the calls after it still pair", () => {
+  const extra = '{"id":"call-9","name":"fs.grep","arguments":{"q":"ttl"}},';
+  const b = sampleWith(10, (l) => l.replace('{"id":"call-2"', `${extra}{"id":"call-2"`));
+  const c = compareRuns(sampleLog(), b);
+  // Side a has no such call: its position is its next call's (call-2, also at 10).
+  assert.deepEqual(at(c.first_divergence), ["call", [1, 1], 1, [10, 10]]);
+  assert.deepEqual(values(c.first_divergence), [null, "fs.grep"]);
+  assert.equal(c.difference_count, 1);
+  assert.equal(c.turns[1].b.tool_calls, 3);
+  // A tool the other side does not call later pairs up as a different call.
+  const other = sampleWith(10, (l) => l.replaceAll('"name":"fs.read"', '"name":"fs.stat"'));
+  const d = compareRuns(sampleLog(), other).first_divergence;
+  assert.deepEqual(at(d), ["call", [1, 1], 0, [10, 10]]);
+  assert.deepEqual(values(d), ["fs.read", "fs.stat"]);
+  // A tool the other side calls a little later: the call before it is extra.
+  const later = sampleWith(10, (l) => l.replace('"name":"fs.read"', '"name":"fs.stat"'));
+  const e = compareRuns(sampleLog(), later).first_divergence;
+  assert.deepEqual(
+    [at(e), values(e)],
+    [
+      ["call", [1, 1], 0, [10, 10]],
+      [null, "fs.stat"],
+    ],
+  );
+});
+
+test("compareRuns: a missing turn, set against where the other run stands", () => {
+  const lines = sampleLog().split("\n");
+  const b = lines.filter((l) => !l.includes('"turn":2,'));
+  assert.equal(lines.length - b.length, 7);
+  const c = compareRuns(sampleLog(), b.join("\n"));
+  // Turn 2 starts at 15 in a; in b, turn 3 starts where a's turn 3 (23) is, 7 lines earlier.
+  assert.deepEqual(at(c.first_divergence), ["turn", [1, 2], null, [15, 16]]);
+  assert.deepEqual(values(c.first_divergence), ["8 events", null]);
+  const turn2 = c.turns.find((t) => t.turn === 2);
+  assert.ok(turn2.a !== null && turn2.b === null);
+});
+
+test("compareRuns: how the runs ended, suspensions and rollbacks, and tokens", () => {
+  const maxTurns = sampleWith(77, (l) => l.replace('"reason":"completed"', '"reason":"max_turns"'));
+  let c = compareRuns(sampleLog(), maxTurns);
+  assert.deepEqual(at(c.first_divergence), ["status", [1, 7], null, [77, 77]]);
+  assert.deepEqual(values(c.first_divergence), [
+    "terminal: completed after 7 turns",
+    "terminal: max_turns after 7 turns",
+  ]);
+  assert.equal(c.difference_count, 1);
+  // The earliest turn's difference comes first, wherever the run ended.
+  const tokens = failedSample().replace('"token_count":412', '"token_count":413');
+  c = compareRuns(sampleLog(), tokens);
+  assert.equal(c.difference_count, 2);
+  assert.deepEqual(at(c.first_divergence), ["tokens", [1, 1], null, [10, 10]]);
+  assert.equal(c.first_divergence.b.value, "597 tokens (0 in, 413 out)");
+  const reason = '{"kind":"provider_failure","error":"boom \\"x\\""}';
+  const rollback = sampleWith(48, (l) => l.replace(/"reason":\{.*\}\}$/, `"reason":${reason}}`));
+  c = compareRuns(sampleLog(), rollback);
+  assert.deepEqual(at(c.first_divergence), ["status", [1, 5], null, [48, 48]]);
+  assert.equal(c.first_divergence.b.value, `rolled back to history 4 (${reason})`);
+  const resumed = sampleWith(63, (l) => l.replace('"approved":["call-5"]', '"denied":["call-5"]'));
+  assert.deepEqual(values(compareRuns(sampleLog(), resumed).first_divergence), [
+    "resumed: 1 approved, 0 denied",
+    "resumed: 0 approved, 1 denied",
+  ]);
+});
+
+test("compareRuns: real runs match themselves; against their beginnings every position is in its run", () => {
+  for (const name of ["tools.jsonl", "crash_wake.jsonl", "permissions.jsonl", "long_run.jsonl"]) {
+    const log = readFileSync(join(corpus, name), "utf8");
+    const c = compareRuns(log, log);
+    assert.ok(c.matches && c.turns.length > 1, name);
+    const lines = log.trimEnd().split("\n");
+    for (let cut = 1; cut < lines.length; cut += 5) {
+      const part = compareRuns(log, lines.slice(0, cut).join("\n"));
+      assert.equal(part.matches, false, `${name} cut at ${cut}`);
+      for (const d of part.turns.flatMap((t) => t.differences)) {
+        assert.ok(d.a.position >= 1 && d.a.position <= c.a.event_count, JSON.stringify(d));
+        assert.ok(d.b.position <= part.b.event_count, JSON.stringify(d));
+      }
+    }
+  }
+});
+
+test("compareRuns: two different real runs diverge at their first tool call", () => {
+  const read = (name) => readFileSync(join(corpus, name), "utf8");
+  const c = compareRuns(read("tools.jsonl"), read("permissions.jsonl"));
+  assert.equal(c.matches, false);
+  const turn1 = c.turns.find((t) => t.life === 1 && t.turn === 1);
+  assert.ok(turn1.differences.some((d) => d.aspect === "call"));
+  const d = c.first_divergence;
+  assert.ok(d.a.position > 0 && d.a.position <= c.a.event_count);
+  assert.ok(d.b.position > 0 && d.b.position <= c.b.event_count);
 });
 
 function files(contents) {

@@ -272,16 +272,6 @@ impl SessionState {
     }
 }
 
-/// Two runs compared by their folded views (`agent_replay::compare`), as JSON.
-#[wasm_bindgen(js_name = compareRuns)]
-pub fn compare_runs(a: &SessionState, b: &SessionState) -> Result<String, JsValue> {
-    let (a, b) = (a.state()?, b.state()?);
-    budget::guard("compareRuns", || {
-        let comparison = agent_replay::compare::compare_runs(a.view(), b.view());
-        budget::json("compareRuns", &comparison)
-    })
-}
-
 /// `{"wasm_memory_bytes", "allocated_bytes", "peak_bytes", "limit_bytes"}`:
 /// the linear memory the host holds, the bytes allocated in it now, the
 /// most allocated during the last call under the budget (what shows that
