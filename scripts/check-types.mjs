@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // Checks js/index.d.ts against the Rust types: JSON produced by the Rust
-// code (examples/type_fixtures.rs; the OTLP export, by js/otlp/) is
-// written into a TypeScript file as typed literals and compiled with tsc. Excess-property checks catch a Rust
+// code (examples/type_fixtures.rs), and by the JS layered on it (the OTLP
+// export, js/otlp/; run comparison, js/compare/), is written into a
+// TypeScript file as typed literals and compiled with tsc. Excess-property checks catch a Rust
 // field the declarations lack; required properties catch a declared field
 // Rust does not write; literal unions catch enum drift.
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { compareRuns, sampleLog } from "../js/node.js";
+import { compareRuns, sampleLog, toOtlp } from "../js/node.js";
 
 const root = new URL("..", import.meta.url).pathname;
 const fixtures = JSON.parse(
@@ -18,7 +19,6 @@ const fixtures = JSON.parse(
 );
 // The OTLP export is built in JS (js/otlp/), from the sample and from a
 // workflow (its sub-agents' links), with and without content.
-const { sampleLog, toOtlp } = await import("../js/node.js");
 const workflow = readFileSync(join(root, "tests/corpus/deepstrike-0.2.77/workflow.jsonl"), "utf8");
 fixtures.otlp = [
   toOtlp(sampleLog(), { sessionId: "fixture" }),
