@@ -3,8 +3,7 @@
 //! provider's clock). Folded at every detail, so a summary-only fold (a
 //! directory's list row, a checkpoint) has them without per-turn lists.
 
-use std::collections::HashMap;
-
+use super::calls::CallNames;
 use super::raw::{self, readable};
 use crate::event::{PromptMeasured, SessionEvent};
 
@@ -115,8 +114,9 @@ impl RunTotals {
 /// What folding the totals remembers between events.
 #[derive(Debug, Clone, Default)]
 pub struct TotalsFolder {
-    /// Call id → its tool's name, from the assistant's message or the request.
-    calls: HashMap<String, String>,
+    /// Call id → its tool's name, from the assistant's message or the
+    /// request; every time-travel checkpoint clones it.
+    calls: CallNames,
     /// The last prompt measurement: its (life, turn), request and tokens.
     measured: Option<((u32, u32), String, u64)>,
 }
@@ -159,7 +159,7 @@ impl TotalsFolder {
                 for r in &e.results {
                     if r.is_error {
                         let name = self.calls.get(r.call_id.as_str());
-                        let tool = name.and_then(|n| t.tools.iter_mut().find(|x| &x.name == n));
+                        let tool = name.and_then(|n| t.tools.iter_mut().find(|x| *x.name == *n));
                         if let Some(tool) = tool {
                             tool.errors = tool.errors.saturating_add(1);
                         }
@@ -174,7 +174,7 @@ impl TotalsFolder {
     /// The folder that made `view`'s totals, given the view's last prompt
     /// measurement: the calls are those of its transcript.
     pub fn restore(view: &super::SessionView, measured: Option<((u32, u32), String, u64)>) -> Self {
-        let mut folder = TotalsFolder { calls: HashMap::new(), measured };
+        let mut folder = TotalsFolder { measured, ..TotalsFolder::default() };
         for entry in &view.transcript {
             if let super::TranscriptEntry::ToolCall { call_id, name: Some(name), .. } = entry {
                 folder.remember(call_id, name);
@@ -185,9 +185,9 @@ impl TotalsFolder {
 
     fn remember(&mut self, call_id: &str, name: &str) {
         if self.calls.len() >= MAX_CALLS {
-            self.calls.clear();
+            self.calls = CallNames::default();
         }
-        self.calls.insert(call_id.to_owned(), name.to_owned());
+        self.calls.set(call_id, name);
     }
 
     /// A measurement of the same request as the last, in the same turn, replaces it.

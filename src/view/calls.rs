@@ -1,0 +1,147 @@
+//! `CallNames`: call id → its tool's name, as the run totals remember them
+//! to name a failed result. Every time-travel checkpoint clones the totals'
+//! folder, and the names grow to thousands: copied whole, each checkpoint
+//! would copy every id and name (allocations and memory by the checkpoint).
+//! So the names are a book written in order behind `Rc`, shared by the
+//! clones, each of which reads only the entries written before it was made
+//! and its own. Only the one whose entries are the book's last writes into
+//! it; any other first copies what it reads into a book of its own (a state
+//! of time travel folding on from an older checkpoint, once).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+#[derive(Debug, Default)]
+struct Book {
+    /// Id → its latest entry, whoever wrote it.
+    latest: HashMap<String, u32>,
+    /// In the order written: the tool's name and the id's entry before it.
+    entries: Vec<(Rc<str>, Option<u32>)>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct CallNames {
+    book: Rc<RefCell<Book>>,
+    /// How many of the book's first entries are this one's.
+    read: usize,
+    /// How many distinct ids they name.
+    distinct: usize,
+}
+
+impl CallNames {
+    /// The name set last for `id`.
+    pub fn get(&self, id: &str) -> Option<Rc<str>> {
+        let book = self.book.borrow();
+        let at = self.entry(&book, id)?;
+        book.entries.get(at as usize).map(|(name, _)| Rc::clone(name))
+    }
+
+    /// How many distinct ids have a name.
+    pub fn len(&self) -> usize {
+        self.distinct
+    }
+
+    /// Sets `id`'s name.
+    pub fn set(&mut self, id: &str, name: &str) {
+        // Names set again and again (a hostile log) would grow the book
+        // past its ids: the copy holds each id once.
+        let rewritten = self.read >= self.distinct.saturating_mul(2).saturating_add(64);
+        if rewritten || self.book.borrow().entries.len() != self.read {
+            self.copy_own();
+        }
+        let mut book = self.book.borrow_mut();
+        let before = self.entry(&book, id);
+        if before.is_some_and(|at| book.entries.get(at as usize).is_some_and(|e| &*e.0 == name)) {
+            return;
+        }
+        let at = u32::try_from(book.entries.len()).unwrap_or(u32::MAX);
+        book.entries.push((Rc::from(name), before));
+        match book.latest.get_mut(id) {
+            Some(latest) => *latest = at,
+            None => {
+                book.latest.insert(id.to_owned(), at);
+            }
+        }
+        self.read = book.entries.len();
+        self.distinct = self.distinct.saturating_add(usize::from(before.is_none()));
+    }
+
+    /// The entry of `id` this one reads: its latest, else the one before it
+    /// that is within `read` (a later one is another clone's).
+    fn entry(&self, book: &Book, id: &str) -> Option<u32> {
+        let mut at = book.latest.get(id).copied();
+        while let Some(entry) = at.filter(|&e| e as usize >= self.read) {
+            at = book.entries.get(entry as usize).and_then(|e| e.1);
+        }
+        at
+    }
+
+    /// Moves to a book of its own holding the names this one reads.
+    fn copy_own(&mut self) {
+        let mut own = Book::default();
+        {
+            let book = self.book.borrow();
+            for id in book.latest.keys() {
+                let Some(at) = self.entry(&book, id) else { continue };
+                let Some((name, _)) = book.entries.get(at as usize) else { continue };
+                let at = u32::try_from(own.entries.len()).unwrap_or(u32::MAX);
+                own.entries.push((Rc::clone(name), None));
+                own.latest.insert(id.clone(), at);
+            }
+        }
+        self.read = own.entries.len();
+        self.book = Rc::new(RefCell::new(own));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(calls: &CallNames, id: &str) -> Option<String> {
+        calls.get(id).map(|n| n.to_string())
+    }
+
+    #[test]
+    fn a_clone_shares_the_book_and_reads_only_its_own_names() {
+        let mut calls = CallNames::default();
+        for i in 0..1000 {
+            calls.set(&format!("c{i}"), "read");
+        }
+        calls.set("c5", "write");
+        calls.set("c5", "write");
+        let copy = calls.clone();
+        assert!(Rc::ptr_eq(&calls.book, &copy.book), "a clone copies no name");
+        assert_eq!((calls.len(), calls.book.borrow().entries.len()), (1000, 1001));
+
+        calls.set("c5", "run");
+        calls.set("new", "run");
+        assert_eq!(name(&calls, "c5").as_deref(), Some("run"));
+        assert_eq!(name(&copy, "c5").as_deref(), Some("write"), "the clone's own name");
+        assert_eq!(name(&copy, "new"), None);
+        assert_eq!((calls.len(), copy.len()), (1001, 1000));
+
+        let mut back = copy.clone();
+        back.set("c7", "grep");
+        assert!(!Rc::ptr_eq(&back.book, &calls.book), "not the book's last: a copy");
+        assert_eq!(name(&back, "c5").as_deref(), Some("write"));
+        assert_eq!(name(&back, "c7").as_deref(), Some("grep"));
+        assert_eq!(name(&back, "new"), None);
+        assert_eq!(name(&calls, "c7").as_deref(), Some("read"), "the others keep theirs");
+        assert_eq!(name(&copy, "c7").as_deref(), Some("read"));
+        assert_eq!(back.len(), 1000);
+    }
+
+    #[test]
+    fn names_set_again_and_again_keep_the_book_to_its_ids() {
+        let mut calls = CallNames::default();
+        for i in 0..10_000 {
+            calls.set(&format!("c{}", i % 10), if i % 2 == 0 { "a" } else { "b" });
+        }
+        assert_eq!(calls.len(), 10);
+        assert!(calls.book.borrow().entries.len() <= 84, "{}", calls.book.borrow().entries.len());
+        assert_eq!(name(&calls, "c9").as_deref(), Some("b"));
+        assert_eq!(name(&calls, "c0").as_deref(), Some("a"));
+    }
+}
