@@ -104,8 +104,7 @@ impl RunTotals {
             note_model(&mut t, route.get());
         }
         for attempt in &view.model.attempts {
-            note_route_model(&mut t, attempt.event.get());
-            note_clock(&mut t, attempt.event.get());
+            note_route_and_clock(&mut t, attempt.event.get(), true);
         }
         t
     }
@@ -133,10 +132,8 @@ impl TotalsFolder {
     ) {
         match event {
             SessionEvent::RunStarted(_) | SessionEvent::ProviderAttempt(_) => {
-                note_route_model(t, text);
-                if matches!(event, SessionEvent::ProviderAttempt(_)) {
-                    note_clock(t, text);
-                }
+                let attempt = matches!(event, SessionEvent::ProviderAttempt(_));
+                note_route_and_clock(t, text, attempt);
             }
             SessionEvent::LlmCompleted(e) => {
                 let tokens = u64::from(e.message.token_count.unwrap_or(0));
@@ -226,10 +223,17 @@ fn member<'t>(text: &'t str, key: &str) -> Option<&'t str> {
     members.iter().rev().find(|m| m.key == key).map(|m| m.value)
 }
 
-/// Adds the model of the event's `route`, if it names one not listed yet.
-fn note_route_model(t: &mut RunTotals, text: &str) {
-    if let Some(route) = member(text, "\"route\"") {
+/// Adds the model of the event's `route`, if it names one not listed
+/// yet, and with `clock` widens the run's clock to the event's start and
+/// end (a provider attempt's): the event's members read once.
+fn note_route_and_clock(t: &mut RunTotals, text: &str, clock: bool) {
+    let members = raw::items(text, b'{').unwrap_or_default();
+    let member = |key| members.iter().rev().find(|m| m.key == key).map(|m| m.value);
+    if let Some(route) = member("\"route\"") {
         note_model(t, route);
+    }
+    if clock {
+        note_clock(t, member("\"started_at_ms\""), member("\"finished_at_ms\""));
     }
 }
 
@@ -242,11 +246,11 @@ fn note_model(t: &mut RunTotals, route: &str) {
     }
 }
 
-/// Widens the run's clock to a provider attempt's start and end.
-fn note_clock(t: &mut RunTotals, text: &str) {
-    let at = |key| member(text, key).and_then(raw::unsigned);
-    let started = at("\"started_at_ms\"");
-    let Some(end) = at("\"finished_at_ms\"").or(started) else { return };
+/// Widens the run's clock to a provider attempt's start and end (their
+/// values as written).
+fn note_clock(t: &mut RunTotals, started: Option<&str>, finished: Option<&str>) {
+    let started = started.and_then(raw::unsigned);
+    let Some(end) = finished.and_then(raw::unsigned).or(started) else { return };
     let start = started.unwrap_or(end);
     t.first_ms = Some(t.first_ms.map_or(start, |f| f.min(start)));
     t.last_ms = Some(t.last_ms.map_or(end, |l| l.max(end)));
