@@ -5,8 +5,9 @@
 //! So the names are a book written in order behind `Rc`, shared by the
 //! clones, each of which reads only the entries written before it was made
 //! and its own. Only the one whose entries are the book's last writes into
-//! it; any other first copies what it reads into a book of its own (a state
-//! of time travel folding on from an older checkpoint, once).
+//! it; any other (a state of time travel folding on from an older
+//! checkpoint) keeps the names it sets beside it, few, until they are
+//! enough to be worth a book of its own.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -25,13 +26,18 @@ pub struct CallNames {
     book: Rc<RefCell<Book>>,
     /// How many of the book's first entries are this one's.
     read: usize,
-    /// How many distinct ids they name.
+    /// Set while another clone writes the book; wins over it.
+    beside: HashMap<String, Rc<str>>,
+    /// How many distinct ids they all name.
     distinct: usize,
 }
 
 impl CallNames {
     /// The name set last for `id`.
     pub fn get(&self, id: &str) -> Option<Rc<str>> {
+        if let Some(name) = self.beside.get(id) {
+            return Some(Rc::clone(name));
+        }
         let book = self.book.borrow();
         let at = self.entry(&book, id)?;
         book.entries.get(at as usize).map(|(name, _)| Rc::clone(name))
@@ -45,18 +51,25 @@ impl CallNames {
     /// Sets `id`'s name.
     pub fn set(&mut self, id: &str, name: &str) {
         // Names set again and again (a hostile log) would grow the book
-        // past its ids: the copy holds each id once.
+        // past its ids, and names beside it make each clone copy them: a
+        // book of its own holds each id once.
         let rewritten = self.read >= self.distinct.saturating_mul(2).saturating_add(64);
-        if rewritten || self.book.borrow().entries.len() != self.read {
+        if rewritten || self.beside.len() >= (self.distinct / 4).saturating_add(64) {
             self.copy_own();
         }
-        let mut book = self.book.borrow_mut();
-        let before = self.entry(&book, id);
-        if before.is_some_and(|at| book.entries.get(at as usize).is_some_and(|e| &*e.0 == name)) {
+        let before = self.get(id);
+        if before.as_deref() == Some(name) {
             return;
         }
+        self.distinct = self.distinct.saturating_add(usize::from(before.is_none()));
+        if !self.beside.is_empty() || self.book.borrow().entries.len() != self.read {
+            self.beside.insert(id.to_owned(), Rc::from(name));
+            return;
+        }
+        let mut book = self.book.borrow_mut();
         let at = u32::try_from(book.entries.len()).unwrap_or(u32::MAX);
-        book.entries.push((Rc::from(name), before));
+        let latest = book.latest.get(id).copied();
+        book.entries.push((Rc::from(name), latest));
         match book.latest.get_mut(id) {
             Some(latest) => *latest = at,
             None => {
@@ -64,11 +77,10 @@ impl CallNames {
             }
         }
         self.read = book.entries.len();
-        self.distinct = self.distinct.saturating_add(usize::from(before.is_none()));
     }
 
-    /// The entry of `id` this one reads: its latest, else the one before it
-    /// that is within `read` (a later one is another clone's).
+    /// The entry of `id` this one reads in the book: its latest, else the
+    /// one before it that is within `read` (a later one is another clone's).
     fn entry(&self, book: &Book, id: &str) -> Option<u32> {
         let mut at = book.latest.get(id).copied();
         while let Some(entry) = at.filter(|&e| e as usize >= self.read) {
@@ -80,15 +92,22 @@ impl CallNames {
     /// Moves to a book of its own holding the names this one reads.
     fn copy_own(&mut self) {
         let mut own = Book::default();
+        let mut add = |id: &String, name: &Rc<str>| {
+            let at = u32::try_from(own.entries.len()).unwrap_or(u32::MAX);
+            own.entries.push((Rc::clone(name), None));
+            own.latest.insert(id.clone(), at);
+        };
         {
             let book = self.book.borrow();
-            for id in book.latest.keys() {
+            for id in book.latest.keys().filter(|id| !self.beside.contains_key(*id)) {
                 let Some(at) = self.entry(&book, id) else { continue };
-                let Some((name, _)) = book.entries.get(at as usize) else { continue };
-                let at = u32::try_from(own.entries.len()).unwrap_or(u32::MAX);
-                own.entries.push((Rc::clone(name), None));
-                own.latest.insert(id.clone(), at);
+                if let Some((name, _)) = book.entries.get(at as usize) {
+                    add(id, name);
+                }
             }
+        }
+        for (id, name) in self.beside.drain() {
+            add(&id, &name);
         }
         self.read = own.entries.len();
         self.book = Rc::new(RefCell::new(own));
@@ -124,13 +143,28 @@ mod tests {
 
         let mut back = copy.clone();
         back.set("c7", "grep");
-        assert!(!Rc::ptr_eq(&back.book, &calls.book), "not the book's last: a copy");
+        assert!(Rc::ptr_eq(&back.book, &calls.book), "not the book's last: beside it");
+        assert_eq!(back.beside.len(), 1);
         assert_eq!(name(&back, "c5").as_deref(), Some("write"));
         assert_eq!(name(&back, "c7").as_deref(), Some("grep"));
         assert_eq!(name(&back, "new"), None);
         assert_eq!(name(&calls, "c7").as_deref(), Some("read"), "the others keep theirs");
         assert_eq!(name(&copy, "c7").as_deref(), Some("read"));
         assert_eq!(back.len(), 1000);
+        back.set("c7", "read");
+        back.set("more", "grep");
+        assert_eq!((back.len(), name(&back, "c7").as_deref()), (1001, Some("read")));
+
+        for i in 0..400 {
+            back.set(&format!("c{i}"), "many");
+        }
+        assert!(!Rc::ptr_eq(&back.book, &calls.book), "many beside it: a book of its own");
+        assert!(back.beside.len() < 1001 / 4 + 64);
+        assert_eq!(back.len(), 1001);
+        assert_eq!(name(&back, "c0").as_deref(), Some("many"));
+        assert_eq!(name(&back, "c500").as_deref(), Some("read"));
+        assert_eq!(name(&back, "more").as_deref(), Some("grep"));
+        assert_eq!(name(&calls, "c0").as_deref(), Some("read"), "the others keep theirs");
     }
 
     #[test]
