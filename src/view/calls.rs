@@ -13,12 +13,38 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct Book {
     /// Id → its latest entry, whoever wrote it.
     latest: HashMap<String, u32>,
     /// In the order written: the tool's name and the id's entry before it.
     entries: Vec<(Rc<str>, Option<u32>)>,
+}
+
+impl Book {
+    fn write(&mut self, id: &str, name: Rc<str>) {
+        let at = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
+        match self.latest.get_mut(id) {
+            Some(latest) => self.entries.push((name, Some(std::mem::replace(latest, at)))),
+            None => {
+                self.entries.push((name, None));
+                self.latest.insert(id.to_owned(), at);
+            }
+        }
+    }
+
+    /// The name of `id`'s latest entry within the first `read`: it, else
+    /// the one before it that is (a later one is another clone's).
+    fn name(&self, id: &str, read: usize) -> Option<&Rc<str>> {
+        let mut at = self.latest.get(id).copied()?;
+        loop {
+            let (name, before) = self.entries.get(at as usize)?;
+            if (at as usize) < read {
+                return Some(name);
+            }
+            at = (*before)?;
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -27,7 +53,7 @@ pub struct CallNames {
     /// How many of the book's first entries are this one's.
     read: usize,
     /// Set while another clone writes the book; wins over it.
-    beside: HashMap<String, Rc<str>>,
+    beside: Book,
     /// How many distinct ids they all name.
     distinct: usize,
 }
@@ -35,12 +61,8 @@ pub struct CallNames {
 impl CallNames {
     /// The name set last for `id`.
     pub fn get(&self, id: &str) -> Option<Rc<str>> {
-        if let Some(name) = self.beside.get(id) {
-            return Some(Rc::clone(name));
-        }
-        let book = self.book.borrow();
-        let at = self.entry(&book, id)?;
-        book.entries.get(at as usize).map(|(name, _)| Rc::clone(name))
+        let beside = self.beside.name(id, usize::MAX);
+        beside.or(self.book.borrow().name(id, self.read)).cloned()
     }
 
     /// How many distinct ids have a name.
@@ -54,7 +76,8 @@ impl CallNames {
         // past its ids, and names beside it make each clone copy them: a
         // book of its own holds each id once.
         let rewritten = self.read >= self.distinct.saturating_mul(2).saturating_add(64);
-        if rewritten || self.beside.len() >= (self.distinct / 4).saturating_add(64) {
+        let beside = self.beside.entries.len();
+        if rewritten || beside >= (self.distinct / 4).saturating_add(64) {
             self.copy_own();
         }
         let before = self.get(id);
@@ -62,53 +85,32 @@ impl CallNames {
             return;
         }
         self.distinct = self.distinct.saturating_add(usize::from(before.is_none()));
-        if !self.beside.is_empty() || self.book.borrow().entries.len() != self.read {
-            self.beside.insert(id.to_owned(), Rc::from(name));
+        let mut book = self.book.borrow_mut();
+        if !self.beside.entries.is_empty() || book.entries.len() != self.read {
+            self.beside.write(id, Rc::from(name));
             return;
         }
-        let mut book = self.book.borrow_mut();
-        let at = u32::try_from(book.entries.len()).unwrap_or(u32::MAX);
-        let latest = book.latest.get(id).copied();
-        book.entries.push((Rc::from(name), latest));
-        match book.latest.get_mut(id) {
-            Some(latest) => *latest = at,
-            None => {
-                book.latest.insert(id.to_owned(), at);
-            }
-        }
+        book.write(id, Rc::from(name));
         self.read = book.entries.len();
-    }
-
-    /// The entry of `id` this one reads in the book: its latest, else the
-    /// one before it that is within `read` (a later one is another clone's).
-    fn entry(&self, book: &Book, id: &str) -> Option<u32> {
-        let mut at = book.latest.get(id).copied();
-        while let Some(entry) = at.filter(|&e| e as usize >= self.read) {
-            at = book.entries.get(entry as usize).and_then(|e| e.1);
-        }
-        at
     }
 
     /// Moves to a book of its own holding the names this one reads.
     fn copy_own(&mut self) {
         let mut own = Book::default();
-        let mut add = |id: &String, name: &Rc<str>| {
-            let at = u32::try_from(own.entries.len()).unwrap_or(u32::MAX);
-            own.entries.push((Rc::clone(name), None));
-            own.latest.insert(id.clone(), at);
-        };
         {
             let book = self.book.borrow();
-            for id in book.latest.keys().filter(|id| !self.beside.contains_key(*id)) {
-                let Some(at) = self.entry(&book, id) else { continue };
-                if let Some((name, _)) = book.entries.get(at as usize) {
-                    add(id, name);
+            for id in book.latest.keys().filter(|id| !self.beside.latest.contains_key(*id)) {
+                if let Some(name) = book.name(id, self.read) {
+                    own.write(id, Rc::clone(name));
                 }
             }
         }
-        for (id, name) in self.beside.drain() {
-            add(&id, &name);
+        for id in self.beside.latest.keys() {
+            if let Some(name) = self.beside.name(id, usize::MAX) {
+                own.write(id, Rc::clone(name));
+            }
         }
+        self.beside = Book::default();
         self.read = own.entries.len();
         self.book = Rc::new(RefCell::new(own));
     }
@@ -144,7 +146,7 @@ mod tests {
         let mut back = copy.clone();
         back.set("c7", "grep");
         assert!(Rc::ptr_eq(&back.book, &calls.book), "not the book's last: beside it");
-        assert_eq!(back.beside.len(), 1);
+        assert_eq!(back.beside.entries.len(), 1);
         assert_eq!(name(&back, "c5").as_deref(), Some("write"));
         assert_eq!(name(&back, "c7").as_deref(), Some("grep"));
         assert_eq!(name(&back, "new"), None);
@@ -159,7 +161,7 @@ mod tests {
             back.set(&format!("c{i}"), "many");
         }
         assert!(!Rc::ptr_eq(&back.book, &calls.book), "many beside it: a book of its own");
-        assert!(back.beside.len() < 1001 / 4 + 64);
+        assert!(back.beside.entries.len() < 1001 / 4 + 64);
         assert_eq!(back.len(), 1001);
         assert_eq!(name(&back, "c0").as_deref(), Some("many"));
         assert_eq!(name(&back, "c500").as_deref(), Some("read"));
