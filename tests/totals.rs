@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use agent_replay::index::SessionIndex;
 use agent_replay::log::LogOptions;
 use agent_replay::state::SessionState;
 use agent_replay::view::{Detail, RunTotals, ToolTally};
@@ -97,4 +98,51 @@ fn a_view_written_without_totals_restores_them_from_its_lists() {
         let restored = SessionState::from_view_json(&json.to_string()).unwrap();
         assert_eq!(restored.view().totals, full.view().totals, "{name}");
     }
+}
+
+/// A log of `calls` tool calls, one a turn, a seventh of them failed, and
+/// from the 3000th on every eleventh a second failed result for the call
+/// made 3000 before: past the calls remembered, some of those are unnamed.
+fn calls_log(calls: usize) -> Vec<String> {
+    let mut lines = vec![
+        r#"{"kind":"run_started","run_id":"r","goal":"g","criteria":[],"agent_id":null,"system_prompt":null,"attachments":[]}"#.to_string(),
+    ];
+    let result = |turn: usize, call: usize, failed: bool| {
+        format!(
+            r#"{{"kind":"tool_completed","turn":{turn},"results":[{{"call_id":"c{call}","output":"o","is_error":{failed}}}]}}"#
+        )
+    };
+    for i in 0..calls {
+        let turn = i + 1;
+        lines.push(format!(
+            r#"{{"kind":"tool_requested","turn":{turn},"calls":[{{"id":"c{i}","name":"tool-{}","arguments":{{}}}}]}}"#,
+            i % 5
+        ));
+        lines.push(result(turn, i, i % 7 == 0));
+        if i >= 3000 && i % 11 == 0 {
+            lines.push(result(turn, i - 3000, true));
+        }
+    }
+    lines
+}
+
+#[test]
+fn time_travel_names_failed_results_as_the_fold_does_past_the_calls_remembered() {
+    let lines = calls_log(9000);
+    let mut index = SessionIndex::with_checkpoints(None, 64, 32);
+    index.apply_bytes(lines.join("\n").as_bytes(), LogOptions::default()).unwrap();
+    let mut fold = SessionState::with_detail(None, Detail::Summary);
+    for (i, line) in lines.iter().enumerate() {
+        let position = i as u64;
+        if position % 733 == 0 || position % 512 < 2 {
+            let light = index.state_at(position);
+            assert_eq!(light.summary().totals, fold.summary().totals, "at {position}");
+        }
+        fold.apply_json(line).unwrap();
+    }
+    let t = fold.summary().totals;
+    assert_eq!(index.state().summary().totals, t);
+    let named: u64 = t.tools.iter().map(|x| x.errors).sum();
+    let failed = fold.view().errors.tool_errors;
+    assert!(named > 9000 / 7 && named < failed, "{named} of {failed} failures named");
 }

@@ -6,6 +6,7 @@
 //! the event itself (`Entry`), as written (integers beyond 2^53-1 as
 //! strings).
 
+mod calls;
 mod kind_counts;
 pub(crate) mod raw;
 mod restore;

@@ -3,8 +3,7 @@
 //! provider's clock). Folded at every detail, so a summary-only fold (a
 //! directory's list row, a checkpoint) has them without per-turn lists.
 
-use std::collections::HashMap;
-
+use super::calls::CallNames;
 use super::raw::{self, readable};
 use crate::event::{PromptMeasured, SessionEvent};
 
@@ -105,8 +104,7 @@ impl RunTotals {
             note_model(&mut t, route.get());
         }
         for attempt in &view.model.attempts {
-            note_route_model(&mut t, attempt.event.get());
-            note_clock(&mut t, attempt.event.get());
+            note_route_and_clock(&mut t, attempt.event.get(), true);
         }
         t
     }
@@ -115,8 +113,9 @@ impl RunTotals {
 /// What folding the totals remembers between events.
 #[derive(Debug, Clone, Default)]
 pub struct TotalsFolder {
-    /// Call id → its tool's name, from the assistant's message or the request.
-    calls: HashMap<String, String>,
+    /// Call id → its tool's name, from the assistant's message or the
+    /// request; every time-travel checkpoint clones it.
+    calls: CallNames,
     /// The last prompt measurement: its (life, turn), request and tokens.
     measured: Option<((u32, u32), String, u64)>,
 }
@@ -133,10 +132,8 @@ impl TotalsFolder {
     ) {
         match event {
             SessionEvent::RunStarted(_) | SessionEvent::ProviderAttempt(_) => {
-                note_route_model(t, text);
-                if matches!(event, SessionEvent::ProviderAttempt(_)) {
-                    note_clock(t, text);
-                }
+                let attempt = matches!(event, SessionEvent::ProviderAttempt(_));
+                note_route_and_clock(t, text, attempt);
             }
             SessionEvent::LlmCompleted(e) => {
                 let tokens = u64::from(e.message.token_count.unwrap_or(0));
@@ -159,7 +156,7 @@ impl TotalsFolder {
                 for r in &e.results {
                     if r.is_error {
                         let name = self.calls.get(r.call_id.as_str());
-                        let tool = name.and_then(|n| t.tools.iter_mut().find(|x| &x.name == n));
+                        let tool = name.and_then(|n| t.tools.iter_mut().find(|x| *x.name == *n));
                         if let Some(tool) = tool {
                             tool.errors = tool.errors.saturating_add(1);
                         }
@@ -174,7 +171,7 @@ impl TotalsFolder {
     /// The folder that made `view`'s totals, given the view's last prompt
     /// measurement: the calls are those of its transcript.
     pub fn restore(view: &super::SessionView, measured: Option<((u32, u32), String, u64)>) -> Self {
-        let mut folder = TotalsFolder { calls: HashMap::new(), measured };
+        let mut folder = TotalsFolder { measured, ..TotalsFolder::default() };
         for entry in &view.transcript {
             if let super::TranscriptEntry::ToolCall { call_id, name: Some(name), .. } = entry {
                 folder.remember(call_id, name);
@@ -185,9 +182,9 @@ impl TotalsFolder {
 
     fn remember(&mut self, call_id: &str, name: &str) {
         if self.calls.len() >= MAX_CALLS {
-            self.calls.clear();
+            self.calls = CallNames::default();
         }
-        self.calls.insert(call_id.to_owned(), name.to_owned());
+        self.calls.set(call_id, name);
     }
 
     /// A measurement of the same request as the last, in the same turn, replaces it.
@@ -226,10 +223,17 @@ fn member<'t>(text: &'t str, key: &str) -> Option<&'t str> {
     members.iter().rev().find(|m| m.key == key).map(|m| m.value)
 }
 
-/// Adds the model of the event's `route`, if it names one not listed yet.
-fn note_route_model(t: &mut RunTotals, text: &str) {
-    if let Some(route) = member(text, "\"route\"") {
+/// Adds the model of the event's `route`, if it names one not listed
+/// yet, and with `clock` widens the run's clock to the event's start and
+/// end (a provider attempt's): the event's members read once.
+fn note_route_and_clock(t: &mut RunTotals, text: &str, clock: bool) {
+    let members = raw::items(text, b'{').unwrap_or_default();
+    let member = |key| members.iter().rev().find(|m| m.key == key).map(|m| m.value);
+    if let Some(route) = member("\"route\"") {
         note_model(t, route);
+    }
+    if clock {
+        note_clock(t, member("\"started_at_ms\""), member("\"finished_at_ms\""));
     }
 }
 
@@ -242,11 +246,11 @@ fn note_model(t: &mut RunTotals, route: &str) {
     }
 }
 
-/// Widens the run's clock to a provider attempt's start and end.
-fn note_clock(t: &mut RunTotals, text: &str) {
-    let at = |key| member(text, key).and_then(raw::unsigned);
-    let started = at("\"started_at_ms\"");
-    let Some(end) = at("\"finished_at_ms\"").or(started) else { return };
+/// Widens the run's clock to a provider attempt's start and end (their
+/// values as written).
+fn note_clock(t: &mut RunTotals, started: Option<&str>, finished: Option<&str>) {
+    let started = started.and_then(raw::unsigned);
+    let Some(end) = finished.and_then(raw::unsigned).or(started) else { return };
     let start = started.unwrap_or(end);
     t.first_ms = Some(t.first_ms.map_or(start, |f| f.min(start)));
     t.last_ms = Some(t.last_ms.map_or(end, |l| l.max(end)));
