@@ -46,7 +46,10 @@ async function first() {
   return { line: turns_used + " turns · " + index.eventCount + " events" };
 }
 async function stream(fold) {
-  const source = readThrough(new Worker("/reader.js", { type: "module" }))({ url: new URL("/log", location.href).href });
+  // The reader worker serves reads over a channel it is handed, as the viewer's page hands it one.
+  const channel = new MessageChannel();
+  new Worker("/reader.js", { type: "module" }).postMessage({ op: "port", port: channel.port1 }, [channel.port1]);
+  const source = readThrough(channel.port2)({ url: new URL("/log", location.href).href });
   const { total } = await source.head;
   await init(await wasm);
   // As the viewer's worker does: room for the index made at once.
