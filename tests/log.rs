@@ -306,6 +306,8 @@ fn chunked_loading_equals_one_shot_loading() {
         "[{{\"seq\":0,\"event\":{A}}},{{\"seq\":5,\"event\":{B}}},{{\"seq\":\"\"}}]"
     ));
     logs.push(format!("\u{feff}\n \n{A}\n{{\"kind\":1}}\n"));
+    // Only the first BOM is the file's; a second is the line's first character.
+    logs.push(format!("\u{feff}\u{feff}{A}\n{B}\n"));
     for log in &logs {
         let expected = load(log, false).unwrap();
         for _ in 0..30 {

@@ -131,12 +131,12 @@ pub fn read_str(
     sink: &mut dyn EventSink,
 ) -> Result<LoadReport, LogError> {
     let mut reader = LogReader::new(opts);
-    let is_array = starts_array(text.as_bytes());
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if is_array {
+    if starts_array(text.as_bytes()) {
         reader.framing = Some(Framing::JsonArray);
-        reader.array(text, sink)?;
+        reader.array(text.strip_prefix('\u{feff}').unwrap_or(text), sink)?;
     } else {
+        // A BOM is the first line's to strip (`line`), once: a second one
+        // is that line's first character, as the streamed reading sees it.
         reader.lines_str(text, sink)?;
     }
     Ok(reader.report())
