@@ -15,6 +15,7 @@
 // end and its raw values (tool calls' arguments, rollbacks' reasons).
 
 import { AgentReplayError } from "../common.js";
+import { stringEnd, valueEnd } from "../json-text.js";
 
 /** What the comparison reads of a view, its transcript entries parsed,
  * each tool call with `rawArguments` and each rollback with `rawReason`
@@ -111,39 +112,5 @@ function addRawTexts(text, entries, raws) {
   }
 }
 
-const [QUOTE, COMMA, COLON, BACKSLASH] = [34, 44, 58, 92];
+const [QUOTE, COLON] = [34, 58];
 const [OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY] = [123, 125, 91, 93];
-
-/** The index just past the JSON value that starts at `start`. */
-function valueEnd(text, start) {
-  let depth = 0;
-  let i = start;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) {
-      i = stringEnd(text, i);
-      if (depth === 0) return i;
-      continue;
-    }
-    if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++;
-    else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
-      if (depth === 0) return i;
-      if (--depth === 0) return i + 1;
-    } else if (c === COMMA && depth === 0) return i;
-    i++;
-  }
-  return i;
-}
-
-/** The index just past the JSON string whose opening quote is at `start`
- * (its end: the next quote not escaped by an odd run of backslashes). */
-function stringEnd(text, start) {
-  let quote = text.indexOf('"', start + 1);
-  while (quote > 0) {
-    let slashes = 0;
-    while (text.charCodeAt(quote - 1 - slashes) === BACKSLASH) slashes++;
-    if (slashes % 2 === 0) return quote + 1;
-    quote = text.indexOf('"', quote + 1);
-  }
-  return text.length;
-}

@@ -4,48 +4,13 @@
 // that text into attributes. The same reads as the core's `view::raw`, so
 // a field the core would not have found is not found here either.
 
+import { isSpace, stringEnd, valueEnd } from "../json-text.js";
+
 /** The largest u64, where the export's sums and times saturate. */
 export const U64_MAX = 2n ** 64n - 1n;
 
-const isSpace = (c) => c === 32 || c === 9 || c === 10 || c === 13 || c === 12;
-
 function skipSpace(text, i) {
   while (i < text.length && isSpace(text.charCodeAt(i))) i++;
-  return i;
-}
-
-/** The index just past the string whose opening quote is at `i`. (From
- * quote to quote with indexOf, the engine's fast scan: a quote is the
- * string's end unless an odd number of backslashes precede it.) */
-function stringEnd(text, i) {
-  let quote = text.indexOf('"', i + 1);
-  while (quote >= 0) {
-    let k = quote - 1;
-    while (k > i && text.charCodeAt(k) === 92) k--;
-    if ((quote - 1 - k) % 2 === 0) return quote + 1;
-    quote = text.indexOf('"', quote + 1);
-  }
-  return text.length;
-}
-
-/** The index just past the value starting at `i`. */
-function valueEnd(text, start) {
-  let depth = 0;
-  let i = start;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c === 34) {
-      i = stringEnd(text, i);
-      if (depth === 0) return i;
-      continue;
-    }
-    if (c === 123 || c === 91) depth++;
-    else if (c === 125 || c === 93) {
-      if (depth <= 1) return depth === 0 ? i : i + 1;
-      depth--;
-    } else if (depth === 0 && (c === 44 || isSpace(c))) return i;
-    i++;
-  }
   return i;
 }
 
