@@ -8,7 +8,7 @@ import {
   isAlarming,
   kernelFacetsOf,
 } from "/agent-replay/js/viewer/describe.js";
-import { backend, post } from "./worker-session.js";
+import { backend, onReplace, post } from "./worker-session.js";
 import { liveStatus } from "./worker-live.js";
 
 /** The state as of position `p` (clamped to the log). */
@@ -23,8 +23,14 @@ export function sendState(p, seq) {
   post({ op: "state", seq, ...stateAt(p), gaps: backend().gaps, live: liveStatus() });
 }
 
-/** The positions the last filter passed (the rows the page asks for). */
+/** The positions the last filter passed (the rows the page asks for), of
+ * the open log's backend: forgotten when a new source replaces it, so that
+ * rows the page still asks of the last log's filter are none, not
+ * positions the new log may not have. */
 let filtered = new Int32Array(0);
+onReplace(() => {
+  filtered = new Int32Array(0);
+});
 
 /** Posts the positions passing the page's filter `msg`. */
 export function postFiltered(msg) {

@@ -89,3 +89,22 @@ for (const [name, log] of Object.entries(LOGS)) {
     b.free();
   });
 }
+
+test("rows the page asks of the last log's filter after a new source replaced it are none", async () => {
+  // The worker's modules post to the page through `self`.
+  const posted = [];
+  globalThis.self = { postMessage: (msg) => posted.push(msg) };
+  const session = await import("../../www/worker-session.js");
+  const queries = await import("../../www/worker-queries.js");
+  const { backend } = load(sampleLog(), "0");
+  session.replace(() => backend);
+  queries.postFiltered({ seq: 1 });
+  const all = posted.at(-1).positions.length;
+  assert.ok(all > 10, "the first log's filter passes its events");
+  // A new source: its log not yet written, the page's rows request still
+  // of the first filter (as when a file is dropped while rows load).
+  session.replace(() => backendFor({ query: "?paged=0" }, 0));
+  queries.postRows({ seq: 1, start: 0, count: all });
+  assert.deepEqual(posted.at(-1), { op: "rows", seq: 1, start: 0, rows: [] });
+  delete globalThis.self;
+});
